@@ -1,0 +1,157 @@
+# gpuform — one non-recursive Makefile.
+#
+#   make                      build ./gpuform
+#   make test                 install missing Debian packages, then build with
+#                             SANITIZE=address,undefined and run every test
+#   make demo                 the main job: render every example in specs/
+#   make bench                benchmarks (ratios against kubectl, same run)
+#   make install              PREFIX=/usr/local, DESTDIR honoured
+#   make DEVELOPER=1          strict warnings, -Werror
+#   make SANITIZE=address,undefined
+#   make V=1                  show full commands
+all::
+
+-include config.mak
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+CFLAGS ?= -O2 -g
+PREFIX ?= /usr/local
+bindir ?= $(PREFIX)/bin
+datadir ?= $(PREFIX)/share
+docdir ?= $(datadir)/doc/gpuform
+DESTDIR ?=
+TEST_SANITIZE ?= address,undefined
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+PKGS = yaml-0.1 libcjson libcurl libgit2 openssl
+BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -I. -Wall -Wextra \
+	-Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wformat=2 \
+	-Wvla -Wwrite-strings -fno-common -Wno-unused-parameter
+DEV_CFLAGS = -Werror -Wpedantic -Wno-overlength-strings
+
+variant := rel
+ifdef SANITIZE
+variant := san
+SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+ifdef DEVELOPER
+variant := $(variant)-dev
+EXTRA_CFLAGS += $(DEV_CFLAGS)
+endif
+B := build/$(variant)
+
+ALL_CFLAGS = $(BASE_CFLAGS) $(EXTRA_CFLAGS) $(SAN_FLAGS) \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
+	-DGPUFORM_VERSION='"$(VERSION)"' $(CPPFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+ifneq ($(V),1)
+QUIET_CC = @echo '   ' CC $@;
+QUIET_LINK = @echo '   ' LINK $@;
+QUIET_GEN = @echo '   ' GEN $@;
+endif
+
+UTIL_SRCS = $(wildcard util/*.c)
+GEN_SRCS = $(wildcard generator/*.c)
+RECON_SRCS = $(wildcard reconcile/*.c)
+CMD_SRCS = $(filter-out cmd/main.c,$(wildcard cmd/*.c))
+CORE_SRCS = $(UTIL_SRCS) $(GEN_SRCS) $(RECON_SRCS)
+EMBED_INPUTS = $(sort $(wildcard templates/*.yaml)) generator/catalog.tsv
+
+CORE_OBJS = $(CORE_SRCS:%.c=$(B)/%.o) $(B)/embedded.o
+CMD_OBJS = $(CMD_SRCS:%.c=$(B)/%.o)
+MAIN_OBJ = $(B)/cmd/main.o
+TEST_SRCS = $(wildcard tests/unit/*.c)
+TEST_OBJS = $(TEST_SRCS:%.c=$(B)/%.o)
+
+PROGRAM = $(B)/gpuform
+UNIT = $(B)/tests/unit/run
+
+all:: $(PROGRAM) gpuform
+
+gpuform: $(PROGRAM)
+	@cp $(PROGRAM) $@
+
+$(PROGRAM): $(MAIN_OBJ) $(CMD_OBJS) $(CORE_OBJS)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -lm
+
+$(B)/embedded.c: util/embed.sh $(EMBED_INPUTS)
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)sh util/embed.sh $(EMBED_INPUTS) > $@.tmp && mv $@.tmp $@
+
+$(B)/embedded.o: $(B)/embedded.c
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(UNIT): $(TEST_OBJS) $(CORE_OBJS) $(CMD_OBJS)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS) -lm
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+# ---- tests -------------------------------------------------------------
+.PHONY: deps test check unit golden invalid cli e2e demo bench install \
+	uninstall clean check-headers check-layering style format
+
+deps:
+	@sh tests/deps.sh
+
+# `make test`: one command on a fresh machine. Installs what is missing,
+# rebuilds under the sanitizers and runs every suite (re-invoking make so
+# pkg-config flags are read after the packages exist).
+test: deps
+	@$(MAKE) --no-print-directory SANITIZE=$(TEST_SANITIZE) check
+
+check: $(PROGRAM) $(UNIT)
+	@GPUFORM=$(abspath $(PROGRAM)) UNIT=$(abspath $(UNIT)) \
+		sh tests/run-all.sh
+
+unit: $(UNIT)
+	$(UNIT)
+
+golden invalid cli e2e: $(PROGRAM)
+	@GPUFORM=$(abspath $(PROGRAM)) sh tests/$@.sh
+
+# ---- the main job ------------------------------------------------------
+demo: deps
+	@$(MAKE) --no-print-directory gpuform
+	@sh tests/demo.sh
+
+# ---- benchmarks --------------------------------------------------------
+bench: deps
+	@$(MAKE) --no-print-directory gpuform
+	@sh bench/run.sh
+
+# ---- install -----------------------------------------------------------
+install: $(PROGRAM)
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(docdir)
+	install -m 0755 $(PROGRAM) $(DESTDIR)$(bindir)/gpuform
+	install -m 0644 README.md $(DESTDIR)$(docdir)/README.md
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/gpuform
+	rm -rf $(DESTDIR)$(docdir)
+
+# ---- hygiene -----------------------------------------------------------
+check-headers:
+	@for h in $$(git ls-files '*.h'); do \
+		echo "#include \"$$h\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || exit 1; \
+	done; echo "headers: ok"
+
+check-layering:
+	@sh tests/check-layering.sh
+
+style:
+	@clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')
+
+format:
+	@clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build gpuform

@@ -1,0 +1,51 @@
+/*
+ * cmd/cmd.h: the subcommand table and the exit codes.
+ *
+ * Adding a command:
+ *  1. write `int cmd_<name>(int argc, char **argv)` in cmd/<name>.c; it
+ *     parses its options (getopt_long, optind reset by main), calls library
+ *     functions, prints results to stdout and returns an exit code;
+ *  2. declare it here and add it to the table in cmd/main.c with its
+ *     one-line summary and usage text;
+ *  3. add tests (tests/cli.sh at least) and a README section.
+ * Only cmd/ prints and chooses exit codes; library code fills struct err.
+ */
+#ifndef CMD_CMD_H
+#define CMD_CMD_H
+
+#include "util/diag.h"
+#include "util/err.h"
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_DIFF = 1,    /* differences or drift found (diff, --dry-run) */
+	EXIT_USAGE = 2,   /* bad command line */
+	EXIT_INVALID = 3, /* invalid input: intent, manifest, template */
+	EXIT_RUNTIME = 4, /* I/O, Git, cluster, internal */
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	const char *usage; /* full help text */
+};
+
+int cmd_render(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+const struct cmd *cmd_find(const char *name);
+/* cmd_usage_error: print "gpuform <cmd>: <msg>" and the usage; returns 2 */
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* cmd_print_help: the command's help text on stdout; returns 0 */
+int cmd_print_help(const char *cmd);
+
+/* report.c: print diagnostics (stderr) and map an error to an exit code */
+void report_diags(const struct diags *d);
+int report_err(const struct err *e);
+int exit_code_for(const struct err *e);
+
+#endif

@@ -1,0 +1,67 @@
+/* cmd/inputs.c: render the intent files of a command line (see inputs.h). */
+#include "cmd/inputs.h"
+
+#include <stdlib.h>
+
+#include "generator/pipeline.h"
+#include "generator/yaml.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+int inputs_render(struct inputs *out, char **paths, size_t n,
+		  const struct tmpl_set *t, int validate_only,
+		  struct diags *d, struct err *err)
+{
+	int failed = 0, invalid = 0;
+
+	out->items = xcalloc(n ? n : 1, sizeof(*out->items));
+	out->nr = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct input *in = &out->items[out->nr];
+		struct buf data = BUF_INIT;
+		struct err e = ERR_INIT;
+
+		if (fs_read_file(&data, paths[i], YAML_MAX_INPUT, &e) < 0) {
+			diags_add(d, DIAG_ERROR, paths[i], 0, 0, NULL, "%s",
+				  err_msg(&e));
+			if (e.code == ERR_INVALID)
+				invalid = 1;
+			failed = 1;
+			err_release(&e);
+			buf_release(&data);
+			continue;
+		}
+		if (pipeline_render(validate_only ? NULL : &in->r, paths[i],
+				    buf_cstr(&data), data.len, t, d, &e) < 0) {
+			if (e.code == ERR_INVALID)
+				invalid = 1;
+			else
+				diags_add(d, DIAG_ERROR, paths[i], 0, 0, NULL,
+					  "%s", err_msg(&e));
+			failed = 1;
+		} else {
+			in->path = xstrdup(paths[i]);
+			out->nr++;
+		}
+		err_release(&e);
+		buf_release(&data);
+	}
+	if (!failed)
+		return 0;
+	if (invalid)
+		return err_set(err, ERR_INVALID, "%zu error%s; nothing written",
+			       d->errors, d->errors == 1 ? "" : "s");
+	return err_set(err, ERR_IO, "%zu error%s; nothing written", d->errors,
+		       d->errors == 1 ? "" : "s");
+}
+
+void inputs_release(struct inputs *in)
+{
+	for (size_t i = 0; i < in->nr; i++) {
+		free(in->items[i].path);
+		rendered_release(&in->items[i].r);
+	}
+	free(in->items);
+	in->items = NULL;
+	in->nr = 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * cmd/inputs.h: read and render the intent files named on a command line,
+ * collecting every diagnostic of every file before anything is written.
+ */
+#ifndef CMD_INPUTS_H
+#define CMD_INPUTS_H
+
+#include <stddef.h>
+
+#include "generator/render.h"
+#include "generator/tmpl.h"
+#include "util/diag.h"
+#include "util/err.h"
+
+struct input {
+	char *path;
+	struct rendered r;
+};
+
+struct inputs {
+	struct input *items;
+	size_t nr;
+};
+#define INPUTS_INIT { NULL, 0 }
+
+/* inputs_render: render (or, with validate_only, just check) every path.
+ * All files are processed even after a failure, so every problem is
+ * reported; returns -1 if any failed (ERR_INVALID for input errors). */
+int inputs_render(struct inputs *out, char **paths, size_t n,
+		  const struct tmpl_set *t, int validate_only,
+		  struct diags *d, struct err *err);
+void inputs_release(struct inputs *in);
+
+#endif

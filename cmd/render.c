@@ -1,0 +1,150 @@
+/*
+ * cmd/render.c: `gpuform render` — intents to manifests, on stdout or into
+ * a directory written atomically.
+ */
+#include "cmd/cmd.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/inputs.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+static int write_outputs(const struct inputs *ins, const char *dir,
+			 const struct tmpl_set *t, enum render_format f,
+			 struct err *err)
+{
+	struct fs_tree tree = FS_TREE_INIT;
+	int ret = -1;
+
+	for (size_t i = 0; i < ins->nr; i++) {
+		char *prefix = ins->nr == 1 ? xstrdup("")
+					    : xasprintf("%s/", ins->items[i].r.cluster);
+		for (size_t j = 0; j < i; j++)
+			if (ins->nr > 1 && !strcmp(ins->items[j].r.cluster,
+						   ins->items[i].r.cluster)) {
+				err_set(err, ERR_INVALID,
+					"'%s' and '%s' both describe cluster "
+					"'%s'; render them separately",
+					ins->items[j].path, ins->items[i].path,
+					ins->items[i].r.cluster);
+				free(prefix);
+				goto out;
+			}
+		if (render_tree(&tree, &ins->items[i].r, prefix, t, f, err) < 0) {
+			free(prefix);
+			goto out;
+		}
+		free(prefix);
+	}
+	if (ins->nr > 1) {
+		/* the top directory is ours too: mark it for the next run */
+		fs_tree_add(&tree, RENDER_OWNER_FILE,
+			    xstrdup(RENDER_OWNER_PREFIX "; one directory per "
+							"cluster\n"
+							"apiVersion: kustomize.config.k8s.io/v1beta1\n"
+							"kind: Kustomization\nresources: []\n"),
+			    0);
+		tree.files[tree.nr - 1].len = strlen(tree.files[tree.nr - 1].data);
+	}
+	fs_tree_sort(&tree);
+	ret = fs_tree_write_atomic(&tree, dir, RENDER_OWNER_FILE,
+				   RENDER_OWNER_PREFIX, err);
+out:
+	fs_tree_release(&tree);
+	return ret;
+}
+
+int cmd_render(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "templates", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *templates = NULL;
+	enum render_format fmt = RENDER_YAML;
+	struct tmpl_set *t = NULL;
+	struct inputs ins = INPUTS_INIT;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	struct buf out = BUF_INIT;
+	int c, code = EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "+o:f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			dir = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "yaml"))
+				fmt = RENDER_YAML;
+			else if (!strcmp(optarg, "json"))
+				fmt = RENDER_JSON;
+			else
+				return cmd_usage_error("render",
+						       "unknown format '%s' "
+						       "(yaml or json)",
+						       optarg);
+			break;
+		case 'T':
+			templates = optarg;
+			break;
+		case 'h':
+			return cmd_print_help("render");
+		default:
+			return cmd_usage_error("render", "invalid option");
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error("render", "no intent file given");
+
+	if (tmpl_set_load(&t, templates, &err) < 0) {
+		code = report_err(&err);
+		goto out;
+	}
+	if (inputs_render(&ins, argv + optind, (size_t)(argc - optind), t, 0,
+			  &d, &err) < 0) {
+		diags_sort(&d);
+		report_diags(&d);
+		code = report_err(&err);
+		goto out;
+	}
+	diags_sort(&d);
+	report_diags(&d); /* warnings */
+	if (dir) {
+		if (write_outputs(&ins, dir, t, fmt, &err) < 0) {
+			code = report_err(&err);
+			goto out;
+		}
+		for (size_t i = 0; i < ins.nr; i++)
+			fprintf(stderr, "rendered %s: %d objects, %d add-on files -> %s%s%s\n",
+				ins.items[i].path,
+				cJSON_GetArraySize(ins.items[i].r.docs),
+				cJSON_GetArraySize(ins.items[i].r.addons), dir,
+				ins.nr > 1 ? "/" : "",
+				ins.nr > 1 ? ins.items[i].r.cluster : "");
+		goto out;
+	}
+	for (size_t i = 0; i < ins.nr; i++) {
+		if (i && fmt == RENDER_YAML)
+			buf_adds(&out, "---\n");
+		if (render_stream(&out, &ins.items[i].r, fmt, &err) < 0) {
+			code = report_err(&err);
+			goto out;
+		}
+	}
+	fwrite(out.ptr ? out.ptr : "", 1, out.len, stdout);
+out:
+	buf_release(&out);
+	inputs_release(&ins);
+	diags_release(&d);
+	err_release(&err);
+	tmpl_set_free(t);
+	return code;
+}

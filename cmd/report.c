@@ -1,0 +1,36 @@
+/*
+ * cmd/report.c: the one place that turns errors and diagnostics into text on
+ * stderr and an exit code.
+ */
+#include "cmd/cmd.h"
+
+#include <stdio.h>
+
+void report_diags(const struct diags *d)
+{
+	struct buf b = BUF_INIT;
+
+	diags_format(d, &b);
+	fputs(buf_cstr(&b), stderr);
+	buf_release(&b);
+}
+
+int exit_code_for(const struct err *e)
+{
+	switch (e->code) {
+	case ERR_NONE:
+		return EXIT_OK;
+	case ERR_INVALID:
+		return EXIT_INVALID;
+	default:
+		return EXIT_RUNTIME;
+	}
+}
+
+int report_err(const struct err *e)
+{
+	fprintf(stderr, "gpuform: %s%s\n",
+		e->code == ERR_INTERNAL ? "internal error: " : "error: ",
+		err_msg(e));
+	return exit_code_for(e);
+}

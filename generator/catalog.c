@@ -1,0 +1,505 @@
+/*
+ * generator/catalog.c: parse the GPU instance catalog (catalog.tsv, format
+ * documented at the top of that file) and answer lookups.
+ *
+ * The parser copies the text once and splits it in place, so every string
+ * in struct catalog points into c->text; the only other allocations are the
+ * record arrays and the per-record lists (class families, MIG profiles).
+ *
+ * Deliberately not here: any Kubernetes/Karpenter knowledge (which labels or
+ * requirements to emit is plan/render's job), file I/O (the text comes from
+ * the caller or the embedded table) and printing.
+ */
+#include "generator/catalog.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "generator/embedded.h"
+#include "util/buf.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+#define CATALOG_EMBEDDED_PATH "generator/catalog.tsv"
+
+/* the widest record ("type") has 10 columns, the kind included */
+#define CATALOG_MAX_FIELDS 10
+
+/* Parser state: the catalog being built plus what error messages need. */
+struct cat_parser {
+	struct catalog cat;
+	size_t classes_alloc, families_alloc, types_alloc;
+	/* source line of each record, parallel to cat.classes / cat.types */
+	int *class_line, *type_line;
+	size_t class_line_alloc, type_line_alloc;
+	const char *file;
+	struct err *err;
+};
+
+static int parse_fail(struct cat_parser *p, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int parse_fail(struct cat_parser *p, int line, const char *fmt, ...)
+{
+	struct buf msg = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	err_set(p->err, ERR_INVALID, "%s:%d: %s", p->file, line,
+		buf_cstr(&msg));
+	buf_release(&msg);
+	return -1;
+}
+
+/* parse_uint: a non-empty run of decimal digits that fits an int. */
+static int parse_uint(const char *s, int *out)
+{
+	long v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+		if (v > INT_MAX)
+			return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/*
+ * parse_price: DIGITS [ "." DIGITS ]. Done by hand rather than with strtod()
+ * so the result does not depend on the locale and "-1", "1e3", "inf" or
+ * " 1" are rejected.
+ */
+static int parse_price(const char *s, double *out)
+{
+	double v = 0.0, scale = 1.0;
+	int ndigits = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++, ndigits++)
+		v = v * 10.0 + (*s - '0');
+	if (!ndigits || ndigits > 9)
+		return -1;
+	if (*s == '.') {
+		s++;
+		ndigits = 0;
+		for (; *s >= '0' && *s <= '9'; s++, ndigits++) {
+			scale /= 10.0;
+			v += (*s - '0') * scale;
+		}
+		if (!ndigits)
+			return -1;
+	}
+	if (*s)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int valid_arch(const char *s)
+{
+	return !strcmp(s, "amd64") || !strcmp(s, "arm64");
+}
+
+/*
+ * split_list: split a comma-separated column in place into a fresh array of
+ * pointers into it. Empty and repeated items are errors (what names the
+ * list, for the message). On failure *out is untouched.
+ */
+static int split_list(struct cat_parser *p, int line, char *s,
+		      const char *what, const char ***out, size_t *n_out)
+{
+	const char **items = NULL;
+	size_t n = 0, alloc = 0, i;
+
+	for (;;) {
+		char *comma = strchr(s, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (!*s) {
+			free(items);
+			return parse_fail(p, line, "empty item in %s list",
+					  what);
+		}
+		for (i = 0; i < n; i++) {
+			if (!strcmp(items[i], s)) {
+				free(items);
+				return parse_fail(p, line,
+						  "%s '%s' listed twice", what,
+						  s);
+			}
+		}
+		GROW(items, n + 1, alloc);
+		items[n++] = s;
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+	*out = items;
+	*n_out = n;
+	return 0;
+}
+
+static const struct cat_family *find_family(const struct catalog *c,
+					    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nfamilies; i++)
+		if (!strcmp(c->families[i].name, name))
+			return &c->families[i];
+	return NULL;
+}
+
+static int parse_class(struct cat_parser *p, int line, char **f)
+{
+	struct catalog *c = &p->cat;
+	struct cat_class *cl;
+	const char **families = NULL;
+	size_t nfamilies = 0, i;
+	int rank;
+
+	for (i = 0; i < c->nclasses; i++)
+		if (!strcmp(c->classes[i].name, f[1]))
+			return parse_fail(p, line, "duplicate class '%s'",
+					  f[1]);
+	if (parse_uint(f[2], &rank) < 0)
+		return parse_fail(p, line,
+				  "rank '%s' is not a non-negative integer",
+				  f[2]);
+	if (split_list(p, line, f[3], "family", &families, &nfamilies) < 0)
+		return -1;
+
+	GROW(c->classes, c->nclasses + 1, p->classes_alloc);
+	GROW(p->class_line, c->nclasses + 1, p->class_line_alloc);
+	p->class_line[c->nclasses] = line;
+	cl = &c->classes[c->nclasses++];
+	cl->name = f[1];
+	cl->rank = rank;
+	cl->families = families;
+	cl->nfamilies = nfamilies;
+	return 0;
+}
+
+static int parse_family(struct cat_parser *p, int line, char **f)
+{
+	struct catalog *c = &p->cat;
+	struct cat_family *fam;
+	const char **profiles = NULL;
+	size_t nprofiles = 0;
+	int has_model = strcmp(f[3], "-") != 0;
+	int has_profiles = strcmp(f[4], "-") != 0;
+	int misreports;
+
+	if (find_family(c, f[1]))
+		return parse_fail(p, line, "duplicate family '%s'", f[1]);
+	if (!strcmp(f[2], "-"))
+		return parse_fail(p, line, "family '%s' has no gpu label",
+				  f[1]);
+	if (has_model != has_profiles)
+		return parse_fail(p, line,
+				  "family '%s': MIG model and MIG profiles "
+				  "must both be set or both be '-'",
+				  f[1]);
+	if (strcmp(f[5], "0") && strcmp(f[5], "1"))
+		return parse_fail(p, line,
+				  "misreports '%s' is not 0 or 1", f[5]);
+	misreports = f[5][0] == '1';
+	if (has_profiles &&
+	    split_list(p, line, f[4], "MIG profile", &profiles,
+		       &nprofiles) < 0)
+		return -1;
+
+	GROW(c->families, c->nfamilies + 1, p->families_alloc);
+	fam = &c->families[c->nfamilies++];
+	fam->name = f[1];
+	fam->gpu = f[2];
+	fam->mig_model = has_model ? f[3] : NULL;
+	fam->mig_profiles = profiles;
+	fam->nmig = nprofiles;
+	fam->misreports = misreports;
+	return 0;
+}
+
+static int parse_type(struct cat_parser *p, int line, char **f)
+{
+	static const char *const int_names[] = {
+		"gpus", "gpu memory", "vcpu", "memory", "efa",
+	};
+	struct catalog *c = &p->cat;
+	struct cat_type *t;
+	int v[5];
+	double price;
+	size_t flen = strlen(f[2]), i;
+
+	for (i = 0; i < c->ntypes; i++)
+		if (!strcmp(c->types[i].name, f[1]))
+			return parse_fail(p, line,
+					  "duplicate type '%s' (first at "
+					  "line %d)",
+					  f[1], p->type_line[i]);
+	if (strncmp(f[1], f[2], flen) || f[1][flen] != '.' ||
+	    !f[1][flen + 1])
+		return parse_fail(p, line,
+				  "type '%s' is not named '%s.<size>'", f[1],
+				  f[2]);
+	/* a family's types must be contiguous (catalog_types_of relies on it) */
+	if (c->ntypes && strcmp(c->types[c->ntypes - 1].family, f[2])) {
+		for (i = 0; i < c->ntypes; i++)
+			if (!strcmp(c->types[i].family, f[2]))
+				return parse_fail(
+					p, line,
+					"types of family '%s' are not "
+					"contiguous (another at line %d)",
+					f[2], p->type_line[i]);
+	}
+	for (i = 0; i < 5; i++)
+		if (parse_uint(f[3 + i], &v[i]) < 0)
+			return parse_fail(p, line,
+					  "%s '%s' is not a non-negative "
+					  "integer",
+					  int_names[i], f[3 + i]);
+	if (parse_price(f[8], &price) < 0)
+		return parse_fail(p, line,
+				  "price '%s' is not a non-negative decimal",
+				  f[8]);
+	if (!valid_arch(f[9]))
+		return parse_fail(p, line,
+				  "arch '%s' is not amd64 or arm64", f[9]);
+
+	GROW(c->types, c->ntypes + 1, p->types_alloc);
+	GROW(p->type_line, c->ntypes + 1, p->type_line_alloc);
+	p->type_line[c->ntypes] = line;
+	t = &c->types[c->ntypes++];
+	t->name = f[1];
+	t->family = f[2];
+	t->size = f[1] + flen + 1; /* shares the name's terminator */
+	t->gpus = v[0];
+	t->gpu_mem_mib = v[1];
+	t->vcpu = v[2];
+	t->mem_mib = v[3];
+	t->efa = v[4];
+	t->price = price;
+	t->arch = f[9];
+	return 0;
+}
+
+/* parse_line: one NUL-terminated line, already known not to be a comment. */
+static int parse_line(struct cat_parser *p, int line, char *s)
+{
+	static const struct {
+		const char *kind;
+		int nfields;
+		int (*fn)(struct cat_parser *, int, char **);
+	} kinds[] = {
+		{ "class", 4, parse_class },
+		{ "family", 6, parse_family },
+		{ "type", 10, parse_type },
+	};
+	char *f[CATALOG_MAX_FIELDS];
+	int n = 0, i;
+	size_t k;
+
+	for (;;) {
+		char *tab = strchr(s, '\t');
+
+		if (tab)
+			*tab = '\0';
+		if (n < CATALOG_MAX_FIELDS)
+			f[n] = s;
+		n++;
+		if (!tab)
+			break;
+		s = tab + 1;
+	}
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (!strcmp(f[0], kinds[k].kind))
+			break;
+	if (k == sizeof(kinds) / sizeof(kinds[0]))
+		return parse_fail(p, line,
+				  "unknown record kind '%s' (want class, "
+				  "family or type)",
+				  f[0]);
+	if (n != kinds[k].nfields)
+		return parse_fail(p, line, "'%s' record has %d columns, want %d",
+				  kinds[k].kind, n, kinds[k].nfields);
+	for (i = 1; i < n; i++) {
+		if (!*f[i])
+			return parse_fail(p, line, "column %d is empty", i + 1);
+		if (strpbrk(f[i], " \v\f\r"))
+			return parse_fail(p, line,
+					  "column %d '%s' contains a space "
+					  "(columns are separated by tabs)",
+					  i + 1, f[i]);
+	}
+	return kinds[k].fn(p, line, f);
+}
+
+/* check_references: run once the whole file is read (forward references). */
+static int check_references(struct cat_parser *p)
+{
+	const struct catalog *c = &p->cat;
+	size_t i, j;
+
+	for (i = 0; i < c->nclasses; i++)
+		for (j = 0; j < c->classes[i].nfamilies; j++)
+			if (!find_family(c, c->classes[i].families[j]))
+				return parse_fail(p, p->class_line[i],
+						  "class '%s' names unknown "
+						  "family '%s'",
+						  c->classes[i].name,
+						  c->classes[i].families[j]);
+	for (i = 0; i < c->ntypes; i++)
+		if (!find_family(c, c->types[i].family))
+			return parse_fail(p, p->type_line[i],
+					  "type '%s' names unknown family "
+					  "'%s'",
+					  c->types[i].name,
+					  c->types[i].family);
+	return 0;
+}
+
+static int line_is_blank(const char *s)
+{
+	return s[strspn(s, " \t\r")] == '\0';
+}
+
+int catalog_parse(struct catalog *out, const char *text, size_t len,
+		  const char *file, struct err *err)
+{
+	struct cat_parser p;
+	char *s, *end, *nul;
+	int line = 1, ret = -1;
+
+	memset(&p, 0, sizeof(p));
+	p.file = file ? file : "<catalog>";
+	p.err = err;
+
+	p.cat.text = xmalloc(st_add(len, 1));
+	if (len)
+		memcpy(p.cat.text, text, len);
+	p.cat.text[len] = '\0';
+	end = p.cat.text + len;
+
+	nul = memchr(p.cat.text, '\0', len);
+	if (nul) {
+		for (s = p.cat.text; s < nul; s++)
+			line += *s == '\n';
+		parse_fail(&p, line, "NUL byte in catalog text");
+		goto out;
+	}
+
+	for (s = p.cat.text; s < end; line++) {
+		char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n;
+
+		if (nl)
+			*nl = '\0';
+		else
+			nl = end;
+		n = (size_t)(nl - s);
+		if (n && s[n - 1] == '\r') /* tolerate CRLF files */
+			s[n - 1] = '\0';
+		if (*s != '#' && !line_is_blank(s) &&
+		    parse_line(&p, line, s) < 0)
+			goto out;
+		s = nl + 1;
+	}
+	if (check_references(&p) < 0)
+		goto out;
+
+	*out = p.cat;
+	p.cat = (struct catalog)CATALOG_INIT;
+	ret = 0;
+out:
+	catalog_release(&p.cat);
+	free(p.class_line);
+	free(p.type_line);
+	return ret;
+}
+
+void catalog_release(struct catalog *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nclasses; i++)
+		free(c->classes[i].families);
+	for (i = 0; i < c->nfamilies; i++)
+		free(c->families[i].mig_profiles);
+	free(c->classes);
+	free(c->families);
+	free(c->types);
+	free(c->text);
+	*c = (struct catalog)CATALOG_INIT;
+}
+
+const struct catalog *catalog_builtin(void)
+{
+	/* parsed on first use and kept for the process; not thread-safe */
+	static struct catalog builtin = CATALOG_INIT;
+	static int loaded;
+	const struct embedded_file *f;
+	struct err err = ERR_INIT;
+
+	if (loaded)
+		return &builtin;
+	for (f = embedded_files; f->path; f++)
+		if (!strcmp(f->path, CATALOG_EMBEDDED_PATH))
+			break;
+	if (!f->path)
+		BUG("embedded file '%s' is missing", CATALOG_EMBEDDED_PATH);
+	if (catalog_parse(&builtin, f->data, f->len, f->path, &err) < 0)
+		BUG("embedded catalog is malformed: %s", err_msg(&err));
+	loaded = 1;
+	return &builtin;
+}
+
+const struct cat_class *catalog_class(const struct catalog *c,
+				      const char *name)
+{
+	size_t i;
+
+	if (!c || !name)
+		return NULL;
+	for (i = 0; i < c->nclasses; i++)
+		if (!strcmp(c->classes[i].name, name))
+			return &c->classes[i];
+	return NULL;
+}
+
+const struct cat_family *catalog_family(const struct catalog *c,
+					const char *name)
+{
+	if (!c || !name)
+		return NULL;
+	return find_family(c, name);
+}
+
+size_t catalog_types_of(const struct catalog *c, const char *family,
+			const struct cat_type **first)
+{
+	size_t i, n = 0;
+
+	*first = NULL;
+	if (!c || !family)
+		return 0;
+	for (i = 0; i < c->ntypes; i++)
+		if (!strcmp(c->types[i].family, family))
+			break;
+	if (i == c->ntypes)
+		return 0;
+	*first = &c->types[i];
+	while (i + n < c->ntypes && !strcmp(c->types[i + n].family, family))
+		n++;
+	return n;
+}

@@ -1,0 +1,677 @@
+/*
+ * generator/intent.c: YAML -> struct intent, with positions, defaults and
+ * shape diagnostics. Semantic rules (pinned AMIs, GPU classes, EFA, ...) are
+ * in validate.c; this file only knows the key layout and the value types.
+ */
+#include "generator/intent.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "generator/yaml.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+const char *const wl_type_names[] = { "training", "inference", "dev", NULL };
+const char *const wl_interruption_names[] = { "none", "checkpointed",
+					      "tolerant", NULL };
+
+static const char *const top_keys[] = { "apiVersion", "kind", "metadata",
+					"spec", NULL };
+static const char *const metadata_keys[] = { "name", NULL };
+static const char *const spec_keys[] = {
+	"nodeRole", "instanceProfile", "ami", "discovery", "imageCache",
+	"network", "generalPurpose", "maintenanceWindow", "workloads", NULL
+};
+static const char *const cache_keys[] = { "snapshotID", "size", NULL };
+static const char *const network_keys[] = { "prefixDelegation",
+					    "efaSecurityGroup", NULL };
+static const char *const general_keys[] = { "enabled", NULL };
+static const char *const window_keys[] = { "schedule", "duration", NULL };
+static const char *const workload_keys[] = {
+	"name", "type", "gpu", "gpusPerPod", "gang", "interruption",
+	"efa", "sharing", "maxGpus", "namespace", NULL
+};
+static const char *const sharing_keys[] = { "timeSlicing", "mig", NULL };
+
+struct reader {
+	const char *file;
+	struct diags *d;
+};
+
+static struct pos pos_of(const struct ynode *n)
+{
+	struct pos p = { n ? n->line : 0, n ? n->col : 0 };
+	return p;
+}
+
+#define ERRAT(r, n, hint, ...)                                               \
+	diags_add((r)->d, DIAG_ERROR, (r)->file, (n) ? (n)->line : 0,        \
+		  (n) ? (n)->col : 0, hint, __VA_ARGS__)
+
+/* ---- small parsers shared with validate.c ------------------------------ */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] +
+				     (tolower((unsigned char)a[i - 1]) !=
+				      tolower((unsigned char)b[j - 1]));
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins)
+					   : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb];
+}
+
+const char *intent_suggest(const char *s, const char *const *words)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+
+	for (; *words; words++) {
+		size_t dist = edit_distance(s, *words);
+		if (dist < best_d) {
+			best_d = dist;
+			best = *words;
+		}
+	}
+	return best;
+}
+
+long long intent_parse_duration(const char *s)
+{
+	long long total = 0;
+	int parts = 0;
+
+	if (!s || !*s)
+		return -1;
+	while (*s) {
+		long long v = 0;
+		int digits = 0;
+		while (isdigit((unsigned char)*s)) {
+			v = v * 10 + (*s++ - '0');
+			if (v > 1000000000LL)
+				return -1;
+			digits++;
+		}
+		if (!digits)
+			return -1;
+		if (*s == 'h')
+			v *= 3600;
+		else if (*s == 'm')
+			v *= 60;
+		else if (*s != 's')
+			return -1;
+		s++;
+		total += v;
+		parts++;
+	}
+	return parts ? total : -1;
+}
+
+long long intent_parse_gib(const char *s)
+{
+	long long v = 0;
+	int digits = 0;
+	const char *u;
+
+	if (!s)
+		return -1;
+	for (u = s; isdigit((unsigned char)*u); u++) {
+		v = v * 10 + (*u - '0');
+		if (v > 1000000000LL)
+			return -1;
+		digits++;
+	}
+	if (!digits)
+		return -1;
+	if (!strcmp(u, "Gi"))
+		return v;
+	if (!strcmp(u, "Ti"))
+		return v * 1024;
+	if (!strcmp(u, "G")) /* 10^9 bytes, rounded up to whole GiB */
+		return (v * 1000000000LL + (1LL << 30) - 1) >> 30;
+	if (!strcmp(u, "T"))
+		return (v * 1000000000000LL + (1LL << 30) - 1) >> 30;
+	return -1;
+}
+
+/* ---- typed getters ------------------------------------------------------ */
+
+static const char *kind_name(const struct ynode *n)
+{
+	if (n->type == YNODE_MAP)
+		return "a mapping";
+	if (n->type == YNODE_SEQ)
+		return "a list";
+	switch (yaml_scalar_kind(n)) {
+	case YS_NULL:
+		return "nothing (null)";
+	case YS_BOOL:
+		return "a boolean";
+	case YS_INT:
+		return "an integer";
+	case YS_FLOAT:
+		return "a number";
+	default:
+		return "a string";
+	}
+}
+
+static char *get_string(struct reader *r, const struct ynode *n,
+			const char *key)
+{
+	if (n->type != YNODE_SCALAR || yaml_scalar_kind(n) != YS_STRING) {
+		ERRAT(r, n, n->type == YNODE_SCALAR
+				    ? "put the value in quotes if it is meant as text"
+				    : NULL,
+		      "'%s' must be a string, not %s", key, kind_name(n));
+		return NULL;
+	}
+	if (memchr(n->value, '\0', n->len)) {
+		ERRAT(r, n, NULL, "'%s' contains a NUL character", key);
+		return NULL;
+	}
+	return xstrdup(n->value);
+}
+
+static int get_long(struct reader *r, const struct ynode *n, const char *key,
+		    long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (n->type != YNODE_SCALAR || yaml_scalar_kind(n) != YS_INT) {
+		ERRAT(r, n, NULL, "'%s' must be a whole number, not %s", key,
+		      kind_name(n));
+		return -1;
+	}
+	errno = 0;
+	v = strtol(n->value, &end, 10);
+	if (errno || *end) {
+		ERRAT(r, n, NULL,
+		      "'%s' must be a decimal whole number from %ld to %ld",
+		      key, min, max);
+		return -1;
+	}
+	if (v < min || v > max) {
+		ERRAT(r, n, NULL, "'%s' is %ld; it must be from %ld to %ld",
+		      key, v, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int get_bool(struct reader *r, const struct ynode *n, const char *key,
+		    int *out)
+{
+	if (n->type != YNODE_SCALAR || yaml_scalar_kind(n) != YS_BOOL) {
+		ERRAT(r, n, "write true or false",
+		      "'%s' must be true or false, not %s", key, kind_name(n));
+		return -1;
+	}
+	*out = yaml_scalar_bool(n);
+	return 0;
+}
+
+static int get_enum(struct reader *r, const struct ynode *n, const char *key,
+		    const char *const *names, int *out)
+{
+	char *s = get_string(r, n, key);
+	struct buf hint = BUF_INIT;
+	const char *sugg;
+
+	if (!s)
+		return -1;
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(s, names[i])) {
+			*out = i;
+			free(s);
+			return 0;
+		}
+	sugg = intent_suggest(s, names);
+	if (sugg)
+		buf_addf(&hint, "did you mean '%s'? ", sugg);
+	buf_adds(&hint, "one of:");
+	for (int i = 0; names[i]; i++)
+		buf_addf(&hint, " %s", names[i]);
+	ERRAT(r, n, buf_cstr(&hint), "'%s' has unknown value '%.60s'", key, s);
+	buf_release(&hint);
+	free(s);
+	return -1;
+}
+
+/* require a mapping; report unknown keys (with a suggestion); 0 if a map */
+static int check_map(struct reader *r, const struct ynode *n,
+		     const char *what, const char *const *keys)
+{
+	if (!n || n->type != YNODE_MAP) {
+		ERRAT(r, n, NULL, "%s must be a mapping (key: value), not %s",
+		      what, n ? kind_name(n) : "nothing");
+		return -1;
+	}
+	for (size_t i = 0; i < YNODE_MAP_LEN(n); i++) {
+		const struct ynode *k = YNODE_KEY(n, i);
+		int known = 0;
+		for (const char *const *w = keys; *w; w++)
+			if (!strcmp(k->value, *w))
+				known = 1;
+		if (!known) {
+			const char *sugg = intent_suggest(k->value, keys);
+			struct buf hint = BUF_INIT;
+			if (sugg)
+				buf_addf(&hint, "did you mean '%s'?", sugg);
+			else {
+				buf_adds(&hint, "known keys:");
+				for (const char *const *w = keys; *w; w++)
+					buf_addf(&hint, " %s", *w);
+			}
+			ERRAT(r, k, buf_cstr(&hint), "unknown key '%.60s' in %s",
+			      k->value, what);
+			buf_release(&hint);
+		}
+	}
+	return 0;
+}
+
+static int is_null(const struct ynode *n)
+{
+	return !n || (n->type == YNODE_SCALAR && yaml_scalar_kind(n) == YS_NULL);
+}
+
+/* ---- sections ------------------------------------------------------------ */
+
+static void read_gpu(struct reader *r, struct workload *w,
+		     const struct ynode *n)
+{
+	w->gpu_pos = pos_of(n);
+	if (n->type == YNODE_SEQ) {
+		if (n->nr == 0) {
+			ERRAT(r, n, "name at least one GPU class",
+			      "'gpu' is an empty list");
+			return;
+		}
+		for (size_t i = 0; i < n->nr; i++) {
+			char *s = get_string(r, n->kids[i], "gpu");
+			if (!s)
+				continue;
+			w->gpu = xrealloc(w->gpu, (w->ngpu + 1) * sizeof(char *));
+			w->gpu[w->ngpu++] = s;
+		}
+		return;
+	}
+	{
+		char *s = get_string(r, n, "gpu");
+		if (!s)
+			return;
+		w->gpu = xmalloc(sizeof(char *));
+		w->gpu[0] = s;
+		w->ngpu = 1;
+	}
+}
+
+static void read_sharing(struct reader *r, struct workload *w,
+			 const struct ynode *n)
+{
+	w->sharing_pos = pos_of(n);
+	if (n->type == YNODE_SCALAR) {
+		char *s = get_string(r, n, "sharing");
+		if (s && strcmp(s, "none"))
+			ERRAT(r, n,
+			      "write 'none', '{timeSlicing: N}' or '{mig: 1g.10gb}'",
+			      "'sharing' has unknown value '%.60s'", s);
+		free(s);
+		return;
+	}
+	if (check_map(r, n, "'sharing'", sharing_keys) < 0)
+		return;
+	if (YNODE_MAP_LEN(n) != 1) {
+		ERRAT(r, n, "choose one: timeSlicing or mig",
+		      "'sharing' needs exactly one of 'timeSlicing' and 'mig'");
+		return;
+	}
+	if (ynode_get(n, "timeSlicing")) {
+		const struct ynode *v = ynode_get(n, "timeSlicing");
+		if (get_long(r, v, "timeSlicing", 2, 48, &w->ts_replicas) == 0)
+			w->sharing = SHARE_TIMESLICING;
+		w->sharing_pos = pos_of(v);
+	} else if (ynode_get(n, "mig")) {
+		const struct ynode *v = ynode_get(n, "mig");
+		w->mig_profile = get_string(r, v, "mig");
+		if (w->mig_profile)
+			w->sharing = SHARE_MIG;
+		w->sharing_pos = pos_of(v);
+	}
+}
+
+static void read_workload(struct reader *r, struct workload *w,
+			  const struct ynode *n)
+{
+	const struct ynode *v;
+	int e, bad = 0;
+
+	w->pos = pos_of(n);
+	w->gpus_per_pod = 1;
+	w->gang = 1;
+	w->interruption = INT_NONE;
+	if (check_map(r, n, "a workload", workload_keys) < 0)
+		return;
+
+#define REQUIRED(key)                                                         \
+	do {                                                                  \
+		if (is_null(ynode_get(n, key))) {                             \
+			ERRAT(r, n, "add '" key ": ...' to this workload",    \
+			      "workload is missing required key '%s'", key);  \
+			bad = 1;                                              \
+		}                                                             \
+	} while (0)
+	REQUIRED("name");
+	REQUIRED("type");
+	REQUIRED("gpu");
+	REQUIRED("maxGpus");
+#undef REQUIRED
+
+	if (!is_null(v = ynode_get(n, "name"))) {
+		w->name = get_string(r, v, "name");
+		w->name_pos = pos_of(v);
+		bad |= !w->name;
+	}
+	if (!is_null(v = ynode_get(n, "type"))) {
+		w->type_pos = pos_of(v);
+		if (get_enum(r, v, "type", wl_type_names, &e) == 0)
+			w->type = (enum wl_type)e;
+		else
+			bad = 1;
+	}
+	/* interruption defaults by type: training keeps its nodes,
+	 * inference rolls with care, dev takes whatever is cheapest */
+	w->interruption = w->type == WL_TRAINING	  ? INT_NONE
+			  : w->type == WL_INFERENCE ? INT_CHECKPOINTED
+						    : INT_TOLERANT;
+	if (!is_null(v = ynode_get(n, "interruption"))) {
+		w->interruption_pos = pos_of(v);
+		if (get_enum(r, v, "interruption", wl_interruption_names,
+			     &e) == 0)
+			w->interruption = (enum wl_interruption)e;
+		else
+			bad = 1;
+	}
+	if (!is_null(v = ynode_get(n, "gpu"))) {
+		size_t before = r->d->errors;
+		read_gpu(r, w, v);
+		bad |= r->d->errors != before || !w->ngpu;
+	}
+	if (!is_null(v = ynode_get(n, "gpusPerPod"))) {
+		w->gpus_per_pod_pos = pos_of(v);
+		bad |= get_long(r, v, "gpusPerPod", 1, 16, &w->gpus_per_pod) < 0;
+	}
+	if (!is_null(v = ynode_get(n, "gang"))) {
+		w->gang_pos = pos_of(v);
+		bad |= get_long(r, v, "gang", 1, 10000, &w->gang) < 0;
+	}
+	if (!is_null(v = ynode_get(n, "efa"))) {
+		w->efa_pos = pos_of(v);
+		bad |= get_bool(r, v, "efa", &w->efa) < 0;
+	}
+	if (!is_null(v = ynode_get(n, "sharing"))) {
+		size_t before = r->d->errors;
+		read_sharing(r, w, v);
+		bad |= r->d->errors != before;
+	}
+	if (!is_null(v = ynode_get(n, "maxGpus"))) {
+		w->max_gpus_pos = pos_of(v);
+		bad |= get_long(r, v, "maxGpus", 1, 100000, &w->max_gpus) < 0;
+	}
+	if (!is_null(v = ynode_get(n, "namespace"))) {
+		w->ns = get_string(r, v, "namespace");
+		w->ns_pos = pos_of(v);
+		bad |= !w->ns;
+	} else if (w->name) {
+		w->ns = xstrdup(w->name);
+		w->ns_pos = w->name_pos;
+	}
+	w->ok = !bad;
+}
+
+static void read_spec(struct reader *r, struct intent *in,
+		      const struct ynode *spec)
+{
+	const struct ynode *v, *s;
+
+	if (check_map(r, spec, "'spec'", spec_keys) < 0)
+		return;
+	if (!is_null(v = ynode_get(spec, "nodeRole"))) {
+		in->node_role = get_string(r, v, "nodeRole");
+		in->role_pos = pos_of(v);
+	}
+	if (!is_null(v = ynode_get(spec, "instanceProfile"))) {
+		in->instance_profile = get_string(r, v, "instanceProfile");
+		if (!in->node_role)
+			in->role_pos = pos_of(v);
+	}
+	if (!is_null(v = ynode_get(spec, "ami"))) {
+		in->ami = get_string(r, v, "ami");
+		in->ami_pos = pos_of(v);
+		if (in->ami) {
+			const char *at = strchr(in->ami, '@');
+			size_t flen = at ? (size_t)(at - in->ami)
+					 : strlen(in->ami);
+			if (flen == 6 && !strncmp(in->ami, "al2023", 6))
+				in->ami_family = AMI_AL2023;
+			else if (flen == 12 &&
+				 !strncmp(in->ami, "bottlerocket", 12))
+				in->ami_family = AMI_BOTTLEROCKET;
+			in->ami_version = at ? xstrdup(at + 1) : NULL;
+		}
+	}
+	if (!is_null(v = ynode_get(spec, "discovery"))) {
+		in->discovery = get_string(r, v, "discovery");
+		in->discovery_pos = pos_of(v);
+	}
+	if (!is_null(s = ynode_get(spec, "imageCache"))) {
+		in->cache_pos = pos_of(s);
+		if (check_map(r, s, "'imageCache'", cache_keys) == 0) {
+			in->image_cache = 1;
+			if (!is_null(v = ynode_get(s, "snapshotID"))) {
+				in->snapshot_id = get_string(r, v, "snapshotID");
+				in->snapshot_pos = pos_of(v);
+			} else {
+				ERRAT(r, s, "add 'snapshotID: snap-...'",
+				      "'imageCache' is missing 'snapshotID'");
+			}
+			if (!is_null(v = ynode_get(s, "size"))) {
+				in->cache_size = get_string(r, v, "size");
+				in->cache_size_pos = pos_of(v);
+			} else {
+				ERRAT(r, s,
+				      "add 'size: 200Gi' (at least the snapshot size)",
+				      "'imageCache' is missing 'size'");
+			}
+		}
+	}
+	in->prefix_delegation = 1;
+	if (!is_null(s = ynode_get(spec, "network")) &&
+	    check_map(r, s, "'network'", network_keys) == 0) {
+		if (!is_null(v = ynode_get(s, "prefixDelegation"))) {
+			in->pd_pos = pos_of(v);
+			get_bool(r, v, "prefixDelegation",
+				 &in->prefix_delegation);
+		}
+		if (!is_null(v = ynode_get(s, "efaSecurityGroup"))) {
+			in->efa_sg = get_string(r, v, "efaSecurityGroup");
+			in->efa_sg_pos = pos_of(v);
+		}
+	}
+	if (!is_null(s = ynode_get(spec, "generalPurpose")) &&
+	    check_map(r, s, "'generalPurpose'", general_keys) == 0) {
+		in->general_pos = pos_of(s);
+		if (!is_null(v = ynode_get(s, "enabled")))
+			get_bool(r, v, "enabled", &in->general);
+	}
+	if (!is_null(s = ynode_get(spec, "maintenanceWindow")) &&
+	    check_map(r, s, "'maintenanceWindow'", window_keys) == 0) {
+		in->window_pos = pos_of(s);
+		in->window = 1;
+		if (!is_null(v = ynode_get(s, "schedule"))) {
+			in->window_schedule = get_string(r, v, "schedule");
+			in->window_schedule_pos = pos_of(v);
+		} else
+			ERRAT(r, s, "add 'schedule: \"0 2 * * sat\"'",
+			      "'maintenanceWindow' is missing 'schedule'");
+		if (!is_null(v = ynode_get(s, "duration"))) {
+			in->window_duration = get_string(r, v, "duration");
+			in->window_duration_pos = pos_of(v);
+		} else
+			ERRAT(r, s, "add 'duration: 4h'",
+			      "'maintenanceWindow' is missing 'duration'");
+	}
+	if (!is_null(s = ynode_get(spec, "workloads"))) {
+		in->workloads_pos = pos_of(s);
+		if (s->type != YNODE_SEQ) {
+			ERRAT(r, s, "write a list: '- name: ...'",
+			      "'workloads' must be a list, not %s",
+			      kind_name(s));
+			return;
+		}
+		for (size_t i = 0; i < s->nr; i++) {
+			struct workload *w;
+			GROW(in->workloads, in->nworkloads + 1,
+			     in->workloads_alloc);
+			w = &in->workloads[in->nworkloads++];
+			memset(w, 0, sizeof(*w));
+			read_workload(r, w, s->kids[i]);
+		}
+	}
+}
+
+int intent_read(struct intent *out, const char *file, const char *data,
+		size_t len, struct diags *d)
+{
+	struct ystream ys = YSTREAM_INIT;
+	struct err err = ERR_INIT;
+	struct reader r = { file, d };
+	const struct ynode *root, *v;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->file = xstrdup(file);
+	if (yaml_parse(&ys, data, len, file, &err) < 0) {
+		/* the message is "<file>:<line>:<col>: <problem>" */
+		const char *m = err_msg(&err);
+		size_t flen = strlen(file);
+		int line = 0, col = 0, used = 0;
+		if (!strncmp(m, file, flen) && m[flen] == ':' &&
+		    sscanf(m + flen, ":%d:%d: %n", &line, &col, &used) == 2 &&
+		    used > 0)
+			m += flen + (size_t)used;
+		diags_add(d, DIAG_ERROR, file, line, col,
+			  "fix the YAML at that position", "%s", m);
+		goto out;
+	}
+	if (ys.nr != 1 || !ys.docs[0].root) {
+		diags_add(d, DIAG_ERROR, file, ys.nr > 1 ? ys.docs[1].line : 1,
+			  ys.nr > 1 ? ys.docs[1].col : 1,
+			  "put one ClusterIntent in each file",
+			  ys.nr > 1 ? "more than one YAML document in an intent file"
+				    : "the file is empty");
+		goto out;
+	}
+	root = ys.docs[0].root;
+	out->pos = pos_of(root);
+	if (check_map(&r, root, "the intent", top_keys) < 0)
+		goto out;
+
+	v = ynode_get(root, "apiVersion");
+	{
+		char *s = v ? get_string(&r, v, "apiVersion") : NULL;
+		if (!v)
+			ERRAT(&r, root, "add 'apiVersion: gpuform.io/v1alpha1'",
+			      "missing 'apiVersion'");
+		else if (s && strcmp(s, "gpuform.io/v1alpha1"))
+			ERRAT(&r, v, "gpuform reads 'gpuform.io/v1alpha1'",
+			      "unsupported apiVersion '%.60s'", s);
+		free(s);
+	}
+	v = ynode_get(root, "kind");
+	{
+		char *s = v ? get_string(&r, v, "kind") : NULL;
+		if (!v)
+			ERRAT(&r, root, "add 'kind: ClusterIntent'",
+			      "missing 'kind'");
+		else if (s && strcmp(s, "ClusterIntent"))
+			ERRAT(&r, v, "an intent file has 'kind: ClusterIntent'",
+			      "unsupported kind '%.60s'", s);
+		free(s);
+	}
+	v = ynode_get(root, "metadata");
+	if (!v)
+		ERRAT(&r, root, "add 'metadata: {name: <cluster>}'",
+		      "missing 'metadata'");
+	else if (check_map(&r, v, "'metadata'", metadata_keys) == 0) {
+		const struct ynode *name = ynode_get(v, "name");
+		if (is_null(name))
+			ERRAT(&r, v, "add 'name: <EKS cluster name>'",
+			      "missing 'metadata.name'");
+		else {
+			out->name = get_string(&r, name, "metadata.name");
+			out->name_pos = pos_of(name);
+		}
+	}
+	v = ynode_get(root, "spec");
+	if (!v)
+		ERRAT(&r, root, NULL, "missing 'spec'");
+	else
+		read_spec(&r, out, v);
+	if (!out->discovery && out->name) {
+		out->discovery = xstrdup(out->name);
+		out->discovery_pos = out->name_pos;
+	}
+	ret = 0;
+out:
+	ystream_release(&ys);
+	err_release(&err);
+	return ret;
+}
+
+void intent_release(struct intent *in)
+{
+	for (size_t i = 0; i < in->nworkloads; i++) {
+		struct workload *w = &in->workloads[i];
+		free(w->name);
+		for (size_t j = 0; j < w->ngpu; j++)
+			free(w->gpu[j]);
+		free(w->gpu);
+		free(w->mig_profile);
+		free(w->ns);
+	}
+	free(in->workloads);
+	free(in->file);
+	free(in->name);
+	free(in->node_role);
+	free(in->instance_profile);
+	free(in->ami);
+	free(in->ami_version);
+	free(in->discovery);
+	free(in->snapshot_id);
+	free(in->cache_size);
+	free(in->efa_sg);
+	free(in->window_schedule);
+	free(in->window_duration);
+	memset(in, 0, sizeof(*in));
+}

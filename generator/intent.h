@@ -1,0 +1,109 @@
+/*
+ * generator/intent.h: the ClusterIntent (gpuform.io/v1alpha1) model and its
+ * reader.
+ *
+ * intent_read() turns YAML into typed fields, keeping the line:column of
+ * each so later stages can point at the user's text. It reports shape
+ * problems (unknown keys, wrong types, bad enums) as diagnostics and keeps
+ * going; the semantic rules live in validate.c. Defaults are filled in here,
+ * and each *_set flag says whether the user wrote the key.
+ */
+#ifndef GENERATOR_INTENT_H
+#define GENERATOR_INTENT_H
+
+#include <stddef.h>
+
+#include "util/diag.h"
+#include "util/err.h"
+
+struct pos {
+	int line, col;
+};
+
+enum wl_type { WL_TRAINING, WL_INFERENCE, WL_DEV };
+enum wl_interruption { INT_NONE, INT_CHECKPOINTED, INT_TOLERANT };
+enum sharing_mode { SHARE_NONE, SHARE_TIMESLICING, SHARE_MIG };
+enum ami_family { AMI_UNKNOWN, AMI_AL2023, AMI_BOTTLEROCKET };
+
+extern const char *const wl_type_names[];         /* "training", ... */
+extern const char *const wl_interruption_names[]; /* "none", ... */
+
+struct workload {
+	struct pos pos; /* the list item */
+	char *name;
+	struct pos name_pos;
+	enum wl_type type;
+	struct pos type_pos;
+	char **gpu;       /* classes as written ("h100"); "l4+" kept with '+' */
+	size_t ngpu;
+	struct pos gpu_pos;
+	long gpus_per_pod;
+	struct pos gpus_per_pod_pos;
+	long gang;
+	struct pos gang_pos;
+	enum wl_interruption interruption;
+	struct pos interruption_pos;
+	int efa;
+	struct pos efa_pos;
+	enum sharing_mode sharing;
+	long ts_replicas;  /* SHARE_TIMESLICING */
+	char *mig_profile; /* SHARE_MIG */
+	struct pos sharing_pos;
+	long max_gpus;
+	struct pos max_gpus_pos;
+	char *ns;
+	struct pos ns_pos;
+	int ok; /* every required key present and well-typed */
+};
+
+struct intent {
+	char *file;
+	struct pos pos;
+	char *name; /* metadata.name: the EKS cluster */
+	struct pos name_pos;
+	char *node_role, *instance_profile;
+	struct pos role_pos;
+	char *ami;       /* as written: "bottlerocket@v1.26.1" */
+	enum ami_family ami_family;
+	char *ami_version; /* "v1.26.1" (after '@') */
+	struct pos ami_pos;
+	char *discovery;
+	struct pos discovery_pos;
+	int image_cache;
+	char *snapshot_id;
+	char *cache_size; /* quantity as written ("200Gi") */
+	long long cache_size_gib;
+	struct pos cache_pos, snapshot_pos, cache_size_pos;
+	int prefix_delegation;
+	struct pos pd_pos;
+	char *efa_sg;
+	struct pos efa_sg_pos;
+	int general;
+	struct pos general_pos;
+	int window;
+	char *window_schedule, *window_duration;
+	struct pos window_pos, window_schedule_pos, window_duration_pos;
+	struct workload *workloads;
+	size_t nworkloads, workloads_alloc;
+	struct pos workloads_pos;
+};
+
+/*
+ * intent_read: parse and type-check `data` (the content of `file`).
+ * YAML syntax errors and shape problems go to *d (with file:line:col);
+ * returns -1 only when nothing usable could be read (e.g. not YAML, empty,
+ * several documents), after adding a diagnostic. *out is always initialised
+ * and must be released with intent_release().
+ */
+int intent_read(struct intent *out, const char *file, const char *data,
+		size_t len, struct diags *d);
+void intent_release(struct intent *in);
+
+/* duration: "4h", "30m", "1h30m", "90s"; returns seconds or -1 */
+long long intent_parse_duration(const char *s);
+/* quantity in GiB ("200Gi", "1Ti", "500G" rounded up); -1 if not one */
+long long intent_parse_gib(const char *s);
+/* closest of `words` to `s` (edit distance <= 2 or prefix), or NULL */
+const char *intent_suggest(const char *s, const char *const *words);
+
+#endif

@@ -1,0 +1,44 @@
+/* generator/pipeline.c: read -> validate -> plan -> render (see pipeline.h). */
+#include "generator/pipeline.h"
+
+#include "generator/catalog.h"
+#include "generator/intent.h"
+#include "generator/plan.h"
+#include "generator/validate.h"
+#include "util/xalloc.h"
+
+int pipeline_render(struct rendered *out, const char *file, const char *data,
+		    size_t len, const struct tmpl_set *t, struct diags *d,
+		    struct err *err)
+{
+	const struct catalog *cat = catalog_builtin();
+	struct intent in;
+	struct plan p;
+	size_t before = d->errors;
+	int ret = -1;
+
+	if (intent_read(&in, file, data, len, d) < 0 || d->errors != before) {
+		/* shape errors first; semantic checks on a half-read intent
+		 * would only add noise */
+		if (d->errors == before)
+			BUG("intent_read failed without a diagnostic");
+		goto invalid;
+	}
+	if (validate_intent(&in, cat, d) > 0)
+		goto invalid;
+	if (!out) {
+		ret = 0;
+		goto out;
+	}
+	if (plan_build(&p, &in, cat, d, err) < 0)
+		goto out;
+	ret = render_plan(out, &p, t, err);
+	plan_release(&p);
+	goto out;
+invalid:
+	err_set(err, ERR_INVALID, "'%s' has %zu error%s", file,
+		d->errors - before, d->errors - before == 1 ? "" : "s");
+out:
+	intent_release(&in);
+	return ret;
+}

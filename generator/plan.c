@@ -1,0 +1,268 @@
+/*
+ * generator/plan.c: intent -> plan (see plan.h). Pure and deterministic.
+ */
+#include "generator/plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* MIG "Ng.Mgb": how many slices of that profile one GPU holds (7 compute
+ * slices per GPU on A100/H100/H200/B200). */
+static long mig_slices(const char *profile)
+{
+	long g = strtol(profile, NULL, 10);
+
+	if (g <= 0)
+		return 1;
+	if (g >= 7)
+		return 1;
+	return g == 4 ? 1 : 7 / g;
+}
+
+static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
+				    const struct workload *w)
+{
+	struct buf name = BUF_INIT;
+	int efa = w ? w->efa : 0;
+	enum sharing_mode sh = SHARE_NONE;
+
+	/* on AL2023 sharing is chosen per node by a label, so it does not
+	 * split node classes; on Bottlerocket it lives in userData */
+	if (w && p->in->ami_family == AMI_BOTTLEROCKET)
+		sh = w->sharing;
+	if (!w)
+		buf_adds(&name, "general");
+	else {
+		buf_adds(&name, "gpu");
+		if (efa)
+			buf_adds(&name, "-efa");
+		if (sh == SHARE_TIMESLICING)
+			buf_addf(&name, "-ts%ld", w->ts_replicas);
+		else if (sh == SHARE_MIG) {
+			buf_adds(&name, "-mig-");
+			for (const char *c = w->mig_profile; *c; c++)
+				buf_addc(&name, *c == '.' ? '-' : *c);
+		}
+	}
+	for (size_t i = 0; i < p->nnodeclasses; i++)
+		if (!strcmp(p->nodeclasses[i].name, buf_cstr(&name))) {
+			buf_release(&name);
+			return i;
+		}
+	GROW(p->nodeclasses, p->nnodeclasses + 1, *alloc);
+	{
+		struct plan_nodeclass *nc = &p->nodeclasses[p->nnodeclasses];
+		memset(nc, 0, sizeof(*nc));
+		nc->name = buf_detach(&name, NULL);
+		nc->general = !w;
+		nc->efa = efa;
+		nc->sharing = sh;
+		if (sh == SHARE_TIMESLICING)
+			nc->ts_replicas = w->ts_replicas;
+		if (sh == SHARE_MIG)
+			nc->mig_profile = w->mig_profile;
+	}
+	return p->nnodeclasses++;
+}
+
+static void add_mig_models(struct plan_nodeclass *nc,
+			   const struct plan_pool *pool)
+{
+	for (size_t i = 0; i < pool->nfams; i++) {
+		const char *m = pool->fams[i]->mig_model;
+		int seen = 0;
+		if (!m)
+			continue;
+		for (size_t j = 0; j < nc->nmig_models; j++)
+			seen |= !strcmp(nc->mig_models[j], m);
+		if (!seen && nc->nmig_models < VALIDATE_MAX_FAMILIES)
+			nc->mig_models[nc->nmig_models++] = m;
+	}
+	qsort(nc->mig_models, nc->nmig_models, sizeof(char *), str_cmp);
+}
+
+static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
+			 const struct workload *w, const struct catalog *cat,
+			 struct diags *d, struct err *err)
+{
+	struct buf why = BUF_INIT;
+	long cpu_per_gpu = 0, mem_per_gpu_mib = 0, min_efa = -1;
+	int n;
+
+	pool->name = xstrdup(w->name);
+	pool->w = w;
+	n = validate_families(w, cat, pool->fams, &why);
+	if (n <= 0) {
+		err_set(err, ERR_INTERNAL,
+			"workload '%s' was not validated: %s", w->name,
+			buf_cstr(&why));
+		buf_release(&why);
+		return -1;
+	}
+	buf_release(&why);
+	pool->nfams = (size_t)n;
+	for (size_t i = 0; i < pool->nfams; i++) {
+		const struct cat_type *t;
+		size_t nt = catalog_types_of(cat, pool->fams[i]->name, &t);
+		int seen = 0;
+
+		for (size_t j = 0; j < pool->ngpu_names; j++)
+			seen |= !strcmp(pool->gpu_names[j], pool->fams[i]->gpu);
+		if (!seen)
+			pool->gpu_names[pool->ngpu_names++] = pool->fams[i]->gpu;
+		for (size_t j = 0; j < nt; j++) {
+			long cpg, mpg;
+			if (t[j].gpus < w->gpus_per_pod ||
+			    (w->efa && t[j].efa == 0))
+				continue;
+			pool->ntypes++;
+			cpg = (t[j].vcpu + t[j].gpus - 1) / t[j].gpus;
+			mpg = ((long)t[j].mem_mib + t[j].gpus - 1) / t[j].gpus;
+			if (cpg > cpu_per_gpu)
+				cpu_per_gpu = cpg;
+			if (mpg > mem_per_gpu_mib)
+				mem_per_gpu_mib = mpg;
+			if (w->efa && (min_efa < 0 || t[j].efa < min_efa))
+				min_efa = t[j].efa;
+		}
+	}
+	qsort(pool->gpu_names, pool->ngpu_names, sizeof(char *), str_cmp);
+	pool->spot = w->interruption != INT_NONE;
+	pool->multiplier = 1;
+	if (w->sharing == SHARE_TIMESLICING)
+		pool->multiplier = w->ts_replicas;
+	else if (w->sharing == SHARE_MIG)
+		pool->multiplier = mig_slices(w->mig_profile);
+	pool->quota_gpu = w->max_gpus * pool->multiplier;
+	pool->quota_cpu = w->max_gpus * cpu_per_gpu;
+	pool->quota_mem_gib = (w->max_gpus * mem_per_gpu_mib + 1023) / 1024;
+	if (w->efa) {
+		/* a pod asks for the EFA count every allowed type can give */
+		pool->efa_per_pod = min_efa > 0 ? min_efa : 1;
+		pool->quota_efa = (w->max_gpus / w->gpus_per_pod) *
+				  pool->efa_per_pod;
+	}
+	if (p->in->ami_family == AMI_AL2023 && w->sharing != SHARE_NONE) {
+		if (w->sharing == SHARE_TIMESLICING)
+			pool->share_config_buf =
+				xasprintf("ts-%ld", w->ts_replicas);
+		else
+			pool->share_config_buf = xstrdup("mig-single");
+		pool->share_config = pool->share_config_buf;
+	}
+	if (pool->spot && pool->ntypes < 15)
+		diags_add(d, DIAG_WARNING, p->in->file, w->gpu_pos.line,
+			  w->gpu_pos.col,
+			  "widen the GPU class (e.g. 'l4+') if spot-to-spot "
+			  "consolidation matters for this pool",
+			  "pool '%s' offers %zu instance types: Karpenter's "
+			  "spot-to-spot consolidation needs at least 15, so its "
+			  "spot nodes are never replaced by cheaper spot nodes",
+			  pool->name, pool->ntypes);
+	return 0;
+}
+
+int plan_build(struct plan *out, const struct intent *in,
+	       const struct catalog *cat, struct diags *d, struct err *err)
+{
+	struct plan p;
+	size_t nc_alloc = 0, ns_alloc = 0;
+	long max_gpus_node = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.in = in;
+	p.al2023 = in->ami_family == AMI_AL2023;
+	p.npools = in->nworkloads + (in->general ? 1 : 0);
+	p.pools = xcalloc(p.npools ? p.npools : 1, sizeof(*p.pools));
+	if (in->window) {
+		struct buf why = BUF_INIT;
+		p.has_window = window_parse(&p.window, in->window_schedule,
+					    in->window_duration, &why) == 0;
+		buf_release(&why);
+	}
+
+	for (size_t i = 0; i < in->nworkloads; i++) {
+		const struct workload *w = &in->workloads[i];
+		struct plan_pool *pool = &p.pools[i];
+		int seen = 0;
+
+		if (plan_gpu_pool(&p, pool, w, cat, d, err) < 0)
+			goto fail;
+		pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc, w);
+		if (p.nodeclasses[pool->nodeclass].sharing == SHARE_MIG)
+			add_mig_models(&p.nodeclasses[pool->nodeclass], pool);
+		p.types_used[w->type] = 1;
+		p.any_efa |= w->efa;
+		if (w->interruption == INT_TOLERANT && pool->spot &&
+		    pool->ntypes >= 15)
+			p.tolerant_spot = 1;
+		for (size_t j = 0; j < p.nnamespaces; j++)
+			seen |= !strcmp(p.namespaces[j], w->ns);
+		if (!seen) {
+			GROW(p.namespaces, p.nnamespaces + 1, ns_alloc);
+			p.namespaces[p.nnamespaces++] = xstrdup(w->ns);
+		}
+		for (size_t f = 0; f < pool->nfams; f++) {
+			const struct cat_type *t;
+			size_t nt = catalog_types_of(cat, pool->fams[f]->name, &t);
+			for (size_t j = 0; j < nt; j++)
+				if (t[j].gpus > max_gpus_node)
+					max_gpus_node = t[j].gpus;
+		}
+	}
+	if (in->general) {
+		struct plan_pool *pool = &p.pools[in->nworkloads];
+		pool->name = xstrdup("general");
+		pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc, NULL);
+		pool->spot = 1;
+		pool->multiplier = 1;
+	}
+	if (p.nnamespaces > 1)
+		qsort(p.namespaces, p.nnamespaces, sizeof(char *), str_cmp);
+
+	/* every family that has GPUs or misreports them: the general pool
+	 * must never land there (aws/karpenter-provider-aws#8368, #8324) */
+	for (size_t i = 0; i < cat->nfamilies; i++) {
+		p.gpu_families = xrealloc(p.gpu_families,
+					  (p.ngpu_families + 1) * sizeof(char *));
+		p.gpu_families[p.ngpu_families++] = cat->families[i].name;
+	}
+	qsort(p.gpu_families, p.ngpu_families, sizeof(char *), str_cmp);
+
+	/* Kueue waitForPodsReady must outlast node launch + GPU driver start
+	 * (~10m), image pull (10m cold, 2m from a pre-seeded snapshot) and the
+	 * slower boot of 8-GPU EFA instances (+5m). */
+	p.wait_for_pods_ready_min = 10 + (in->image_cache ? 2 : 10) +
+				    (max_gpus_node >= 8 ? 5 : 0);
+	*out = p;
+	return 0;
+fail:
+	plan_release(&p);
+	return -1;
+}
+
+void plan_release(struct plan *p)
+{
+	for (size_t i = 0; i < p->nnodeclasses; i++)
+		free(p->nodeclasses[i].name);
+	free(p->nodeclasses);
+	for (size_t i = 0; i < p->npools; i++) {
+		free(p->pools[i].name);
+		free(p->pools[i].share_config_buf);
+	}
+	free(p->pools);
+	for (size_t i = 0; i < p->nnamespaces; i++)
+		free(p->namespaces[i]);
+	free(p->namespaces);
+	free(p->gpu_families);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,79 @@
+/*
+ * generator/plan.h: decide what to render for a valid intent.
+ *
+ * Pure: from the intent and the catalog, work out the EC2NodeClasses (one
+ * per distinct node setup), the NodePools (one per workload, plus the
+ * general-purpose pool), the namespaces, the quotas and the disruption
+ * settings. render.c turns a plan into documents; nothing here knows YAML.
+ */
+#ifndef GENERATOR_PLAN_H
+#define GENERATOR_PLAN_H
+
+#include <stddef.h>
+
+#include "generator/catalog.h"
+#include "generator/intent.h"
+#include "generator/validate.h"
+#include "generator/window.h"
+#include "util/diag.h"
+
+struct plan_nodeclass {
+	char *name;      /* "gpu", "gpu-efa", "gpu-ts4", "gpu-mig-1g.10gb"->"gpu-mig-1g-10gb", "general" */
+	int general;
+	int efa;
+	enum sharing_mode sharing;
+	long ts_replicas;
+	const char *mig_profile;
+	/* Bottlerocket MIG keys of the families using this class */
+	const char *mig_models[VALIDATE_MAX_FAMILIES];
+	size_t nmig_models;
+};
+
+struct plan_pool {
+	char *name;
+	const struct workload *w; /* NULL for the general-purpose pool */
+	size_t nodeclass;         /* index into plan.nodeclasses */
+	const struct cat_family *fams[VALIDATE_MAX_FAMILIES];
+	size_t nfams;
+	const char *gpu_names[VALIDATE_MAX_FAMILIES]; /* distinct, sorted */
+	size_t ngpu_names;
+	int spot;        /* spot allowed (with on-demand fallback) */
+	size_t ntypes;   /* instance types the pool can launch */
+	long multiplier; /* schedulable GPUs per physical GPU (time-slicing, MIG) */
+	long quota_gpu;  /* Kueue nvidia.com/gpu quota */
+	long quota_cpu;  /* vCPU */
+	long quota_mem_gib;
+	long efa_per_pod;
+	long quota_efa;
+	const char *share_config; /* device-plugin config name; NULL = default */
+	char *share_config_buf;
+};
+
+struct plan {
+	const struct intent *in;
+	struct plan_nodeclass *nodeclasses;
+	size_t nnodeclasses;
+	struct plan_pool *pools;
+	size_t npools;
+	char **namespaces; /* distinct, sorted */
+	size_t nnamespaces;
+	int types_used[3];  /* indexed by enum wl_type */
+	int has_window;
+	struct window window;
+	int any_efa;
+	int tolerant_spot;   /* a tolerant spot pool exists */
+	int al2023;
+	long wait_for_pods_ready_min; /* Kueue waitForPodsReady timeout */
+	/* every GPU family in the catalog, including those that misreport
+	 * their GPU count: the general-purpose pool excludes them by name */
+	const char **gpu_families;
+	size_t ngpu_families;
+};
+
+/* plan_build: the intent must have passed validate_intent() without errors.
+ * Warnings (e.g. a spot pool with fewer than 15 instance types) go to *d. */
+int plan_build(struct plan *out, const struct intent *in,
+	       const struct catalog *cat, struct diags *d, struct err *err);
+void plan_release(struct plan *p);
+
+#endif

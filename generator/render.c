@@ -1,0 +1,943 @@
+/*
+ * generator/render.c: plan -> documents (see render.h). All structure that
+ * does not depend on the intent lives in templates/; this file computes the
+ * values and hands them to the templates as a context object.
+ */
+#include "generator/render.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "generator/window.h"
+#include "generator/yaml.h"
+#include "util/xalloc.h"
+
+#define DEVICE_PLUGIN_CM "gpuform-nvidia-device-plugin"
+#define DEVICE_PLUGIN_NS "kube-system"
+#define GPU_TAINT_KEY "nvidia.com/gpu"
+
+static const char *const priority_names[] = { "gpuform-training",
+					      "gpuform-inference",
+					      "gpuform-dev" };
+/* inference serves users: it outranks training, which outranks dev */
+static const int priority_values[] = { 500, 1000, 100 };
+static const char *const priority_desc[] = {
+	"gpuform: training jobs (gang-scheduled, preempt dev)",
+	"gpuform: inference serving (highest)",
+	"gpuform: development and experiments (lowest)"
+};
+
+/* ---- small cJSON helpers ------------------------------------------------- */
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	return strcmp(x->string, y->string);
+}
+
+/* sort_keys: order an object's members by key (deterministic maps) */
+static cJSON *sort_keys(cJSON *obj)
+{
+	size_t n = 0, i = 0;
+	cJSON *c, **v;
+
+	for (c = obj->child; c; c = c->next)
+		n++;
+	if (n < 2)
+		return obj;
+	v = xmalloc(n * sizeof(*v));
+	for (c = obj->child; c; c = c->next)
+		v[i++] = c;
+	qsort(v, n, sizeof(*v), key_cmp);
+	for (i = 0; i < n; i++) {
+		v[i]->prev = i ? v[i - 1] : v[n - 1];
+		v[i]->next = i + 1 < n ? v[i + 1] : NULL;
+	}
+	obj->child = v[0];
+	free(v);
+	return obj;
+}
+
+static cJSON *str_array(const char *const *s, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(s[i]));
+	return a;
+}
+
+static void add_long_str(cJSON *obj, const char *key, long v)
+{
+	char *s = xasprintf("%ld", v);
+	cJSON_AddStringToObject(obj, key, s);
+	free(s);
+}
+
+static cJSON *labels(const struct plan *p, const char *workload)
+{
+	cJSON *l = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(l, "app.kubernetes.io/managed-by", "gpuform");
+	cJSON_AddStringToObject(l, "gpuform.io/cluster", p->in->name);
+	if (workload)
+		cJSON_AddStringToObject(l, "gpuform.io/workload", workload);
+	return sort_keys(l);
+}
+
+static cJSON *requirement(const char *key, const char *op,
+			  const char *const *values, size_t n)
+{
+	cJSON *r = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(r, "key", key);
+	cJSON_AddStringToObject(r, "operator", op);
+	if (values)
+		cJSON_AddItemToObject(r, "values", str_array(values, n));
+	return r;
+}
+
+static cJSON *gpu_taint(void)
+{
+	cJSON *t = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "key", GPU_TAINT_KEY);
+	cJSON_AddStringToObject(t, "value", "true");
+	cJSON_AddStringToObject(t, "effect", "NoSchedule");
+	return t;
+}
+
+static int emit_doc(cJSON *docs, const struct tmpl_set *t, const char *tmpl,
+		    cJSON *ctx, struct err *err)
+{
+	cJSON *doc;
+	int r = tmpl_render(&doc, t, tmpl, ctx, err);
+
+	cJSON_Delete(ctx);
+	if (r < 0)
+		return -1;
+	cJSON_AddItemToArray(docs, doc);
+	return 0;
+}
+
+/* ---- EC2NodeClass -------------------------------------------------------- */
+
+static cJSON *ebs(const char *size, int fast, const char *snapshot)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(e, "volumeSize", size);
+	cJSON_AddStringToObject(e, "volumeType", "gp3");
+	cJSON_AddNumberToObject(e, "iops", fast ? 6000 : 3000);
+	cJSON_AddNumberToObject(e, "throughput", fast ? 500 : 125);
+	cJSON_AddBoolToObject(e, "encrypted", 1);
+	cJSON_AddBoolToObject(e, "deleteOnTermination", 1);
+	if (snapshot)
+		cJSON_AddStringToObject(e, "snapshotID", snapshot);
+	return e;
+}
+
+static cJSON *bdm(const char *dev, int root, cJSON *e)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "deviceName", dev);
+	if (root)
+		cJSON_AddBoolToObject(m, "rootVolume", 1);
+	cJSON_AddItemToObject(m, "ebs", e);
+	return m;
+}
+
+static cJSON *block_devices(const struct plan *p,
+			    const struct plan_nodeclass *nc)
+{
+	const struct intent *in = p->in;
+	cJSON *a = cJSON_CreateArray();
+	int gpu = !nc->general;
+
+	if (in->ami_family == AMI_BOTTLEROCKET) {
+		/* writing any mapping replaces Karpenter's defaults: always
+		 * both the OS volume and the data volume (images, logs) */
+		const char *size = !gpu ? "50Gi"
+				   : in->image_cache ? in->cache_size
+						     : "200Gi";
+		cJSON_AddItemToArray(a, bdm("/dev/xvda", 0,
+					    ebs("4Gi", 0, NULL)));
+		cJSON_AddItemToArray(
+			a, bdm("/dev/xvdb", 1,
+			       ebs(size, gpu,
+				   gpu && in->image_cache ? in->snapshot_id
+							  : NULL)));
+	} else {
+		cJSON_AddItemToArray(a, bdm("/dev/xvda", 1,
+					    ebs(gpu ? "200Gi" : "50Gi", gpu,
+						NULL)));
+	}
+	return a;
+}
+
+static char *bottlerocket_user_data(const struct plan_nodeclass *nc)
+{
+	struct buf b = BUF_INIT;
+
+	if (nc->sharing == SHARE_TIMESLICING) {
+		buf_adds(&b, "[settings.kubelet-device-plugins.nvidia]\n"
+			     "device-sharing-strategy = \"time-slicing\"\n\n"
+			     "[settings.kubelet-device-plugins.nvidia.time-slicing]\n");
+		buf_addf(&b, "replicas = %ld\n", nc->ts_replicas);
+		buf_adds(&b, "rename-by-default = false\n"
+			     "fail-requests-greater-than-one = true\n");
+	} else if (nc->sharing == SHARE_MIG) {
+		buf_adds(&b, "[settings.kubelet-device-plugins.nvidia]\n"
+			     "device-partitioning-strategy = \"mig\"\n\n"
+			     "[settings.kubelet-device-plugins.nvidia.mig.profile]\n");
+		for (size_t i = 0; i < nc->nmig_models; i++)
+			buf_addf(&b, "\"%s\" = \"%s\"\n", nc->mig_models[i],
+				 nc->mig_profile);
+	} else {
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+static int render_nodeclass(cJSON *docs, const struct plan *p,
+			    const struct plan_nodeclass *nc,
+			    const struct tmpl_set *t, struct err *err)
+{
+	const struct intent *in = p->in;
+	cJSON *ctx = cJSON_CreateObject(), *sgs, *term, *tags;
+	char *ud;
+
+	cJSON_AddStringToObject(ctx, "name", nc->name);
+	cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
+	cJSON_AddStringToObject(ctx, "ami", in->ami);
+	if (in->node_role)
+		cJSON_AddStringToObject(ctx, "role", in->node_role);
+	else
+		cJSON_AddStringToObject(ctx, "instanceProfile",
+					in->instance_profile);
+	cJSON_AddStringToObject(ctx, "discovery", in->discovery);
+	sgs = cJSON_AddArrayToObject(ctx, "securityGroupSelectorTerms");
+	term = cJSON_CreateObject();
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(term, "tags"),
+				"karpenter.sh/discovery", in->discovery);
+	cJSON_AddItemToArray(sgs, term);
+	if (nc->efa) {
+		/* EFA needs all traffic to and from a self-referencing SG */
+		term = cJSON_CreateObject();
+		cJSON_AddStringToObject(term, "id", in->efa_sg);
+		cJSON_AddItemToArray(sgs, term);
+	}
+	cJSON_AddItemToObject(ctx, "blockDeviceMappings", block_devices(p, nc));
+	if (in->prefix_delegation)
+		/* Karpenter computes ENI-limited max pods and does not know
+		 * about prefix delegation: set it explicitly */
+		cJSON_AddNumberToObject(
+			cJSON_AddObjectToObject(ctx, "kubelet"), "maxPods",
+			110);
+	if (in->ami_family == AMI_BOTTLEROCKET &&
+	    (ud = bottlerocket_user_data(nc))) {
+		cJSON_AddStringToObject(ctx, "userData", ud);
+		free(ud);
+	}
+	tags = cJSON_AddObjectToObject(ctx, "tags");
+	cJSON_AddStringToObject(tags, "gpuform.io/cluster", in->name);
+	cJSON_AddStringToObject(tags, "gpuform.io/nodeclass", nc->name);
+	return emit_doc(docs, t, "ec2nodeclass", ctx, err);
+}
+
+/* ---- NodePool ------------------------------------------------------------- */
+
+static cJSON *budget(const char *nodes, const char *const *reasons,
+		     size_t nreasons, const struct plan *p, int outside_window)
+{
+	cJSON *b = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(b, "nodes", nodes);
+	if (outside_window) {
+		struct buf sched = BUF_INIT, dur = BUF_INIT;
+		window_complement(&p->window, &sched, &dur);
+		cJSON_AddStringToObject(b, "schedule", buf_cstr(&sched));
+		cJSON_AddStringToObject(b, "duration", buf_cstr(&dur));
+		buf_release(&sched);
+		buf_release(&dur);
+	}
+	if (reasons)
+		cJSON_AddItemToObject(b, "reasons", str_array(reasons, nreasons));
+	return b;
+}
+
+static cJSON *disruption(const struct plan *p, const struct workload *w)
+{
+	static const char *const blocked[] = { "Underutilized", "Drifted" };
+	static const char *const drifted[] = { "Drifted" };
+	cJSON *d = cJSON_CreateObject(), *budgets;
+	enum wl_interruption mode = w ? w->interruption : INT_TOLERANT;
+
+	switch (mode) {
+	case INT_NONE:
+		/* never consolidate running training away; drift (AMI bumps)
+		 * only inside the maintenance window, 10% at a time */
+		cJSON_AddStringToObject(d, "consolidationPolicy", "WhenEmpty");
+		cJSON_AddStringToObject(d, "consolidateAfter", "30m");
+		budgets = cJSON_AddArrayToObject(d, "budgets");
+		cJSON_AddItemToArray(budgets,
+				     budget("0", blocked, 2, p, p->has_window));
+		if (p->has_window)
+			cJSON_AddItemToArray(budgets,
+					     budget("10%", NULL, 0, p, 0));
+		break;
+	case INT_CHECKPOINTED:
+		cJSON_AddStringToObject(d, "consolidationPolicy",
+					"WhenEmptyOrUnderutilized");
+		cJSON_AddStringToObject(d, "consolidateAfter", "30m");
+		budgets = cJSON_AddArrayToObject(d, "budgets");
+		cJSON_AddItemToArray(budgets, budget("10%", NULL, 0, p, 0));
+		if (p->has_window)
+			cJSON_AddItemToArray(budgets,
+					     budget("0", drifted, 1, p, 1));
+		break;
+	case INT_TOLERANT:
+		cJSON_AddStringToObject(d, "consolidationPolicy",
+					"WhenEmptyOrUnderutilized");
+		cJSON_AddStringToObject(d, "consolidateAfter",
+					w ? "5m" : "1m");
+		break;
+	}
+	return d;
+}
+
+static int render_gpu_pool(cJSON *docs, const struct plan *p,
+			   const struct plan_pool *pool,
+			   const struct tmpl_set *t, struct err *err)
+{
+	static const char *const od[] = { "on-demand" };
+	static const char *const spot[] = { "on-demand", "spot" };
+	static const char *const amd64[] = { "amd64" };
+	static const char *const linux_[] = { "linux" };
+	const struct workload *w = pool->w;
+	const char *fams[VALIDATE_MAX_FAMILIES];
+	cJSON *ctx = cJSON_CreateObject(), *nl, *req, *lim;
+	char gt[32];
+
+	for (size_t i = 0; i < pool->nfams; i++)
+		fams[i] = pool->fams[i]->name;
+	qsort(fams, pool->nfams, sizeof(char *), str_cmp);
+	cJSON_AddStringToObject(ctx, "name", pool->name);
+	cJSON_AddItemToObject(ctx, "labels", labels(p, w->name));
+	nl = cJSON_AddObjectToObject(ctx, "nodeLabels");
+	cJSON_AddStringToObject(nl, "gpuform.io/cluster", p->in->name);
+	cJSON_AddStringToObject(nl, "gpuform.io/pool", pool->name);
+	cJSON_AddStringToObject(nl, "gpuform.io/workload", w->name);
+	cJSON_AddStringToObject(nl, "gpuform.io/workload-type",
+				wl_type_names[w->type]);
+	if (p->al2023) {
+		cJSON_AddStringToObject(nl, "nvidia.com/device-plugin.config",
+					pool->share_config ? pool->share_config
+							   : "default");
+		cJSON_AddStringToObject(nl, "nvidia.com/gpu.present", "true");
+		if (w->sharing == SHARE_MIG) {
+			char *cfg = xasprintf("all-%s", w->mig_profile);
+			cJSON_AddStringToObject(nl, "nvidia.com/mig.config", cfg);
+			free(cfg);
+		}
+	}
+	sort_keys(nl);
+	cJSON_AddStringToObject(ctx, "nodeClass",
+				p->nodeclasses[pool->nodeclass].name);
+	req = cJSON_AddArrayToObject(ctx, "requirements");
+	cJSON_AddItemToArray(req, requirement("karpenter.k8s.aws/instance-family",
+					      "In", fams, pool->nfams));
+	cJSON_AddItemToArray(req, requirement("karpenter.k8s.aws/instance-gpu-name",
+					      "In", pool->gpu_names,
+					      pool->ngpu_names));
+	/* also guards against types that report 0 GPUs (#8368) */
+	snprintf(gt, sizeof(gt), "%ld", w->gpus_per_pod - 1);
+	{
+		const char *v[] = { gt };
+		cJSON_AddItemToArray(req, requirement("karpenter.k8s.aws/instance-gpu-count",
+						      "Gt", v, 1));
+	}
+	cJSON_AddItemToArray(req, requirement("karpenter.sh/capacity-type", "In",
+					      pool->spot ? spot : od,
+					      pool->spot ? 2 : 1));
+	cJSON_AddItemToArray(req, requirement("kubernetes.io/arch", "In", amd64, 1));
+	cJSON_AddItemToArray(req, requirement("kubernetes.io/os", "In", linux_, 1));
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(ctx, "taints"), gpu_taint());
+	if (w->interruption == INT_NONE) {
+		cJSON_AddStringToObject(ctx, "expireAfter", "Never");
+	} else {
+		cJSON_AddStringToObject(ctx, "expireAfter", "720h");
+		/* lets drain finish past do-not-disrupt pods and PDBs, so
+		 * expiry and drift cannot hang forever */
+		cJSON_AddStringToObject(ctx, "terminationGracePeriod", "1h");
+	}
+	cJSON_AddItemToObject(ctx, "disruption", disruption(p, w));
+	lim = cJSON_AddObjectToObject(ctx, "limits");
+	add_long_str(lim, "nvidia.com/gpu", w->max_gpus);
+	return emit_doc(docs, t, "nodepool", ctx, err);
+}
+
+static int render_general_pool(cJSON *docs, const struct plan *p,
+			       const struct plan_pool *pool,
+			       const struct tmpl_set *t, struct err *err)
+{
+	static const char *const cats[] = { "c", "m", "r" };
+	static const char *const gen[] = { "5" };
+	static const char *const spot[] = { "on-demand", "spot" };
+	static const char *const amd64[] = { "amd64" };
+	static const char *const linux_[] = { "linux" };
+	cJSON *ctx = cJSON_CreateObject(), *nl, *req, *lim;
+
+	cJSON_AddStringToObject(ctx, "name", pool->name);
+	cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
+	nl = cJSON_AddObjectToObject(ctx, "nodeLabels");
+	cJSON_AddStringToObject(nl, "gpuform.io/cluster", p->in->name);
+	cJSON_AddStringToObject(nl, "gpuform.io/pool", pool->name);
+	cJSON_AddStringToObject(ctx, "nodeClass",
+				p->nodeclasses[pool->nodeclass].name);
+	req = cJSON_AddArrayToObject(ctx, "requirements");
+	cJSON_AddItemToArray(req, requirement("karpenter.k8s.aws/instance-category",
+					      "In", cats, 3));
+	cJSON_AddItemToArray(req, requirement("karpenter.k8s.aws/instance-generation",
+					      "Gt", gen, 1));
+	/* GPU count is absent, not 0, on CPU types (#2132) */
+	cJSON_AddItemToArray(req, requirement("karpenter.k8s.aws/instance-gpu-count",
+					      "DoesNotExist", NULL, 0));
+	cJSON_AddItemToArray(req, requirement("karpenter.k8s.aws/instance-accelerator-count",
+					      "DoesNotExist", NULL, 0));
+	/* and some GPU families report 0 GPUs (#8368): name them all */
+	cJSON_AddItemToArray(req, requirement("karpenter.k8s.aws/instance-family",
+					      "NotIn", p->gpu_families,
+					      p->ngpu_families));
+	cJSON_AddItemToArray(req, requirement("karpenter.sh/capacity-type", "In",
+					      spot, 2));
+	cJSON_AddItemToArray(req, requirement("kubernetes.io/arch", "In", amd64, 1));
+	cJSON_AddItemToArray(req, requirement("kubernetes.io/os", "In", linux_, 1));
+	cJSON_AddStringToObject(ctx, "expireAfter", "720h");
+	cJSON_AddStringToObject(ctx, "terminationGracePeriod", "1h");
+	cJSON_AddItemToObject(ctx, "disruption", disruption(p, NULL));
+	lim = cJSON_AddObjectToObject(ctx, "limits");
+	cJSON_AddStringToObject(lim, "cpu", "1000");
+	cJSON_AddStringToObject(lim, "memory", "4000Gi");
+	return emit_doc(docs, t, "nodepool", ctx, err);
+}
+
+/* ---- Kueue -------------------------------------------------------------- */
+
+static cJSON *quota(const char *name, cJSON *value)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "name", name);
+	cJSON_AddItemToObject(r, "nominalQuota", value);
+	return r;
+}
+
+static int render_kueue(cJSON *docs, const struct plan *p,
+			const struct plan_pool *pool,
+			const struct tmpl_set *t, struct err *err)
+{
+	const struct workload *w = pool->w;
+	cJSON *ctx, *cov, *res;
+	char *mem;
+
+	ctx = cJSON_CreateObject();
+	cJSON_AddStringToObject(ctx, "name", pool->name);
+	cJSON_AddItemToObject(ctx, "labels", labels(p, w->name));
+	cJSON_AddStringToObject(ctx, "pool", pool->name);
+	if (emit_doc(docs, t, "resourceflavor", ctx, err) < 0)
+		return -1;
+
+	ctx = cJSON_CreateObject();
+	cJSON_AddStringToObject(ctx, "name", pool->name);
+	cJSON_AddItemToObject(ctx, "labels", labels(p, w->name));
+	cJSON_AddStringToObject(ctx, "cohort", p->in->name);
+	cJSON_AddStringToObject(ctx, "namespace", w->ns);
+	/* StrictFIFO keeps a large gang from starving behind small ones */
+	cJSON_AddStringToObject(ctx, "queueingStrategy",
+				w->type == WL_TRAINING ? "StrictFIFO"
+						       : "BestEffortFIFO");
+	cov = cJSON_AddArrayToObject(ctx, "coveredResources");
+	res = cJSON_AddArrayToObject(ctx, "resources");
+	cJSON_AddItemToArray(cov, cJSON_CreateString("cpu"));
+	cJSON_AddItemToArray(res, quota("cpu", cJSON_CreateNumber((double)pool->quota_cpu)));
+	cJSON_AddItemToArray(cov, cJSON_CreateString("memory"));
+	mem = xasprintf("%ldGi", pool->quota_mem_gib);
+	cJSON_AddItemToArray(res, quota("memory", cJSON_CreateString(mem)));
+	free(mem);
+	cJSON_AddItemToArray(cov, cJSON_CreateString("nvidia.com/gpu"));
+	cJSON_AddItemToArray(res, quota("nvidia.com/gpu",
+					cJSON_CreateNumber((double)pool->quota_gpu)));
+	if (w->efa) {
+		cJSON_AddItemToArray(cov, cJSON_CreateString("vpc.amazonaws.com/efa"));
+		cJSON_AddItemToArray(res, quota("vpc.amazonaws.com/efa",
+						cJSON_CreateNumber((double)pool->quota_efa)));
+	}
+	cJSON_AddStringToObject(ctx, "flavor", pool->name);
+	if (emit_doc(docs, t, "clusterqueue", ctx, err) < 0)
+		return -1;
+
+	ctx = cJSON_CreateObject();
+	cJSON_AddStringToObject(ctx, "name", pool->name);
+	cJSON_AddStringToObject(ctx, "namespace", w->ns);
+	cJSON_AddItemToObject(ctx, "labels", labels(p, w->name));
+	cJSON_AddStringToObject(ctx, "clusterQueue", pool->name);
+	return emit_doc(docs, t, "localqueue", ctx, err);
+}
+
+/* ---- NVIDIA device-plugin configs (AL2023) ------------------------------ */
+
+static int dp_config_text(struct buf *out, long ts_replicas, int mig,
+			  struct err *err)
+{
+	cJSON *c = cJSON_CreateObject(), *sh, *tsl, *rs, *r;
+	int ret;
+
+	cJSON_AddStringToObject(c, "version", "v1");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(c, "flags"),
+				"migStrategy", mig ? "single" : "none");
+	if (ts_replicas) {
+		sh = cJSON_AddObjectToObject(c, "sharing");
+		tsl = cJSON_AddObjectToObject(sh, "timeSlicing");
+		cJSON_AddBoolToObject(tsl, "renameByDefault", 0);
+		cJSON_AddBoolToObject(tsl, "failRequestsGreaterThanOne", 1);
+		rs = cJSON_AddArrayToObject(tsl, "resources");
+		r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "name", "nvidia.com/gpu");
+		cJSON_AddNumberToObject(r, "replicas", (double)ts_replicas);
+		cJSON_AddItemToArray(rs, r);
+	}
+	ret = yaml_emit(out, c, err);
+	cJSON_Delete(c);
+	return ret;
+}
+
+static int render_device_plugin(cJSON *docs, const struct plan *p,
+				const struct tmpl_set *t, struct err *err)
+{
+	cJSON *ctx = cJSON_CreateObject(), *data;
+	struct buf b = BUF_INIT;
+
+	cJSON_AddStringToObject(ctx, "name", DEVICE_PLUGIN_CM);
+	cJSON_AddStringToObject(ctx, "namespace", DEVICE_PLUGIN_NS);
+	cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
+	data = cJSON_AddObjectToObject(ctx, "data");
+	if (dp_config_text(&b, 0, 0, err) < 0)
+		goto fail;
+	cJSON_AddStringToObject(data, "default", buf_cstr(&b));
+	for (size_t i = 0; i < p->npools; i++) {
+		const struct plan_pool *pool = &p->pools[i];
+		if (!pool->share_config ||
+		    cJSON_GetObjectItemCaseSensitive(data, pool->share_config))
+			continue;
+		buf_reset(&b);
+		if (dp_config_text(&b,
+				   pool->w->sharing == SHARE_TIMESLICING
+					   ? pool->w->ts_replicas
+					   : 0,
+				   pool->w->sharing == SHARE_MIG, err) < 0)
+			goto fail;
+		cJSON_AddStringToObject(data, pool->share_config, buf_cstr(&b));
+	}
+	sort_keys(data);
+	buf_release(&b);
+	return emit_doc(docs, t, "device-plugin-config", ctx, err);
+fail:
+	buf_release(&b);
+	cJSON_Delete(ctx);
+	return -1;
+}
+
+/* ---- add-ons -------------------------------------------------------------- */
+
+static int add_addon(cJSON *addons, const struct tmpl_set *t,
+		     const char *tmpl, const char *file, cJSON *ctx,
+		     struct err *err)
+{
+	cJSON *doc;
+	int r = tmpl_render(&doc, t, tmpl, ctx, err);
+
+	cJSON_Delete(ctx);
+	if (r < 0)
+		return -1;
+	cJSON_AddItemToObject(addons, file, doc);
+	return 0;
+}
+
+static int render_addons(cJSON *addons, const struct plan *p,
+			 const struct tmpl_set *t, struct err *err)
+{
+	const struct intent *in = p->in;
+	cJSON *ctx, *env;
+	struct buf b = BUF_INIT;
+	int any_gpu = 0;
+
+	ctx = cJSON_CreateObject();
+	cJSON_AddStringToObject(ctx, "cluster", in->name);
+	/* only worth it when a tolerant spot pool has >= 15 types */
+	cJSON_AddBoolToObject(ctx, "spotToSpotConsolidation", p->tolerant_spot);
+	if (add_addon(addons, t, "karpenter-values", "karpenter-values.yaml",
+		      ctx, err) < 0)
+		return -1;
+
+	ctx = cJSON_CreateObject();
+	window_format_duration(p->wait_for_pods_ready_min, &b);
+	cJSON_AddStringToObject(ctx, "timeout", buf_cstr(&b));
+	{
+		cJSON *conf, *vals;
+		buf_reset(&b);
+		if (tmpl_render(&conf, t, "kueue-configuration", ctx, err) < 0 ||
+		    yaml_emit(&b, conf, err) < 0) {
+			cJSON_Delete(ctx);
+			buf_release(&b);
+			return -1;
+		}
+		cJSON_Delete(conf);
+		cJSON_Delete(ctx);
+		vals = cJSON_CreateObject();
+		cJSON_AddStringToObject(vals, "configuration", buf_cstr(&b));
+		if (add_addon(addons, t, "kueue-values", "kueue-values.yaml",
+			      vals, err) < 0) {
+			buf_release(&b);
+			return -1;
+		}
+	}
+	buf_release(&b);
+
+	ctx = cJSON_CreateObject();
+	env = cJSON_AddObjectToObject(ctx, "env");
+	cJSON_AddStringToObject(env, "ENABLE_PREFIX_DELEGATION",
+				in->prefix_delegation ? "true" : "false");
+	if (in->prefix_delegation)
+		cJSON_AddStringToObject(env, "WARM_PREFIX_TARGET", "1");
+	if (add_addon(addons, t, "vpc-cni", "vpc-cni.yaml", ctx, err) < 0)
+		return -1;
+
+	for (size_t i = 0; i < p->npools; i++)
+		any_gpu |= p->pools[i].w != NULL;
+	if (p->any_efa) {
+		const struct catalog *cat = catalog_builtin();
+		const char *types[256];
+		size_t n = 0;
+		for (size_t i = 0; i < p->npools; i++) {
+			const struct plan_pool *pool = &p->pools[i];
+			if (!pool->w || !pool->w->efa)
+				continue;
+			for (size_t f = 0; f < pool->nfams; f++) {
+				const struct cat_type *ty;
+				size_t nt = catalog_types_of(cat, pool->fams[f]->name, &ty);
+				for (size_t j = 0; j < nt && n < 256; j++) {
+					int seen = 0;
+					if (!ty[j].efa)
+						continue;
+					for (size_t k = 0; k < n; k++)
+						seen |= !strcmp(types[k], ty[j].name);
+					if (!seen)
+						types[n++] = ty[j].name;
+				}
+			}
+		}
+		ctx = cJSON_CreateObject();
+		cJSON_AddItemToObject(ctx, "instanceTypes", str_array(types, n));
+		if (add_addon(addons, t, "efa-device-plugin-values",
+			      "efa-device-plugin-values.yaml", ctx, err) < 0)
+			return -1;
+	}
+	if (p->al2023 && any_gpu) {
+		ctx = cJSON_CreateObject();
+		cJSON_AddStringToObject(ctx, "configMap", DEVICE_PLUGIN_CM);
+		if (add_addon(addons, t, "nvidia-device-plugin-values",
+			      "nvidia-device-plugin-values.yaml", ctx, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < p->npools; i++) {
+		const struct plan_pool *pool = &p->pools[i];
+		const struct workload *w = pool->w;
+		cJSON *l, *res;
+		char *file;
+		int r;
+
+		if (!w)
+			continue;
+		ctx = cJSON_CreateObject();
+		cJSON_AddStringToObject(ctx, "name", w->name);
+		cJSON_AddStringToObject(ctx, "namespace", w->ns);
+		cJSON_AddNumberToObject(ctx, "gang", (double)w->gang);
+		l = cJSON_AddObjectToObject(ctx, "labels");
+		cJSON_AddStringToObject(l, "kueue.x-k8s.io/priority-class",
+					priority_names[w->type]);
+		cJSON_AddStringToObject(l, "kueue.x-k8s.io/queue-name", w->name);
+		if (w->interruption == INT_NONE)
+			cJSON_AddStringToObject(
+				cJSON_AddObjectToObject(ctx, "annotations"),
+				"karpenter.sh/do-not-disrupt", "true");
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "nodeSelector"),
+					"gpuform.io/pool", pool->name);
+		res = cJSON_AddObjectToObject(ctx, "resources");
+		cJSON_AddNumberToObject(res, "nvidia.com/gpu",
+					(double)w->gpus_per_pod);
+		if (w->efa)
+			cJSON_AddNumberToObject(res, "vpc.amazonaws.com/efa",
+						(double)pool->efa_per_pod);
+		file = xasprintf("pod-contract-%s.yaml", w->name);
+		r = add_addon(addons, t, "pod-contract", file, ctx, err);
+		free(file);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- ordering and top level ---------------------------------------------- */
+
+static int kind_rank(const char *kind)
+{
+	static const char *const order[] = {
+		"Namespace", "ConfigMap", "EC2NodeClass", "NodePool",
+		"WorkloadPriorityClass", "ResourceFlavor", "ClusterQueue",
+		"LocalQueue", NULL
+	};
+	for (int i = 0; order[i]; i++)
+		if (!strcmp(kind, order[i]))
+			return i;
+	return 100;
+}
+
+static const char *doc_str(const cJSON *doc, const char *a, const char *b)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, a);
+	if (b)
+		v = cJSON_GetObjectItemCaseSensitive(v, b);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+int render_doc_cmp(const cJSON *a, const cJSON *b)
+{
+	const char *ka = doc_str(a, "kind", NULL), *kb = doc_str(b, "kind", NULL);
+	int ra = kind_rank(ka), rb = kind_rank(kb), c;
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	if ((c = strcmp(ka, kb)))
+		return c;
+	if ((c = strcmp(doc_str(a, "metadata", "namespace"),
+			doc_str(b, "metadata", "namespace"))))
+		return c;
+	return strcmp(doc_str(a, "metadata", "name"),
+		      doc_str(b, "metadata", "name"));
+}
+
+static int doc_qsort_cmp(const void *a, const void *b)
+{
+	return render_doc_cmp(*(const cJSON *const *)a,
+			      *(const cJSON *const *)b);
+}
+
+static void sort_docs(cJSON *docs)
+{
+	size_t n = (size_t)cJSON_GetArraySize(docs), i = 0;
+	cJSON **v, *c;
+
+	if (n < 2)
+		return;
+	v = xmalloc(n * sizeof(*v));
+	for (c = docs->child; c; c = c->next)
+		v[i++] = c;
+	qsort(v, n, sizeof(*v), doc_qsort_cmp);
+	for (i = 0; i < n; i++) {
+		v[i]->prev = i ? v[i - 1] : v[n - 1];
+		v[i]->next = i + 1 < n ? v[i + 1] : NULL;
+	}
+	docs->child = v[0];
+	free(v);
+}
+
+int render_plan(struct rendered *out, const struct plan *p,
+		const struct tmpl_set *t, struct err *err)
+{
+	struct rendered r = RENDERED_INIT;
+
+	r.cluster = xstrdup(p->in->name);
+	r.docs = cJSON_CreateArray();
+	r.addons = cJSON_CreateObject();
+
+	for (size_t i = 0; i < p->nnamespaces; i++) {
+		cJSON *ctx = cJSON_CreateObject();
+		cJSON_AddStringToObject(ctx, "name", p->namespaces[i]);
+		cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
+		if (emit_doc(r.docs, t, "namespace", ctx, err) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < p->nnodeclasses; i++)
+		if (render_nodeclass(r.docs, p, &p->nodeclasses[i], t, err) < 0)
+			goto fail;
+	for (size_t i = 0; i < p->npools; i++) {
+		const struct plan_pool *pool = &p->pools[i];
+		if (pool->w ? render_gpu_pool(r.docs, p, pool, t, err) < 0 ||
+				      render_kueue(r.docs, p, pool, t, err) < 0
+			    : render_general_pool(r.docs, p, pool, t, err) < 0)
+			goto fail;
+	}
+	for (int ty = 0; ty < 3; ty++) {
+		cJSON *ctx;
+		if (!p->types_used[ty])
+			continue;
+		ctx = cJSON_CreateObject();
+		cJSON_AddStringToObject(ctx, "name", priority_names[ty]);
+		cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
+		cJSON_AddNumberToObject(ctx, "value", priority_values[ty]);
+		cJSON_AddStringToObject(ctx, "description", priority_desc[ty]);
+		if (emit_doc(r.docs, t, "workloadpriorityclass", ctx, err) < 0)
+			goto fail;
+	}
+	if (p->al2023 && p->npools > (p->in->general ? 1u : 0u) &&
+	    render_device_plugin(r.docs, p, t, err) < 0)
+		goto fail;
+	if (render_addons(r.addons, p, t, err) < 0)
+		goto fail;
+	sort_docs(r.docs);
+	*out = r;
+	return 0;
+fail:
+	rendered_release(&r);
+	return -1;
+}
+
+void rendered_release(struct rendered *r)
+{
+	free(r->cluster);
+	cJSON_Delete(r->docs);
+	cJSON_Delete(r->addons);
+	r->cluster = NULL;
+	r->docs = r->addons = NULL;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static int emit_one(struct buf *out, const cJSON *doc, enum render_format f,
+		    struct err *err)
+{
+	if (f == RENDER_JSON) {
+		char *s = cJSON_Print(doc);
+		if (!s)
+			return err_set(err, ERR_INTERNAL, "cannot print JSON");
+		buf_adds(out, s);
+		buf_addc(out, '\n');
+		cJSON_free(s);
+		return 0;
+	}
+	return yaml_emit(out, doc, err);
+}
+
+int render_stream(struct buf *out, const struct rendered *r,
+		  enum render_format f, struct err *err)
+{
+	const cJSON *doc;
+	int first = 1;
+
+	if (f == RENDER_JSON) {
+		cJSON *list = cJSON_CreateObject();
+		int ret;
+		cJSON_AddStringToObject(list, "apiVersion", "v1");
+		cJSON_AddStringToObject(list, "kind", "List");
+		cJSON_AddItemToObject(list, "items", cJSON_Duplicate(r->docs, 1));
+		ret = emit_one(out, list, f, err);
+		cJSON_Delete(list);
+		return ret;
+	}
+	cJSON_ArrayForEach(doc, r->docs)
+	{
+		if (!first)
+			buf_adds(out, "---\n");
+		first = 0;
+		if (yaml_emit(out, doc, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void render_object_file(const cJSON *doc, enum render_format f,
+			struct buf *out)
+{
+	for (const char *k = doc_str(doc, "kind", NULL); *k; k++)
+		buf_addc(out, (char)tolower((unsigned char)*k));
+	buf_addf(out, "-%s.%s", doc_str(doc, "metadata", "name"),
+		 f == RENDER_JSON ? "json" : "yaml");
+}
+
+int render_tree(struct fs_tree *out, const struct rendered *r,
+		const char *prefix, const struct tmpl_set *t,
+		enum render_format f, struct err *err)
+{
+	const cJSON *doc;
+	cJSON *ctx, *res, *kust;
+	struct buf name = BUF_INIT, body = BUF_INIT;
+	int ret = -1;
+
+	ctx = cJSON_CreateObject();
+	res = cJSON_AddArrayToObject(ctx, "resources");
+	cJSON_ArrayForEach(doc, r->docs)
+	{
+		buf_reset(&name);
+		buf_reset(&body);
+		render_object_file(doc, f, &name);
+		if (fs_tree_find(out, buf_cstr(&name))) {
+			err_set(err, ERR_INTERNAL,
+				"two objects map to the file '%s'",
+				buf_cstr(&name));
+			goto out;
+		}
+		cJSON_AddItemToArray(res, cJSON_CreateString(buf_cstr(&name)));
+		if (emit_one(&body, doc, f, err) < 0)
+			goto out;
+		{
+			char *path = xasprintf("%s%s", prefix, buf_cstr(&name));
+			size_t len;
+			char *data = buf_detach(&body, &len);
+			fs_tree_add(out, path, data, len);
+			free(path);
+		}
+	}
+	cJSON_ArrayForEach(doc, r->addons)
+	{
+		char *path = xasprintf("%saddons/%s", prefix, doc->string);
+		size_t len;
+		char *data;
+		buf_reset(&body);
+		if (yaml_emit(&body, doc, err) < 0) {
+			free(path);
+			goto out;
+		}
+		data = buf_detach(&body, &len);
+		fs_tree_add(out, path, data, len);
+		free(path);
+	}
+	if (tmpl_render(&kust, t, "kustomization", ctx, err) < 0)
+		goto out;
+	buf_reset(&body);
+	buf_adds(&body, RENDER_OWNER_PREFIX "; do not edit (regenerate with "
+					    "'gpuform render -o')\n");
+	if (yaml_emit(&body, kust, err) < 0) {
+		cJSON_Delete(kust);
+		goto out;
+	}
+	cJSON_Delete(kust);
+	{
+		char *path = xasprintf("%s%s", prefix, RENDER_OWNER_FILE);
+		size_t len;
+		char *data = buf_detach(&body, &len);
+		fs_tree_add(out, path, data, len);
+		free(path);
+	}
+	ret = 0;
+out:
+	cJSON_Delete(ctx);
+	buf_release(&name);
+	buf_release(&body);
+	return ret;
+}

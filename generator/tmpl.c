@@ -1,0 +1,282 @@
+/*
+ * generator/tmpl.c: template loading and substitution (see tmpl.h).
+ */
+#include "generator/tmpl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "generator/embedded.h"
+#include "generator/yaml.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+#define TMPL_MAX 64
+
+struct tmpl {
+	char *name;
+	char *file; /* for messages */
+	struct ystream ys;
+};
+
+struct tmpl_set {
+	struct tmpl t[TMPL_MAX];
+	size_t nr;
+};
+
+static const char *names_cache[TMPL_MAX + 1];
+
+const char *const *tmpl_names(void)
+{
+	size_t n = 0;
+
+	if (names_cache[0])
+		return names_cache;
+	for (const struct embedded_file *e = embedded_files; e->path; e++) {
+		const char *base;
+		if (strncmp(e->path, "templates/", 10) || n >= TMPL_MAX)
+			continue;
+		base = e->path + 10;
+		names_cache[n++] = base;
+	}
+	names_cache[n] = NULL;
+	return names_cache;
+}
+
+static int load_one(struct tmpl *t, const char *name, const char *file,
+		    const char *data, size_t len, struct err *err)
+{
+	if (yaml_parse(&t->ys, data, len, file, err) < 0)
+		return err_wrap(err, "template '%s'", name);
+	if (t->ys.nr != 1 || !t->ys.docs[0].root) {
+		ystream_release(&t->ys);
+		return err_set(err, ERR_INVALID,
+			       "%s: a template must hold exactly one YAML "
+			       "document",
+			       file);
+	}
+	t->name = xstrdup(name);
+	t->file = xstrdup(file);
+	return 0;
+}
+
+int tmpl_set_load(struct tmpl_set **out, const char *dir, struct err *err)
+{
+	struct tmpl_set *set = xcalloc(1, sizeof(*set));
+	struct stat st;
+
+	*out = NULL;
+	if (dir && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		err_set(err, ERR_INVALID,
+			"templates directory '%s' does not exist", dir);
+		goto fail;
+	}
+	for (const struct embedded_file *e = embedded_files; e->path; e++) {
+		const char *base;
+		char *name, *path = NULL;
+		struct buf data = BUF_INIT;
+		int r;
+
+		if (strncmp(e->path, "templates/", 10))
+			continue;
+		if (set->nr >= TMPL_MAX)
+			BUG("more than %d templates", TMPL_MAX);
+		base = e->path + 10;
+		name = xstrndup(base, strcspn(base, "."));
+		if (dir) {
+			path = xasprintf("%s/%s", dir, base);
+			if (stat(path, &st) < 0) {
+				free(path);
+				path = NULL;
+			}
+		}
+		if (path) {
+			if (fs_read_file(&data, path, YAML_MAX_INPUT, err) < 0) {
+				free(name);
+				free(path);
+				goto fail;
+			}
+			r = load_one(&set->t[set->nr], name, path,
+				     buf_cstr(&data), data.len, err);
+		} else {
+			r = load_one(&set->t[set->nr], name, e->path, e->data,
+				     e->len, err);
+		}
+		buf_release(&data);
+		free(path);
+		free(name);
+		if (r < 0)
+			goto fail;
+		set->nr++;
+	}
+	*out = set;
+	return 0;
+fail:
+	tmpl_set_free(set);
+	return -1;
+}
+
+void tmpl_set_free(struct tmpl_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->nr; i++) {
+		free(set->t[i].name);
+		free(set->t[i].file);
+		ystream_release(&set->t[i].ys);
+	}
+	free(set);
+}
+
+/* ---- substitution -------------------------------------------------------- */
+
+static const cJSON *lookup(const cJSON *ctx, const char *path, size_t len)
+{
+	const cJSON *cur = ctx;
+	char key[128];
+
+	while (len && cur) {
+		size_t k = 0;
+		while (k < len && path[k] != '.')
+			k++;
+		if (k >= sizeof(key))
+			return NULL;
+		memcpy(key, path, k);
+		key[k] = '\0';
+		cur = cJSON_IsObject(cur)
+			      ? cJSON_GetObjectItemCaseSensitive(cur, key)
+			      : NULL;
+		path += k;
+		len -= k;
+		if (len && *path == '.') {
+			path++;
+			len--;
+		}
+	}
+	return cur;
+}
+
+struct walk {
+	const char *file;
+	const cJSON *ctx;
+	struct err *err;
+};
+
+/* returns 0 with *out == NULL for "absent" */
+static int subst(cJSON **out, const struct ynode *n, struct walk *w);
+
+static int interpolate(cJSON **out, const struct ynode *n, struct walk *w)
+{
+	struct buf b = BUF_INIT;
+	const char *s = n->value;
+
+	while (*s) {
+		const char *open = strstr(s, "${"), *close;
+		const cJSON *v;
+		if (!open) {
+			buf_adds(&b, s);
+			break;
+		}
+		close = strchr(open, '}');
+		if (!close) {
+			buf_release(&b);
+			return err_set(w->err, ERR_INVALID,
+				       "%s:%d:%d: unterminated '${' in "
+				       "template",
+				       w->file, n->line, n->col);
+		}
+		buf_add(&b, s, (size_t)(open - s));
+		v = lookup(w->ctx, open + 2, (size_t)(close - open - 2));
+		if (cJSON_IsString(v))
+			buf_adds(&b, v->valuestring);
+		else if (cJSON_IsNumber(v))
+			yaml_format_number(&b, v->valuedouble);
+		else {
+			buf_release(&b);
+			return err_set(w->err, ERR_INVALID,
+				       "%s:%d:%d: '%.*s' has no text value "
+				       "to put here",
+				       w->file, n->line, n->col,
+				       (int)(close - open + 1), open);
+		}
+		s = close + 1;
+	}
+	*out = cJSON_CreateString(buf_cstr(&b));
+	buf_release(&b);
+	return 0;
+}
+
+static int subst(cJSON **out, const struct ynode *n, struct walk *w)
+{
+	*out = NULL;
+	if (n->type == YNODE_MAP) {
+		cJSON *obj = cJSON_CreateObject();
+		for (size_t i = 0; i < YNODE_MAP_LEN(n); i++) {
+			const struct ynode *k = YNODE_KEY(n, i);
+			cJSON *v;
+			if (strstr(k->value, "${")) {
+				cJSON_Delete(obj);
+				return err_set(w->err, ERR_INVALID,
+					       "%s:%d:%d: keys cannot be "
+					       "substituted",
+					       w->file, k->line, k->col);
+			}
+			if (subst(&v, YNODE_VAL(n, i), w) < 0) {
+				cJSON_Delete(obj);
+				return -1;
+			}
+			if (v)
+				cJSON_AddItemToObject(obj, k->value, v);
+		}
+		*out = obj;
+		return 0;
+	}
+	if (n->type == YNODE_SEQ) {
+		cJSON *arr = cJSON_CreateArray();
+		for (size_t i = 0; i < n->nr; i++) {
+			cJSON *v;
+			if (subst(&v, n->kids[i], w) < 0) {
+				cJSON_Delete(arr);
+				return -1;
+			}
+			if (v)
+				cJSON_AddItemToArray(arr, v);
+		}
+		*out = arr;
+		return 0;
+	}
+	if (n->len > 3 && !strncmp(n->value, "${", 2) &&
+	    n->value[n->len - 1] == '}' && !memchr(n->value + 2, '}', n->len - 3)) {
+		const cJSON *v = lookup(w->ctx, n->value + 2, n->len - 3);
+		if (v && !cJSON_IsNull(v))
+			*out = cJSON_Duplicate(v, 1);
+		return 0;
+	}
+	if (strstr(n->value, "${"))
+		return interpolate(out, n, w);
+	return yaml_to_json(out, n, w->file, w->err);
+}
+
+int tmpl_render(cJSON **out, const struct tmpl_set *set, const char *name,
+		const cJSON *ctx, struct err *err)
+{
+	struct walk w;
+
+	*out = NULL;
+	for (size_t i = 0; i < set->nr; i++) {
+		if (strcmp(set->t[i].name, name))
+			continue;
+		w.file = set->t[i].file;
+		w.ctx = ctx;
+		w.err = err;
+		if (subst(out, set->t[i].ys.docs[0].root, &w) < 0)
+			return -1;
+		if (!*out)
+			*out = cJSON_CreateObject();
+		return 0;
+	}
+	return err_set(err, ERR_INTERNAL, "no template named '%s'", name);
+}

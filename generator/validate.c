@@ -1,0 +1,477 @@
+/*
+ * generator/validate.c: semantic rules for a ClusterIntent (see validate.h).
+ * Shape and type problems were already reported by intent.c; this file sees
+ * only values of the right type.
+ */
+#include "generator/validate.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "generator/window.h"
+#include "util/xalloc.h"
+
+#define AT(p) (p).line, (p).col
+
+int validate_dns_label(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > max)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!(islower((unsigned char)c) || isdigit((unsigned char)c) ||
+		      c == '-'))
+			return 0;
+	}
+	return s[0] != '-' && s[n - 1] != '-';
+}
+
+static int matches_charset(const char *s, const char *extra, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > max)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return 0;
+	return 1;
+}
+
+/* "<prefix>-" followed by 8 or 17 lower-case hex digits */
+static int is_aws_id(const char *s, const char *prefix)
+{
+	size_t pl = strlen(prefix), n;
+
+	if (strncmp(s, prefix, pl) || s[pl] != '-')
+		return 0;
+	s += pl + 1;
+	n = strlen(s);
+	if (n != 8 && n != 17)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s) && !(*s >= 'a' && *s <= 'f'))
+			return 0;
+	return 1;
+}
+
+static void class_names(const struct catalog *cat, const char **names,
+			size_t max)
+{
+	size_t i;
+	for (i = 0; i < cat->nclasses && i + 1 < max; i++)
+		names[i] = cat->classes[i].name;
+	names[i] = NULL;
+}
+
+static int has_family(const struct cat_family **list, size_t n,
+		      const struct cat_family *f)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == f)
+			return 1;
+	return 0;
+}
+
+static int family_fits(const struct catalog *cat, const struct cat_family *f,
+		       const struct workload *w)
+{
+	const struct cat_type *t;
+	size_t n = catalog_types_of(cat, f->name, &t);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].gpus >= w->gpus_per_pod && (!w->efa || t[i].efa > 0))
+			return 1;
+	return 0;
+}
+
+static int family_has_mig(const struct cat_family *f, const char *profile)
+{
+	for (size_t i = 0; i < f->nmig; i++)
+		if (!strcmp(f->mig_profiles[i], profile))
+			return 1;
+	return 0;
+}
+
+int validate_families(const struct workload *w, const struct catalog *cat,
+		      const struct cat_family **out, struct buf *why)
+{
+	const struct cat_family *all[VALIDATE_MAX_FAMILIES];
+	size_t nall = 0, n = 0;
+	int any_efa = 0, any_gpus = 0, any_mig = 0;
+
+	for (size_t i = 0; i < w->ngpu; i++) {
+		char *spec = xstrdup(w->gpu[i]);
+		size_t len = strlen(spec);
+		int plus = len > 1 && spec[len - 1] == '+';
+		const struct cat_class *cls;
+
+		if (plus)
+			spec[len - 1] = '\0';
+		cls = catalog_class(cat, spec);
+		if (!cls) {
+			const char *names[64];
+			const char *sugg;
+			class_names(cat, names, 64);
+			sugg = intent_suggest(spec, names);
+			buf_addf(why, "unknown GPU class '%.40s'", w->gpu[i]);
+			if (sugg)
+				buf_addf(why, "; did you mean '%s%s'?", sugg,
+					 plus ? "+" : "");
+			free(spec);
+			return -1;
+		}
+		for (size_t c = 0; c < cat->nclasses; c++) {
+			const struct cat_class *k = &cat->classes[c];
+			if (plus ? k->rank < cls->rank : k != cls)
+				continue;
+			for (size_t j = 0; j < k->nfamilies; j++) {
+				const struct cat_family *f =
+					catalog_family(cat, k->families[j]);
+				if (f && !f->misreports &&
+				    nall < VALIDATE_MAX_FAMILIES &&
+				    !has_family(all, nall, f))
+					all[nall++] = f;
+			}
+		}
+		free(spec);
+	}
+	for (size_t i = 0; i < nall; i++) {
+		const struct cat_family *f = all[i];
+		struct workload probe = *w;
+
+		probe.efa = 0;
+		if (family_fits(cat, f, &probe))
+			any_gpus = 1;
+		if (w->efa && family_fits(cat, f, w))
+			any_efa = 1;
+		if (w->sharing == SHARE_MIG && f->nmig)
+			any_mig = 1;
+		if (!family_fits(cat, f, w))
+			continue;
+		if (w->sharing == SHARE_MIG &&
+		    !family_has_mig(f, w->mig_profile))
+			continue;
+		out[n++] = f;
+	}
+	if (n == 0) {
+		if (!any_gpus)
+			buf_addf(why,
+				 "no instance type of GPU class '%s' has %ld "
+				 "GPUs",
+				 w->gpu[0], w->gpus_per_pod);
+		else if (w->efa && !any_efa)
+			buf_addf(why,
+				 "EFA requested, but no instance family of GPU "
+				 "class '%s' offers EFA with %ld GPUs",
+				 w->gpu[0], w->gpus_per_pod);
+		else if (w->sharing == SHARE_MIG && !any_mig)
+			buf_addf(why,
+				 "MIG requested, but the GPUs of class '%s' do "
+				 "not support MIG (MIG-capable: a100, h100, "
+				 "h200, b200)",
+				 w->gpu[0]);
+		else if (w->sharing == SHARE_MIG) {
+			buf_addf(why, "MIG profile '%s' does not exist on "
+				      "class '%s'; valid profiles:",
+				 w->mig_profile, w->gpu[0]);
+			for (size_t i = 0; i < nall; i++)
+				for (size_t j = 0; j < all[i]->nmig; j++)
+					buf_addf(why, " %s", all[i]->mig_profiles[j]);
+		} else
+			buf_adds(why, "no instance family fits this workload");
+	}
+	return (int)n;
+}
+
+static void check_ami(const struct intent *in, struct diags *d)
+{
+	const char *f = in->file;
+	const char *v = in->ami_version;
+
+	if (!in->ami) {
+		diags_add(d, DIAG_ERROR, f, AT(in->pos),
+			  "add 'ami: bottlerocket@v1.26.1' or "
+			  "'ami: al2023@v20250505' under spec",
+			  "missing 'spec.ami'");
+		return;
+	}
+	if (in->ami_family == AMI_UNKNOWN) {
+		size_t flen = strcspn(in->ami, "@");
+		if (flen == 3 && !strncmp(in->ami, "al2", 3))
+			diags_add(d, DIAG_ERROR, f, AT(in->ami_pos),
+				  "use al2023@vYYYYMMDD or bottlerocket@vX.Y.Z",
+				  "AL2 AMIs stop at Kubernetes 1.32 and are "
+				  "not supported");
+		else if (!strncmp(in->ami, "windows", 7))
+			diags_add(d, DIAG_ERROR, f, AT(in->ami_pos),
+				  "use al2023@vYYYYMMDD or bottlerocket@vX.Y.Z",
+				  "Windows AMIs cannot run NVIDIA GPU nodes "
+				  "here");
+		else
+			diags_add(d, DIAG_ERROR, f, AT(in->ami_pos),
+				  "write family@version, family al2023 or "
+				  "bottlerocket",
+				  "unknown AMI family in '%.60s'", in->ami);
+		return;
+	}
+	if (!v || !*v) {
+		diags_add(d, DIAG_ERROR, f, AT(in->ami_pos),
+			  in->ami_family == AMI_BOTTLEROCKET
+				  ? "pin a release, e.g. bottlerocket@v1.26.1"
+				  : "pin a release, e.g. al2023@v20250505",
+			  "AMI '%s' is not pinned to a version", in->ami);
+		return;
+	}
+	if (!strcmp(v, "latest")) {
+		diags_add(d, DIAG_ERROR, f, AT(in->ami_pos),
+			  in->ami_family == AMI_BOTTLEROCKET
+				  ? "pin a release, e.g. bottlerocket@v1.26.1"
+				  : "pin a release, e.g. al2023@v20250505",
+			  "'@latest' AMI: every new AMI release would drift "
+			  "and replace all GPU nodes");
+		return;
+	}
+	{
+		const char *s = v[0] == 'v' ? v + 1 : v;
+		int ok = 1;
+		if (in->ami_family == AMI_AL2023) {
+			ok = strlen(s) == 8;
+			for (const char *p = s; *p; p++)
+				ok &= isdigit((unsigned char)*p) != 0;
+		} else {
+			int dots = 0, digits = 0;
+			for (const char *p = s; *p; p++) {
+				if (*p == '.') {
+					ok &= digits > 0;
+					digits = 0;
+					dots++;
+				} else if (isdigit((unsigned char)*p))
+					digits++;
+				else
+					ok = 0;
+			}
+			ok &= dots == 2 && digits > 0;
+		}
+		if (!ok)
+			diags_add(d, DIAG_ERROR, f, AT(in->ami_pos),
+				  in->ami_family == AMI_AL2023
+					  ? "AL2023 releases are dates: al2023@v20250505"
+					  : "Bottlerocket releases look like bottlerocket@v1.26.1",
+				  "AMI version '%.40s' is not a release version",
+				  v);
+	}
+}
+
+static void check_workload(const struct intent *in, size_t idx,
+			   const struct catalog *cat, struct diags *d)
+{
+	const struct workload *w = &in->workloads[idx];
+	const char *f = in->file;
+	const struct cat_family *fams[VALIDATE_MAX_FAMILIES];
+	struct buf why = BUF_INIT;
+	int n;
+	long units;
+
+	if (w->name && !validate_dns_label(w->name, 50))
+		diags_add(d, DIAG_ERROR, f, AT(w->name_pos),
+			  "use lower-case letters, digits and '-', at most 50 "
+			  "characters, starting and ending with a letter or digit",
+			  "workload name '%.60s' is not a valid DNS label",
+			  w->name);
+	if (w->name && in->general && !strcmp(w->name, "general"))
+		diags_add(d, DIAG_ERROR, f, AT(w->name_pos),
+			  "rename the workload",
+			  "workload name 'general' is taken by the "
+			  "general-purpose NodePool");
+	for (size_t j = 0; j < idx; j++)
+		if (w->name && in->workloads[j].name &&
+		    !strcmp(w->name, in->workloads[j].name))
+			diags_add(d, DIAG_ERROR, f, AT(w->name_pos),
+				  "give each workload its own name",
+				  "duplicate workload name '%s' (first at "
+				  "line %d)",
+				  w->name, in->workloads[j].name_pos.line);
+	if (w->ns && !validate_dns_label(w->ns, 63))
+		diags_add(d, DIAG_ERROR, f, AT(w->ns_pos),
+			  "use lower-case letters, digits and '-', at most 63 "
+			  "characters",
+			  "namespace '%.60s' is not a valid DNS label", w->ns);
+	else if (w->ns && (!strcmp(w->ns, "kube-system") ||
+			   !strcmp(w->ns, "kube-public") ||
+			   !strcmp(w->ns, "kube-node-lease")))
+		diags_add(d, DIAG_ERROR, f, AT(w->ns_pos),
+			  "choose a namespace for the workload's own jobs",
+			  "namespace '%s' is reserved for the system", w->ns);
+	if (!w->ok)
+		return;
+
+	if (w->sharing == SHARE_TIMESLICING && w->gpus_per_pod > 1)
+		diags_add(d, DIAG_ERROR, f, AT(w->gpus_per_pod_pos),
+			  "use gpusPerPod: 1 with timeSlicing, or sharing: none",
+			  "time-sliced GPUs are requested one per pod "
+			  "(failRequestsGreaterThanOne), but gpusPerPod is %ld",
+			  w->gpus_per_pod);
+
+	n = validate_families(w, cat, fams, &why);
+	if (n <= 0) {
+		struct pos p = w->gpu_pos;
+		const char *hint = "choose a GPU class that offers it, or "
+				   "change the request";
+		if (n == 0 && w->efa && strstr(buf_cstr(&why), "EFA"))
+			p = w->efa_pos;
+		else if (n == 0 && w->sharing == SHARE_MIG)
+			p = w->sharing_pos;
+		else if (n == 0 && strstr(buf_cstr(&why), "GPUs"))
+			p = w->gpus_per_pod_pos.line ? w->gpus_per_pod_pos
+						     : w->gpu_pos;
+		if (n < 0)
+			hint = "classes: t4 a10g l4 l40s a100 h100 h200 b200 "
+			       "v100; 'l4+' means l4 or better";
+		diags_add(d, DIAG_ERROR, f, AT(p), hint, "%s", buf_cstr(&why));
+		buf_release(&why);
+		return;
+	}
+	buf_release(&why);
+
+	units = w->max_gpus;
+	if (w->sharing == SHARE_TIMESLICING)
+		units *= w->ts_replicas;
+	if (w->gang * w->gpus_per_pod > units)
+		diags_add(d, DIAG_ERROR, f, AT(w->gang_pos.line ? w->gang_pos
+							       : w->max_gpus_pos),
+			  "raise maxGpus or shrink the gang: a gang that cannot "
+			  "fit its quota never starts",
+			  "gang of %ld pods x %ld GPUs = %ld is more than "
+			  "maxGpus %ld%s",
+			  w->gang, w->gpus_per_pod, w->gang * w->gpus_per_pod,
+			  units,
+			  w->sharing == SHARE_TIMESLICING ? " (x replicas)" : "");
+	if (w->efa && !in->efa_sg)
+		diags_add(d, DIAG_ERROR, f, AT(w->efa_pos),
+			  "set spec.network.efaSecurityGroup to a security "
+			  "group that allows all traffic to and from itself",
+			  "workload '%s' uses EFA but no EFA security group is "
+			  "set",
+			  w->name);
+	if (w->interruption == INT_NONE && !in->window)
+		diags_add(d, DIAG_WARNING, f, AT(w->name_pos),
+			  "add spec.maintenanceWindow so AMI bumps can roll "
+			  "out inside it",
+			  "workload '%s' is 'interruption: none' and there is "
+			  "no maintenance window: drifted nodes (e.g. after an "
+			  "AMI bump) are never replaced automatically",
+			  w->name);
+}
+
+size_t validate_intent(const struct intent *in, const struct catalog *cat,
+		       struct diags *d)
+{
+	size_t before = d->errors;
+	const char *f = in->file;
+	int any_efa = 0;
+
+	if (in->name && !validate_dns_label(in->name, 63))
+		diags_add(d, DIAG_ERROR, f, AT(in->name_pos),
+			  "use the EKS cluster name: lower-case letters, digits "
+			  "and '-', at most 63 characters",
+			  "cluster name '%.60s' is not a valid DNS label",
+			  in->name);
+	if (in->node_role && in->instance_profile)
+		diags_add(d, DIAG_ERROR, f, AT(in->role_pos),
+			  "keep one: Karpenter takes either a role or a "
+			  "pre-made instance profile",
+			  "both 'nodeRole' and 'instanceProfile' are set");
+	else if (!in->node_role && !in->instance_profile)
+		diags_add(d, DIAG_ERROR, f, AT(in->pos),
+			  "add 'nodeRole: KarpenterNodeRole-<cluster>' under spec",
+			  "missing 'spec.nodeRole' (or 'spec.instanceProfile')");
+	else if (in->node_role && !matches_charset(in->node_role, "+=,.@_-", 64))
+		diags_add(d, DIAG_ERROR, f, AT(in->role_pos),
+			  "IAM role names use letters, digits and +=,.@_- "
+			  "(max 64)",
+			  "'%.60s' is not a valid IAM role name", in->node_role);
+	else if (in->instance_profile &&
+		 !matches_charset(in->instance_profile, "+=,.@_-", 128))
+		diags_add(d, DIAG_ERROR, f, AT(in->role_pos),
+			  "instance profile names use letters, digits and "
+			  "+=,.@_- (max 128)",
+			  "'%.60s' is not a valid instance profile name",
+			  in->instance_profile);
+	check_ami(in, d);
+	if (in->discovery &&
+	    !matches_charset(in->discovery, "+=,.@_-:/ ", 256))
+		diags_add(d, DIAG_ERROR, f, AT(in->discovery_pos),
+			  "use the value of the karpenter.sh/discovery tag on "
+			  "your subnets and security groups",
+			  "discovery tag '%.60s' has characters AWS tags do not "
+			  "allow",
+			  in->discovery);
+	if (in->image_cache) {
+		if (in->ami_family == AMI_AL2023)
+			diags_add(d, DIAG_ERROR, f, AT(in->cache_pos),
+				  "use a Bottlerocket AMI, or remove "
+				  "imageCache (consider SOCI on AL2023)",
+				  "imageCache needs Bottlerocket: its data "
+				  "volume /dev/xvdb is what the snapshot seeds");
+		if (in->snapshot_id && !is_aws_id(in->snapshot_id, "snap"))
+			diags_add(d, DIAG_ERROR, f, AT(in->snapshot_pos),
+				  "an EBS snapshot id looks like "
+				  "snap-0123456789abcdef0",
+				  "'%.60s' is not an EBS snapshot id",
+				  in->snapshot_id);
+		if (in->cache_size) {
+			long long gib = intent_parse_gib(in->cache_size);
+			if (gib < 0)
+				diags_add(d, DIAG_ERROR, f,
+					  AT(in->cache_size_pos),
+					  "write a size like 200Gi or 1Ti",
+					  "'%.40s' is not a disk size",
+					  in->cache_size);
+			else if (gib < 20 || gib > 16384)
+				diags_add(d, DIAG_ERROR, f,
+					  AT(in->cache_size_pos),
+					  "gp3 volumes here are 20Gi to 16Ti",
+					  "imageCache size %lldGi is out of "
+					  "range",
+					  gib);
+		}
+	}
+	if (in->efa_sg && !is_aws_id(in->efa_sg, "sg"))
+		diags_add(d, DIAG_ERROR, f, AT(in->efa_sg_pos),
+			  "a security group id looks like sg-0123456789abcdef0",
+			  "'%.60s' is not a security group id", in->efa_sg);
+	if (in->window && in->window_schedule && in->window_duration) {
+		struct window w;
+		struct buf why = BUF_INIT;
+		if (window_parse(&w, in->window_schedule, in->window_duration,
+				 &why) < 0)
+			diags_add(d, DIAG_ERROR, f,
+				  AT(strstr(buf_cstr(&why), "duration")
+					     ? in->window_duration_pos
+					     : in->window_schedule_pos),
+				  "example: {schedule: \"0 2 * * sat\", "
+				  "duration: 4h} (times are UTC)",
+				  "maintenance window: %s", buf_cstr(&why));
+		buf_release(&why);
+	}
+	if (!in->nworkloads && !in->general)
+		diags_add(d, DIAG_ERROR, f,
+			  AT(in->workloads_pos.line ? in->workloads_pos : in->pos),
+			  "add a workload under spec.workloads",
+			  "the intent has no workloads and no general-purpose "
+			  "pool: nothing to render");
+	for (size_t i = 0; i < in->nworkloads; i++) {
+		check_workload(in, i, cat, d);
+		any_efa |= in->workloads[i].efa;
+	}
+	if (in->efa_sg && !any_efa)
+		diags_add(d, DIAG_WARNING, f, AT(in->efa_sg_pos),
+			  "remove it, or set 'efa: true' on the workloads that "
+			  "need it",
+			  "efaSecurityGroup is set but no workload uses EFA");
+	return d->errors - before;
+}

@@ -1,0 +1,38 @@
+/*
+ * generator/validate.h: the semantic rules of a ClusterIntent.
+ *
+ * Pure: reads the intent and the catalog, appends diagnostics. Every
+ * problem is reported (not just the first), each at the line:column of the
+ * value at fault, with a hint saying what to do.
+ */
+#ifndef GENERATOR_VALIDATE_H
+#define GENERATOR_VALIDATE_H
+
+#include <stddef.h>
+
+#include "generator/catalog.h"
+#include "generator/intent.h"
+#include "util/buf.h"
+#include "util/diag.h"
+
+#define VALIDATE_MAX_FAMILIES 32
+
+/*
+ * validate_families: the instance families a workload may use — its GPU
+ * classes ("h100", "l4+" = this class or better), narrowed to families with
+ * an instance type that has gpusPerPod GPUs, EFA when asked, and the MIG
+ * profile when asked. Families that misreport their GPU count are never
+ * included. Returns the count (0 with a reason in *why when none is left;
+ * -1 for an unknown class, reason in *why).
+ */
+int validate_families(const struct workload *w, const struct catalog *cat,
+		      const struct cat_family **out, struct buf *why);
+
+/* validate_intent: all rules; returns the number of errors it added. */
+size_t validate_intent(const struct intent *in, const struct catalog *cat,
+		       struct diags *d);
+
+/* DNS-1123 label (lower-case alphanumerics and '-', max `max` chars). */
+int validate_dns_label(const char *s, size_t max);
+
+#endif

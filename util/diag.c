@@ -1,0 +1,90 @@
+/* util/diag.c: diagnostics list (see diag.h). */
+#include "util/diag.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+void diags_add(struct diags *d, enum diag_severity sev, const char *file,
+	       int line, int col, const char *hint, const char *fmt, ...)
+{
+	struct buf msg = BUF_INIT;
+	struct diag *g;
+	size_t max = d->max ? d->max : 100;
+	va_list ap;
+
+	if (sev == DIAG_ERROR)
+		d->errors++;
+	else
+		d->warnings++;
+	if (d->nr >= max)
+		return;
+	va_start(ap, fmt);
+	buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	GROW(d->items, d->nr + 1, d->alloc);
+	g = &d->items[d->nr++];
+	g->sev = sev;
+	g->file = xstrdup(file ? file : "");
+	g->line = line;
+	g->col = col;
+	g->msg = buf_detach(&msg, NULL);
+	g->hint = hint ? xstrdup(hint) : NULL;
+}
+
+void diags_sort(struct diags *d)
+{
+	/* insertion sort: stable, and lists are short (capped at d->max) */
+	for (size_t i = 1; i < d->nr; i++) {
+		struct diag t = d->items[i];
+		size_t j = i;
+		while (j > 0) {
+			const struct diag *p = &d->items[j - 1];
+			int c = strcmp(p->file, t.file);
+			if (!c)
+				c = p->line != t.line ? (p->line < t.line ? -1 : 1)
+						      : (p->col < t.col ? -1 : p->col > t.col);
+			if (c <= 0)
+				break;
+			d->items[j] = d->items[j - 1];
+			j--;
+		}
+		d->items[j] = t;
+	}
+}
+
+void diags_format(const struct diags *d, struct buf *out)
+{
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct diag *g = &d->items[i];
+		const char *sev = g->sev == DIAG_ERROR ? "error" : "warning";
+
+		if (g->line > 0)
+			buf_addf(out, "%s:%d:%d: %s: %s\n", g->file, g->line,
+				 g->col, sev, g->msg);
+		else if (*g->file)
+			buf_addf(out, "%s: %s: %s\n", g->file, sev, g->msg);
+		else
+			buf_addf(out, "%s: %s\n", sev, g->msg);
+		if (g->hint)
+			buf_addf(out, "  hint: %s\n", g->hint);
+	}
+	if (d->nr < d->errors + d->warnings)
+		buf_addf(out, "(%zu more diagnostics not shown)\n",
+			 d->errors + d->warnings - d->nr);
+}
+
+void diags_release(struct diags *d)
+{
+	for (size_t i = 0; i < d->nr; i++) {
+		free(d->items[i].file);
+		free(d->items[i].msg);
+		free(d->items[i].hint);
+	}
+	free(d->items);
+	d->items = NULL;
+	d->nr = d->alloc = d->errors = d->warnings = 0;
+}

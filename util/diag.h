@@ -1,0 +1,42 @@
+/*
+ * util/diag.h: a list of diagnostics (file:line:col, message, hint).
+ *
+ * Validation reports every problem at once (docs/c-style.md §8.3 rule 5):
+ * readers and validators append here instead of stopping at the first one.
+ * Lines and columns are 1-based; 0 means "unknown" and is not printed.
+ */
+#ifndef UTIL_DIAG_H
+#define UTIL_DIAG_H
+
+#include <stddef.h>
+
+#include "util/buf.h"
+
+enum diag_severity { DIAG_ERROR, DIAG_WARNING };
+
+struct diag {
+	enum diag_severity sev;
+	char *file;
+	int line, col;
+	char *msg;
+	char *hint; /* what to do; may be NULL */
+};
+
+struct diags {
+	struct diag *items;
+	size_t nr, alloc;
+	size_t errors, warnings;
+	size_t max; /* stop recording past this many (0 = 100) */
+};
+#define DIAGS_INIT { NULL, 0, 0, 0, 0, 0 }
+
+void diags_add(struct diags *d, enum diag_severity sev, const char *file,
+	       int line, int col, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+/* diags_sort: stable order by file, line, column (then insertion). */
+void diags_sort(struct diags *d);
+/* diags_format: "file:line:col: error: msg\n  hint: ...\n" for each entry. */
+void diags_format(const struct diags *d, struct buf *out);
+void diags_release(struct diags *d);
+
+#endif

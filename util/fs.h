@@ -1,0 +1,60 @@
+/*
+ * util/fs.h: reading files with a size cap, and writing a whole directory
+ * of files atomically.
+ *
+ * struct fs_tree is an in-memory set of files (relative path -> bytes). It is
+ * what `render -o` writes and what `commit` turns into a Git tree, so both
+ * produce the same files.
+ */
+#ifndef UTIL_FS_H
+#define UTIL_FS_H
+
+#include <stddef.h>
+
+#include "util/buf.h"
+#include "util/err.h"
+
+/* fs_read_file: whole file into *out; files over max bytes fail (ERR_INVALID). */
+int fs_read_file(struct buf *out, const char *path, size_t max,
+		 struct err *err);
+
+struct fs_file {
+	char *path; /* relative, '/'-separated, no "..", no leading '/' */
+	char *data;
+	size_t len;
+};
+
+struct fs_tree {
+	struct fs_file *files;
+	size_t nr, alloc;
+};
+#define FS_TREE_INIT { NULL, 0, 0 }
+
+/* fs_tree_add: takes ownership of data (malloc'd), copies path. */
+void fs_tree_add(struct fs_tree *t, const char *path, char *data, size_t len);
+/* fs_tree_sort: order files by path (byte order). */
+void fs_tree_sort(struct fs_tree *t);
+const struct fs_file *fs_tree_find(const struct fs_tree *t, const char *path);
+void fs_tree_release(struct fs_tree *t);
+
+/*
+ * fs_tree_write_atomic: make directory `dir` hold exactly the files of t.
+ *
+ * The files are written and fsync'd in a temporary sibling directory which
+ * then replaces `dir` in one rename (renameat2 RENAME_EXCHANGE where the
+ * kernel has it), so readers see the old or the new tree, never a mixture,
+ * and a failure leaves the previous `dir` untouched. Files in the old `dir`
+ * that t does not name are gone afterwards.
+ *
+ * An existing non-empty `dir` is replaced only if it holds `owner_file`
+ * whose content starts with `owner_prefix` (it was written by us earlier);
+ * otherwise this fails with ERR_INVALID and touches nothing.
+ */
+int fs_tree_write_atomic(const struct fs_tree *t, const char *dir,
+			 const char *owner_file, const char *owner_prefix,
+			 struct err *err);
+
+/* fs_remove_tree: rm -rf without following symlinks. */
+int fs_remove_tree(const char *path, struct err *err);
+
+#endif
