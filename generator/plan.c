@@ -159,15 +159,18 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 			pool->share_config_buf = xstrdup("mig-single");
 		pool->share_config = pool->share_config_buf;
 	}
-	if (pool->spot && pool->ntypes < 15)
+	/* spot-to-spot consolidation is what a tolerant spot pool would
+	 * want, and it needs >= 15 candidate types to ever act */
+	if (w->interruption == INT_TOLERANT && pool->ntypes < 15)
 		diags_add(d, DIAG_WARNING, p->in->file, w->gpu_pos.line,
 			  w->gpu_pos.col,
-			  "widen the GPU class (e.g. 'l4+') if spot-to-spot "
-			  "consolidation matters for this pool",
-			  "pool '%s' offers %zu instance types: Karpenter's "
+			  "widen the GPU class (e.g. 'l4+') if cheaper spot "
+			  "replacement matters for this pool",
+			  "pool '%s' offers %zu instance type%s: Karpenter's "
 			  "spot-to-spot consolidation needs at least 15, so its "
 			  "spot nodes are never replaced by cheaper spot nodes",
-			  pool->name, pool->ntypes);
+			  pool->name, pool->ntypes,
+			  pool->ntypes == 1 ? "" : "s");
 	return 0;
 }
 
