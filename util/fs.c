@@ -289,8 +289,7 @@ int fs_tree_write_atomic(const struct fs_tree *t, const char *dir,
 			goto out;
 		path = xasprintf("%s/%s", tmp, f->path);
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 || write_all(fd, f->data, f->len) < 0 ||
-		    fsync(fd) < 0) {
+		if (fd < 0 || write_all(fd, f->data, f->len) < 0) {
 			err_errno(err, "cannot write '%s'", path);
 			if (fd >= 0)
 				close(fd);
@@ -304,6 +303,17 @@ int fs_tree_write_atomic(const struct fs_tree *t, const char *dir,
 		}
 		free(path);
 	}
+
+	/* make the new files durable before they become visible: one
+	 * syncfs for the whole tree instead of an fsync per file */
+	dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || syncfs(dfd) < 0) {
+		err_errno(err, "cannot sync '%s'", tmp);
+		if (dfd >= 0)
+			close(dfd);
+		goto out;
+	}
+	close(dfd);
 
 	if (!exists) {
 		if (rename(tmp, dir) < 0) {

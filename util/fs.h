@@ -40,7 +40,7 @@ void fs_tree_release(struct fs_tree *t);
 /*
  * fs_tree_write_atomic: make directory `dir` hold exactly the files of t.
  *
- * The files are written and fsync'd in a temporary sibling directory which
+ * The files are written and synced (syncfs) in a temporary sibling directory which
  * then replaces `dir` in one rename (renameat2 RENAME_EXCHANGE where the
  * kernel has it), so readers see the old or the new tree, never a mixture,
  * and a failure leaves the previous `dir` untouched. Files in the old `dir`
