@@ -90,7 +90,7 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(UNIT): $(TEST_OBJS) $(CORE_OBJS) $(CMD_OBJS)
+$(UNIT): $(TEST_OBJS) $(CORE_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS) -lm
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -107,6 +107,8 @@ int cmd_version(int argc, char **argv)
 
 int cmd_help(int argc, char **argv)
 {
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return cmd_print_help("help");
 	if (argc < 2) {
 		print_overview(stdout);
 		return EXIT_OK;

@@ -133,24 +133,30 @@ static int is_int_text(const char *s, size_t len)
 	if (len - i > 2 && s[i] == '0' &&
 	    (s[i + 1] == 'x' || s[i + 1] == 'o' || s[i + 1] == 'b')) {
 		char kind = s[i + 1];
+		int digits = 0;
 		i += 2;
 		for (; i < len; i++) {
 			char c = s[i];
 			if (c == '_')
 				continue;
+			digits++;
 			if (kind == 'x' ? !isxdigit((unsigned char)c)
 			    : kind == 'o' ? (c < '0' || c > '7')
 					  : (c != '0' && c != '1'))
 				return 0;
 		}
-		return 1;
+		return digits > 0;
 	}
-	if (i == len)
-		return 0;
-	for (; i < len; i++)
-		if (!isdigit((unsigned char)s[i]) && s[i] != '_')
-			return 0;
-	return 1;
+	{
+		int digits = 0;
+		for (; i < len; i++) {
+			if (isdigit((unsigned char)s[i]))
+				digits++;
+			else if (s[i] != '_')
+				return 0;
+		}
+		return digits > 0;
+	}
 }
 
 static int is_float_text(const char *s, size_t len)
@@ -163,8 +169,9 @@ static int is_float_text(const char *s, size_t len)
 	if (i < len && (s[i] == '-' || s[i] == '+'))
 		i++;
 	while (i < len && (isdigit((unsigned char)s[i]) || s[i] == '_')) {
+		if (s[i] != '_')
+			digits++;
 		i++;
-		digits++;
 	}
 	if (i < len && s[i] == '.') {
 		i++;
@@ -191,10 +198,25 @@ static int is_float_text(const char *s, size_t len)
 	return i == len;
 }
 
+/* YAML 1.1 timestamp: starts YYYY-M[M]-D[D] */
+static int is_timestamp(const char *s, size_t len)
+{
+	if (len < 8)
+		return 0;
+	for (size_t i = 0; i < 4; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return s[4] == '-' && isdigit((unsigned char)s[5]);
+}
+
 static int is_sexagesimal(const char *s, size_t len)
 {
 	int colon = 0;
 
+	if (len && (s[0] == '+' || s[0] == '-')) {
+		s++;
+		len--;
+	}
 	if (!len || !isdigit((unsigned char)s[0]))
 		return 0;
 	for (size_t i = 0; i < len; i++) {
@@ -248,7 +270,8 @@ int yaml_plain_needs_quotes(const char *s, size_t len)
 		return 1;
 	if (streq_any(s, len, null_words) || streq_any(s, len, true_words) ||
 	    streq_any(s, len, false_words) || is_int_text(s, len) ||
-	    is_float_text(s, len) || is_sexagesimal(s, len))
+	    is_float_text(s, len) || is_sexagesimal(s, len) ||
+	    is_timestamp(s, len))
 		return 1;
 	/* leading/trailing space, or starting like an indicator */
 	if (isspace((unsigned char)s[0]) || isspace((unsigned char)s[len - 1]))
@@ -507,6 +530,13 @@ int yaml_parse(struct ystream *out, const char *data, size_t len,
 			doc_col = (int)ev.start_mark.column + 1;
 			break;
 		case YAML_DOCUMENT_END_EVENT:
+			if (ps.root && ps.root->type == YNODE_SCALAR &&
+			    ps.root->plain && !ps.root->tag && ps.root->len == 0) {
+				/* an empty document: libyaml gives an empty
+				 * plain scalar; there is no node */
+				ynode_free(ps.root);
+				ps.root = NULL;
+			}
 			GROW(s.docs, s.nr + 1, s.alloc);
 			s.docs[s.nr].root = ps.root;
 			s.docs[s.nr].line = doc_line;
@@ -626,6 +656,24 @@ out:
 
 /* ---- ynode -> cJSON ---------------------------------------------------- */
 
+/* an explicit !!bool/!!int/!!float/!!null tag on text of another kind */
+static int tag_mismatch(const struct ynode *n)
+{
+	if (!n->tag)
+		return 0;
+	if (!strcmp(n->tag, YAML_BOOL_TAG))
+		return !streq_any(n->value, n->len, true_words) &&
+		       !streq_any(n->value, n->len, false_words);
+	if (!strcmp(n->tag, YAML_INT_TAG))
+		return !is_int_text(n->value, n->len);
+	if (!strcmp(n->tag, YAML_FLOAT_TAG))
+		return !is_float_text(n->value, n->len) &&
+		       !is_int_text(n->value, n->len);
+	if (!strcmp(n->tag, YAML_NULL_TAG))
+		return n->len && !streq_any(n->value, n->len, null_words);
+	return 0;
+}
+
 /* parse_yaml_int: decimal/0x/0o/0b with '_' separators; |v| <= 2^53 */
 static int parse_yaml_int(const char *text, double *out)
 {
@@ -694,6 +742,10 @@ int yaml_to_json(cJSON **out, const struct ynode *n, const char *file,
 		}
 		break;
 	case YNODE_SCALAR:
+		if (tag_mismatch(n))
+			return err_set(err, ERR_INVALID,
+				       "%s:%d:%d: '%.40s' is not a valid %s",
+				       file, n->line, n->col, n->value, n->tag);
 		switch (yaml_scalar_kind(n)) {
 		case YS_NULL:
 			j = cJSON_CreateNull();
@@ -722,7 +774,21 @@ int yaml_to_json(cJSON **out, const struct ynode *n, const char *file,
 					       "equivalent; use a finite "
 					       "number",
 					       file, n->line, n->col, n->value);
-			v = strtod(n->value, NULL);
+			{
+				char *clean = xmalloc(n->len + 1);
+				size_t k = 0;
+				for (size_t c = 0; c < n->len; c++)
+					if (n->value[c] != '_')
+						clean[k++] = n->value[c];
+				clean[k] = '\0';
+				v = strtod(clean, NULL);
+				free(clean);
+			}
+			if (isinf(v) || isnan(v))
+				return err_set(err, ERR_INVALID,
+					       "%s:%d:%d: '%.40s' is too large "
+					       "for a number",
+					       file, n->line, n->col, n->value);
 			j = cJSON_CreateNumber(v);
 			break;
 		}
@@ -779,9 +845,13 @@ static int emit_scalar(struct emit_ctx *c, const char *s, size_t len,
 {
 	yaml_event_t ev;
 
-	yaml_scalar_event_initialize(&ev, NULL, NULL,
-				     (yaml_char_t *)(uintptr_t)s, (int)len, 1,
-				     1, style);
+	if (!yaml_scalar_event_initialize(&ev, NULL, NULL,
+					  (yaml_char_t *)(uintptr_t)s, (int)len,
+					  1, 1, style))
+		return err_set(c->err, ERR_INVALID,
+			       "cannot write the string '%.40s' as YAML: it is "
+			       "not valid UTF-8",
+			       s);
 	return emit(c, &ev);
 }
 

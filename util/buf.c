@@ -107,5 +107,5 @@ void buf_release(struct buf *b)
 {
 	free(b->ptr);
 	b->ptr = NULL;
-	b->len = b->cap = 0;
+	b->len = b->cap = b->max = 0;
 }

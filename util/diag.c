@@ -62,9 +62,12 @@ void diags_format(const struct diags *d, struct buf *out)
 		const struct diag *g = &d->items[i];
 		const char *sev = g->sev == DIAG_ERROR ? "error" : "warning";
 
-		if (g->line > 0)
+		if (g->line > 0 && g->col > 0)
 			buf_addf(out, "%s:%d:%d: %s: %s\n", g->file, g->line,
 				 g->col, sev, g->msg);
+		else if (g->line > 0)
+			buf_addf(out, "%s:%d: %s: %s\n", g->file, g->line, sev,
+				 g->msg);
 		else if (*g->file)
 			buf_addf(out, "%s: %s: %s\n", g->file, sev, g->msg);
 		else
