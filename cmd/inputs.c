@@ -48,11 +48,9 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 	}
 	if (!failed)
 		return 0;
-	if (invalid)
-		return err_set(err, ERR_INVALID, "%zu error%s; nothing written",
-			       d->errors, d->errors == 1 ? "" : "s");
-	return err_set(err, ERR_IO, "%zu error%s; nothing written", d->errors,
-		       d->errors == 1 ? "" : "s");
+	return err_set(err, invalid ? ERR_INVALID : ERR_IO, "%zu error%s%s",
+		       d->errors, d->errors == 1 ? "" : "s",
+		       validate_only ? "" : "; nothing written");
 }
 
 void inputs_release(struct inputs *in)

@@ -39,7 +39,7 @@ int cmd_validate(int argc, char **argv)
 	for (size_t i = 0; i < ins.nr; i++)
 		printf("%s: ok\n", ins.items[i].path);
 	if (code)
-		fprintf(stderr, "gpuform: %s\n", err_msg(&err));
+		report_err(&err);
 	inputs_release(&ins);
 	diags_release(&d);
 	err_release(&err);

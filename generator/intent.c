@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "generator/yaml.h"
 #include "util/vec.h"
@@ -83,14 +84,24 @@ const char *intent_suggest(const char *s, const char *const *words)
 	const char *best = NULL;
 	size_t best_d = 3;
 
-	for (; *words; words++) {
-		size_t dist = edit_distance(s, *words);
+	size_t slen = strlen(s);
+
+	for (const char *const *w = words; *w; w++) {
+		size_t dist = edit_distance(s, *w);
 		if (dist < best_d) {
 			best_d = dist;
-			best = *words;
+			best = *w;
 		}
 	}
-	return best;
+	if (best || slen < 3)
+		return best;
+	/* a prefix of a known word ("maintenance" -> "maintenanceWindow"),
+	 * or a known word followed by more ("bottlerock" is neither) */
+	for (const char *const *w = words; *w; w++)
+		if (!strncasecmp(*w, s, slen) ||
+		    (strlen(*w) >= 3 && !strncasecmp(s, *w, strlen(*w))))
+			return *w;
+	return NULL;
 }
 
 long long intent_parse_duration(const char *s)
@@ -146,8 +157,11 @@ long long intent_parse_gib(const char *s)
 		return v * 1024;
 	if (!strcmp(u, "G")) /* 10^9 bytes, rounded up to whole GiB */
 		return (v * 1000000000LL + (1LL << 30) - 1) >> 30;
-	if (!strcmp(u, "T"))
+	if (!strcmp(u, "T")) {
+		if (v > 1000000)
+			return 1LL << 40; /* far out of any range; no overflow */
 		return (v * 1000000000000LL + (1LL << 30) - 1) >> 30;
+	}
 	return -1;
 }
 
@@ -167,7 +181,7 @@ static const char *kind_name(const struct ynode *n)
 	case YS_INT:
 		return "an integer";
 	case YS_FLOAT:
-		return "a number";
+		return "a decimal number";
 	default:
 		return "a string";
 	}
@@ -257,10 +271,13 @@ static int get_enum(struct reader *r, const struct ynode *n, const char *key,
 	return -1;
 }
 
-/* require a mapping; report unknown keys (with a suggestion); 0 if a map */
+/* require a mapping; report unknown keys (with a suggestion); returns -1
+ * if not a map, else the number of unknown keys */
 static int check_map(struct reader *r, const struct ynode *n,
 		     const char *what, const char *const *keys)
 {
+	int unknown = 0;
+
 	if (!n || n->type != YNODE_MAP) {
 		ERRAT(r, n, NULL, "%s must be a mapping (key: value), not %s",
 		      what, n ? kind_name(n) : "nothing");
@@ -285,9 +302,10 @@ static int check_map(struct reader *r, const struct ynode *n,
 			ERRAT(r, k, buf_cstr(&hint), "unknown key '%.60s' in %s",
 			      k->value, what);
 			buf_release(&hint);
+			unknown++;
 		}
 	}
-	return 0;
+	return unknown;
 }
 
 static int is_null(const struct ynode *n)
@@ -312,6 +330,9 @@ static void read_gpu(struct reader *r, struct workload *w,
 			if (!s)
 				continue;
 			w->gpu = xrealloc(w->gpu, (w->ngpu + 1) * sizeof(char *));
+			w->gpu_item_pos = xrealloc(w->gpu_item_pos,
+						   (w->ngpu + 1) * sizeof(struct pos));
+			w->gpu_item_pos[w->ngpu] = pos_of(n->kids[i]);
 			w->gpu[w->ngpu++] = s;
 		}
 		return;
@@ -322,6 +343,8 @@ static void read_gpu(struct reader *r, struct workload *w,
 			return;
 		w->gpu = xmalloc(sizeof(char *));
 		w->gpu[0] = s;
+		w->gpu_item_pos = xmalloc(sizeof(struct pos));
+		w->gpu_item_pos[0] = pos_of(n);
 		w->ngpu = 1;
 	}
 }
@@ -445,6 +468,7 @@ static void read_workload(struct reader *r, struct workload *w,
 	} else if (w->name) {
 		w->ns = xstrdup(w->name);
 		w->ns_pos = w->name_pos;
+		w->ns_defaulted = 1;
 	}
 	w->ok = !bad;
 }
@@ -456,6 +480,10 @@ static void read_spec(struct reader *r, struct intent *in,
 
 	if (check_map(r, spec, "'spec'", spec_keys) < 0)
 		return;
+	in->spec_pos = pos_of(spec);
+	in->role_present = ynode_get(spec, "nodeRole") ||
+			   ynode_get(spec, "instanceProfile");
+	in->ami_present = ynode_get(spec, "ami") != NULL;
 	if (!is_null(v = ynode_get(spec, "nodeRole"))) {
 		in->node_role = get_string(r, v, "nodeRole");
 		in->role_pos = pos_of(v);
@@ -486,7 +514,7 @@ static void read_spec(struct reader *r, struct intent *in,
 	}
 	if (!is_null(s = ynode_get(spec, "imageCache"))) {
 		in->cache_pos = pos_of(s);
-		if (check_map(r, s, "'imageCache'", cache_keys) == 0) {
+		if (check_map(r, s, "'imageCache'", cache_keys) >= 0) {
 			in->image_cache = 1;
 			if (!is_null(v = ynode_get(s, "snapshotID"))) {
 				in->snapshot_id = get_string(r, v, "snapshotID");
@@ -507,7 +535,8 @@ static void read_spec(struct reader *r, struct intent *in,
 	}
 	in->prefix_delegation = 1;
 	if (!is_null(s = ynode_get(spec, "network")) &&
-	    check_map(r, s, "'network'", network_keys) == 0) {
+	    (in->network_unknown_keys = check_map(r, s, "'network'",
+						   network_keys)) >= 0) {
 		if (!is_null(v = ynode_get(s, "prefixDelegation"))) {
 			in->pd_pos = pos_of(v);
 			get_bool(r, v, "prefixDelegation",
@@ -519,13 +548,13 @@ static void read_spec(struct reader *r, struct intent *in,
 		}
 	}
 	if (!is_null(s = ynode_get(spec, "generalPurpose")) &&
-	    check_map(r, s, "'generalPurpose'", general_keys) == 0) {
+	    check_map(r, s, "'generalPurpose'", general_keys) >= 0) {
 		in->general_pos = pos_of(s);
 		if (!is_null(v = ynode_get(s, "enabled")))
 			get_bool(r, v, "enabled", &in->general);
 	}
 	if (!is_null(s = ynode_get(spec, "maintenanceWindow")) &&
-	    check_map(r, s, "'maintenanceWindow'", window_keys) == 0) {
+	    check_map(r, s, "'maintenanceWindow'", window_keys) >= 0) {
 		in->window_pos = pos_of(s);
 		in->window = 1;
 		if (!is_null(v = ynode_get(s, "schedule"))) {
@@ -534,7 +563,14 @@ static void read_spec(struct reader *r, struct intent *in,
 		} else
 			ERRAT(r, s, "add 'schedule: \"0 2 * * sat\"'",
 			      "'maintenanceWindow' is missing 'schedule'");
-		if (!is_null(v = ynode_get(s, "duration"))) {
+		if (!is_null(v = ynode_get(s, "duration")) &&
+		    v->type == YNODE_SCALAR &&
+		    (yaml_scalar_kind(v) == YS_INT ||
+		     yaml_scalar_kind(v) == YS_FLOAT)) {
+			ERRAT(r, v, "write it with a unit: 4h, 90m or 1h30m",
+			      "'duration' needs a unit, not the bare number %.20s",
+			      v->value);
+		} else if (!is_null(v)) {
 			in->window_duration = get_string(r, v, "duration");
 			in->window_duration_pos = pos_of(v);
 		} else
@@ -543,6 +579,7 @@ static void read_spec(struct reader *r, struct intent *in,
 	}
 	if (!is_null(s = ynode_get(spec, "workloads"))) {
 		in->workloads_pos = pos_of(s);
+		in->workloads_malformed = s->type != YNODE_SEQ;
 		if (s->type != YNODE_SEQ) {
 			ERRAT(r, s, "write a list: '- name: ...'",
 			      "'workloads' must be a list, not %s",
@@ -623,7 +660,7 @@ int intent_read(struct intent *out, const char *file, const char *data,
 	if (!v)
 		ERRAT(&r, root, "add 'metadata: {name: <cluster>}'",
 		      "missing 'metadata'");
-	else if (check_map(&r, v, "'metadata'", metadata_keys) == 0) {
+	else if (check_map(&r, v, "'metadata'", metadata_keys) >= 0) {
 		const struct ynode *name = ynode_get(v, "name");
 		if (is_null(name))
 			ERRAT(&r, v, "add 'name: <EKS cluster name>'",
@@ -657,6 +694,7 @@ void intent_release(struct intent *in)
 		for (size_t j = 0; j < w->ngpu; j++)
 			free(w->gpu[j]);
 		free(w->gpu);
+		free(w->gpu_item_pos);
 		free(w->mig_profile);
 		free(w->ns);
 	}

@@ -37,6 +37,7 @@ struct workload {
 	char **gpu;       /* classes as written ("h100"); "l4+" kept with '+' */
 	size_t ngpu;
 	struct pos gpu_pos;
+	struct pos *gpu_item_pos; /* position of each gpu[i] */
 	long gpus_per_pod;
 	struct pos gpus_per_pod_pos;
 	long gang;
@@ -53,12 +54,17 @@ struct workload {
 	struct pos max_gpus_pos;
 	char *ns;
 	struct pos ns_pos;
+	int ns_defaulted; /* taken from the name, not written */
 	int ok; /* every required key present and well-typed */
 };
 
 struct intent {
 	char *file;
 	struct pos pos;
+	struct pos spec_pos; /* the spec mapping (where missing keys belong) */
+	int ami_present, role_present; /* written, even if invalid */
+	int workloads_malformed; /* present but not a list: reported */
+	int network_unknown_keys; /* e.g. a misspelt efaSecurityGroup */
 	char *name; /* metadata.name: the EKS cluster */
 	struct pos name_pos;
 	char *node_role, *instance_profile;

@@ -17,14 +17,15 @@ int pipeline_render(struct rendered *out, const char *file, const char *data,
 	size_t before = d->errors;
 	int ret = -1;
 
-	if (intent_read(&in, file, data, len, d) < 0 || d->errors != before) {
-		/* shape errors first; semantic checks on a half-read intent
-		 * would only add noise */
+	if (intent_read(&in, file, data, len, d) < 0) {
 		if (d->errors == before)
 			BUG("intent_read failed without a diagnostic");
 		goto invalid;
 	}
-	if (validate_intent(&in, cat, d) > 0)
+	/* semantic rules run on whatever was read, so every problem is
+	 * reported at once; malformed values were left out by the reader */
+	validate_intent(&in, cat, d);
+	if (d->errors != before)
 		goto invalid;
 	if (!out) {
 		ret = 0;

@@ -193,7 +193,9 @@ static void check_ami(const struct intent *in, struct diags *d)
 	const char *v = in->ami_version;
 
 	if (!in->ami) {
-		diags_add(d, DIAG_ERROR, f, AT(in->pos),
+		if (in->ami_present)
+			return; /* present but malformed: already reported */
+		diags_add(d, DIAG_ERROR, f, AT(in->spec_pos.line ? in->spec_pos : in->pos),
 			  "add 'ami: bottlerocket@v1.26.1' or "
 			  "'ami: al2023@v20250505' under spec",
 			  "missing 'spec.ami'");
@@ -211,11 +213,19 @@ static void check_ami(const struct intent *in, struct diags *d)
 				  "use al2023@vYYYYMMDD or bottlerocket@vX.Y.Z",
 				  "Windows AMIs cannot run NVIDIA GPU nodes "
 				  "here");
-		else
-			diags_add(d, DIAG_ERROR, f, AT(in->ami_pos),
-				  "write family@version, family al2023 or "
-				  "bottlerocket",
+		else {
+			static const char *const fams[] = { "al2023",
+							    "bottlerocket", NULL };
+			char *fam = xstrndup(in->ami, flen);
+			const char *sugg = intent_suggest(fam, fams);
+			char *hint = sugg ? xasprintf("did you mean '%s'?", sugg)
+					  : xstrdup("write family@version, family "
+						    "al2023 or bottlerocket");
+			diags_add(d, DIAG_ERROR, f, AT(in->ami_pos), hint,
 				  "unknown AMI family in '%.60s'", in->ami);
+			free(hint);
+			free(fam);
+		}
 		return;
 	}
 	if (!v || !*v) {
@@ -242,6 +252,13 @@ static void check_ami(const struct intent *in, struct diags *d)
 			ok = strlen(s) == 8;
 			for (const char *p = s; *p; p++)
 				ok &= isdigit((unsigned char)*p) != 0;
+			if (ok) {
+				/* a release date: YYYYMMDD */
+				int mon = (s[4] - '0') * 10 + (s[5] - '0');
+				int day = (s[6] - '0') * 10 + (s[7] - '0');
+				ok = mon >= 1 && mon <= 12 && day >= 1 &&
+				     day <= 31 && s[0] == '2';
+			}
 		} else {
 			int dots = 0, digits = 0;
 			for (const char *p = s; *p; p++) {
@@ -295,7 +312,7 @@ static void check_workload(const struct intent *in, size_t idx,
 				  "duplicate workload name '%s' (first at "
 				  "line %d)",
 				  w->name, in->workloads[j].name_pos.line);
-	if (w->ns && !validate_dns_label(w->ns, 63))
+	if (w->ns && !w->ns_defaulted && !validate_dns_label(w->ns, 63))
 		diags_add(d, DIAG_ERROR, f, AT(w->ns_pos),
 			  "use lower-case letters, digits and '-', at most 63 "
 			  "characters",
@@ -316,6 +333,22 @@ static void check_workload(const struct intent *in, size_t idx,
 			  "(failRequestsGreaterThanOne), but gpusPerPod is %ld",
 			  w->gpus_per_pod);
 
+	/* an unknown class is reported at the list item that names it */
+	for (size_t i = 0; i < w->ngpu; i++) {
+		struct workload one = *w;
+		char *g = w->gpu[i];
+		one.gpu = &g;
+		one.ngpu = 1;
+		if (validate_families(&one, cat, fams, &why) < 0) {
+			diags_add(d, DIAG_ERROR, f, AT(w->gpu_item_pos[i]),
+				  "classes: t4 a10g l4 l40s a100 h100 h200 b200 "
+				  "v100; 'l4+' means l4 or better",
+				  "%s", buf_cstr(&why));
+			buf_release(&why);
+			return;
+		}
+		buf_reset(&why);
+	}
 	n = validate_families(w, cat, fams, &why);
 	if (n <= 0) {
 		struct pos p = w->gpu_pos;
@@ -350,7 +383,7 @@ static void check_workload(const struct intent *in, size_t idx,
 			  w->gang, w->gpus_per_pod, w->gang * w->gpus_per_pod,
 			  units,
 			  w->sharing == SHARE_TIMESLICING ? " (x replicas)" : "");
-	if (w->efa && !in->efa_sg)
+	if (w->efa && !in->efa_sg && !in->network_unknown_keys)
 		diags_add(d, DIAG_ERROR, f, AT(w->efa_pos),
 			  "set spec.network.efaSecurityGroup to a security "
 			  "group that allows all traffic to and from itself",
@@ -385,8 +418,9 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 			  "keep one: Karpenter takes either a role or a "
 			  "pre-made instance profile",
 			  "both 'nodeRole' and 'instanceProfile' are set");
-	else if (!in->node_role && !in->instance_profile)
-		diags_add(d, DIAG_ERROR, f, AT(in->pos),
+	else if (!in->node_role && !in->instance_profile && !in->role_present)
+		diags_add(d, DIAG_ERROR, f,
+			  AT(in->spec_pos.line ? in->spec_pos : in->pos),
 			  "add 'nodeRole: KarpenterNodeRole-<cluster>' under spec",
 			  "missing 'spec.nodeRole' (or 'spec.instanceProfile')");
 	else if (in->node_role && !matches_charset(in->node_role, "+=,.@_-", 64))
@@ -458,9 +492,11 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 				  "maintenance window: %s", buf_cstr(&why));
 		buf_release(&why);
 	}
-	if (!in->nworkloads && !in->general)
+	if (!in->nworkloads && !in->general && !in->workloads_malformed)
 		diags_add(d, DIAG_ERROR, f,
-			  AT(in->workloads_pos.line ? in->workloads_pos : in->pos),
+			  AT(in->workloads_pos.line ? in->workloads_pos
+			     : in->spec_pos.line    ? in->spec_pos
+						    : in->pos),
 			  "add a workload under spec.workloads",
 			  "the intent has no workloads and no general-purpose "
 			  "pool: nothing to render");

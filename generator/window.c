@@ -29,7 +29,7 @@ static int parse_num(const char *s, int min, int max, int *out)
 int window_parse(struct window *out, const char *schedule,
 		 const char *duration, struct buf *why)
 {
-	char f[5][16];
+	char f[5][64];
 	int n = 0;
 	const char *p = schedule;
 	long long secs;
@@ -42,12 +42,17 @@ int window_parse(struct window *out, const char *schedule,
 		if (!*p)
 			break;
 		len = strcspn(p, " ");
-		if (n == 5 || len >= sizeof(f[0])) {
+		if (n == 5) {
 			n = 6;
 			break;
 		}
-		memcpy(f[n], p, len);
-		f[n][len] = '\0';
+		{
+			/* a field too long for any valid value is cut short;
+			 * it then fails its own check */
+			size_t copy = len < sizeof(f[0]) ? len : sizeof(f[0]) - 1;
+			memcpy(f[n], p, copy);
+			f[n][copy] = '\0';
+		}
 		n++;
 		p += len;
 	}

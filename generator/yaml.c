@@ -229,10 +229,14 @@ static int is_sexagesimal(const char *s, size_t len)
 	return colon;
 }
 
+static int tag_mismatch(const struct ynode *n);
+
 enum yscalar_kind yaml_scalar_kind(const struct ynode *n)
 {
 	if (n->type != YNODE_SCALAR)
 		return YS_STRING;
+	if (n->tag && tag_mismatch(n))
+		return YS_STRING; /* "!!bool maybe" is no boolean */
 	if (n->tag) {
 		if (!strcmp(n->tag, YAML_STR_TAG))
 			return YS_STRING;
@@ -488,6 +492,50 @@ static void reset_document(struct parse_state *ps)
 	ps->root = NULL;
 }
 
+/*
+ * A libyaml error with the most useful position: reader errors (NUL bytes,
+ * invalid UTF-8) carry only a byte offset; an unclosed quote or flow
+ * collection is best shown where it was opened (context_mark), with the
+ * place the problem was noticed in the message.
+ */
+static void report_parse_error(const yaml_parser_t *p, const char *data,
+			       size_t len, const char *file, struct err *err)
+{
+	const char *problem = p->problem ? p->problem : "invalid YAML";
+
+	if (p->error == YAML_READER_ERROR) {
+		size_t line = 1, col = 1, off = p->problem_offset;
+		for (size_t i = 0; i < off && i < len; i++) {
+			if (data[i] == '\n') {
+				line++;
+				col = 1;
+			} else if (((unsigned char)data[i] & 0xc0) != 0x80) {
+				col++;
+			}
+		}
+		err_set(err, ERR_INVALID, "%s:%zu:%zu: %s (byte 0x%02x); the file "
+					  "must be UTF-8 text without NUL bytes",
+			file, line, col, problem,
+			off < len ? (unsigned char)data[off] : 0);
+		return;
+	}
+	if (p->context && (!strncmp(p->context, "while scanning a quoted", 23) ||
+			   !strncmp(p->context, "while parsing a flow", 20)) &&
+	    p->context_mark.line != p->problem_mark.line) {
+		err_set(err, ERR_INVALID,
+			"%s:%zu:%zu: not closed: %s that starts here, %s at "
+			"line %zu, column %zu",
+			file, p->context_mark.line + 1, p->context_mark.column + 1,
+			p->context, problem, p->problem_mark.line + 1,
+			p->problem_mark.column + 1);
+		return;
+	}
+	err_set(err, ERR_INVALID, "%s:%zu:%zu: %s%s%s%s", file,
+		p->problem_mark.line + 1, p->problem_mark.column + 1, problem,
+		p->context ? " (" : "", p->context ? p->context : "",
+		p->context ? ")" : "");
+}
+
 int yaml_parse(struct ystream *out, const char *data, size_t len,
 	       const char *file, struct err *err)
 {
@@ -511,14 +559,7 @@ int yaml_parse(struct ystream *out, const char *data, size_t len,
 
 	while (!done) {
 		if (!yaml_parser_parse(&parser, &ev)) {
-			const yaml_mark_t *m = &parser.problem_mark;
-			err_set(err, ERR_INVALID, "%s:%zu:%zu: %s%s%s%s", file,
-				m->line + 1, m->column + 1,
-				parser.problem ? parser.problem
-					       : "invalid YAML",
-				parser.context ? " (" : "",
-				parser.context ? parser.context : "",
-				parser.context ? ")" : "");
+			report_parse_error(&parser, data, len, file, err);
 			goto out;
 		}
 		switch (ev.type) {
