@@ -32,6 +32,8 @@ struct cmd {
 };
 
 int cmd_render(int argc, char **argv);
+int cmd_reconcile(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);

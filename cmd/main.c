@@ -2,6 +2,7 @@
  * cmd/main.c: entry point, subcommand table, help and version.
  */
 #include "cmd/cmd.h"
+#include "cmd/cluster.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -40,6 +41,45 @@ static const struct cmd commands[] = {
 	  "valid (warnings allowed), 3 when any has an error.\n"
 	  "\n"
 	  "  -h, --help            this text\n" },
+	{ "reconcile", cmd_reconcile,
+	  "make the cluster match the intents (server-side apply)",
+	  "usage: gpuform reconcile [options] INTENT... | DIR\n"
+	  "\n"
+	  "Make the cluster match the intent files (rendered in memory) or a\n"
+	  "directory written by 'render -o'. Objects that already match need\n"
+	  "no request (one LIST per kind); every other object is server-side\n"
+	  "applied as a dry run first, and nothing is written unless all dry\n"
+	  "runs succeed. Membership is recorded in an ApplySet-compatible\n"
+	  "inventory (ConfigMap gpuform-<cluster> in gpuform-system).\n"
+	  "\n"
+	  "      --dry-run           show what would change; exit 1 if anything\n"
+	  "      --prune             delete objects gpuform created that are no\n"
+	  "                          longer desired (inventory, label and UID\n"
+	  "                          must all match)\n"
+	  "      --force-prune       allow an empty desired set or pruning more\n"
+	  "                          than half of the inventory\n"
+	  "      --prune-namespaces  allow pruning Namespaces\n"
+	  "      --force-conflicts   take over fields another apply manager owns\n"
+	  "      --inventory-namespace NS  where the inventory lives\n"
+	  "                          (default gpuform-system)\n"
+	  "      --templates DIR     template overrides (see render)\n"
+	  "  -o, --output FORMAT     text (default) or json (with request counts)\n"
+	  CLUSTER_HELP
+	  "\n"
+	  "Exit: 0 in sync or fixed, 1 changes found with --dry-run, 3 invalid\n"
+	  "input, 4 cluster or runtime error (conflicts included).\n" },
+	{ "diff", cmd_diff, "show what would change (--live: against the cluster)",
+	  "usage: gpuform diff --live [options] INTENT... | DIR\n"
+	  "\n"
+	  "Unified diff, per object, between the live cluster and what a\n"
+	  "reconcile would make of it (computed with server-side dry runs, like\n"
+	  "kubectl diff). Objects that a prune would delete are listed.\n"
+	  "\n"
+	  "      --live              compare with the cluster\n"
+	  "      --templates DIR     template overrides (see render)\n"
+	  CLUSTER_HELP
+	  "\n"
+	  "Exit: 0 no differences, 1 differences, >1 error (kubectl's convention).\n" },
 	{ "version", cmd_version, "print the version",
 	  "usage: gpuform version\n" },
 	{ "help", cmd_help, "show help for a command",

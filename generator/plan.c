@@ -15,19 +15,6 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* MIG "Ng.Mgb": how many slices of that profile one GPU holds (7 compute
- * slices per GPU on A100/H100/H200/B200). */
-static long mig_slices(const char *profile)
-{
-	long g = strtol(profile, NULL, 10);
-
-	if (g <= 0)
-		return 1;
-	if (g >= 7)
-		return 1;
-	return g == 4 ? 1 : 7 / g;
-}
-
 static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 				    const struct workload *w)
 {
@@ -141,7 +128,7 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 	if (w->sharing == SHARE_TIMESLICING)
 		pool->multiplier = w->ts_replicas;
 	else if (w->sharing == SHARE_MIG)
-		pool->multiplier = mig_slices(w->mig_profile);
+		pool->multiplier = validate_mig_slices(w->mig_profile);
 	pool->quota_gpu = w->max_gpus * pool->multiplier;
 	pool->quota_cpu = w->max_gpus * cpu_per_gpu;
 	pool->quota_mem_gib = (w->max_gpus * mem_per_gpu_mib + 1023) / 1024;

@@ -695,7 +695,7 @@ static int render_addons(cJSON *addons, const struct plan *p,
 
 /* ---- ordering and top level ---------------------------------------------- */
 
-static int kind_rank(const char *kind)
+int render_kind_rank(const char *kind)
 {
 	static const char *const order[] = {
 		"Namespace", "ConfigMap", "EC2NodeClass", "NodePool",
@@ -719,7 +719,7 @@ static const char *doc_str(const cJSON *doc, const char *a, const char *b)
 int render_doc_cmp(const cJSON *a, const cJSON *b)
 {
 	const char *ka = doc_str(a, "kind", NULL), *kb = doc_str(b, "kind", NULL);
-	int ra = kind_rank(ka), rb = kind_rank(kb), c;
+	int ra = render_kind_rank(ka), rb = render_kind_rank(kb), c;
 
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
@@ -885,6 +885,7 @@ int render_tree(struct fs_tree *out, const struct rendered *r,
 	{
 		buf_reset(&name);
 		buf_reset(&body);
+		buf_adds(&name, prefix);
 		render_object_file(doc, f, &name);
 		if (fs_tree_find(out, buf_cstr(&name))) {
 			err_set(err, ERR_INTERNAL,
@@ -892,15 +893,14 @@ int render_tree(struct fs_tree *out, const struct rendered *r,
 				buf_cstr(&name));
 			goto out;
 		}
-		cJSON_AddItemToArray(res, cJSON_CreateString(buf_cstr(&name)));
+		cJSON_AddItemToArray(res, cJSON_CreateString(buf_cstr(&name) +
+							     strlen(prefix)));
 		if (emit_one(&body, doc, f, err) < 0)
 			goto out;
 		{
-			char *path = xasprintf("%s%s", prefix, buf_cstr(&name));
 			size_t len;
 			char *data = buf_detach(&body, &len);
-			fs_tree_add(out, path, data, len);
-			free(path);
+			fs_tree_add(out, buf_cstr(&name), data, len);
 		}
 	}
 	cJSON_ArrayForEach(doc, r->addons)

@@ -52,6 +52,9 @@ int render_tree(struct fs_tree *out, const struct rendered *r,
 void render_object_file(const cJSON *doc, enum render_format f,
 			struct buf *out);
 
+/* render_kind_rank: position of a kind in apply order (unknown kinds last). */
+int render_kind_rank(const char *kind);
+
 /* render_doc_cmp: the output order of two documents (qsort-style). */
 int render_doc_cmp(const cJSON *a, const cJSON *b);
 

@@ -28,6 +28,7 @@ struct tmpl_set {
 };
 
 static const char *names_cache[TMPL_MAX + 1];
+static char names_buf[TMPL_MAX][64];
 
 const char *const *tmpl_names(void)
 {
@@ -37,10 +38,17 @@ const char *const *tmpl_names(void)
 		return names_cache;
 	for (const struct embedded_file *e = embedded_files; e->path; e++) {
 		const char *base;
+		size_t len;
 		if (strncmp(e->path, "templates/", 10) || n >= TMPL_MAX)
 			continue;
 		base = e->path + 10;
-		names_cache[n++] = base;
+		len = strcspn(base, ".");
+		if (len >= sizeof(names_buf[0]))
+			len = sizeof(names_buf[0]) - 1;
+		memcpy(names_buf[n], base, len);
+		names_buf[n][len] = '\0';
+		names_cache[n] = names_buf[n];
+		n++;
 	}
 	names_cache[n] = NULL;
 	return names_cache;

@@ -29,6 +29,16 @@ int validate_dns_label(const char *s, size_t max)
 	return s[0] != '-' && s[n - 1] != '-';
 }
 
+long validate_mig_slices(const char *profile)
+{
+	long g = strtol(profile, NULL, 10);
+
+	/* 7 compute slices per GPU on A100/H100/H200/B200 */
+	if (g <= 0 || g >= 4)
+		return 1;
+	return 7 / g;
+}
+
 static int matches_charset(const char *s, const char *extra, size_t max)
 {
 	size_t n = strlen(s);
@@ -373,6 +383,8 @@ static void check_workload(const struct intent *in, size_t idx,
 	units = w->max_gpus;
 	if (w->sharing == SHARE_TIMESLICING)
 		units *= w->ts_replicas;
+	else if (w->sharing == SHARE_MIG)
+		units *= validate_mig_slices(w->mig_profile);
 	if (w->gang * w->gpus_per_pod > units)
 		diags_add(d, DIAG_ERROR, f, AT(w->gang_pos.line ? w->gang_pos
 							       : w->max_gpus_pos),
@@ -382,7 +394,9 @@ static void check_workload(const struct intent *in, size_t idx,
 			  "maxGpus %ld%s",
 			  w->gang, w->gpus_per_pod, w->gang * w->gpus_per_pod,
 			  units,
-			  w->sharing == SHARE_TIMESLICING ? " (x replicas)" : "");
+			  w->sharing == SHARE_TIMESLICING ? " (x replicas)"
+			  : w->sharing == SHARE_MIG	  ? " (x MIG slices)"
+							  : "");
 	if (w->efa && !in->efa_sg && !in->network_unknown_keys)
 		diags_add(d, DIAG_ERROR, f, AT(w->efa_pos),
 			  "set spec.network.efaSecurityGroup to a security "

@@ -24,11 +24,15 @@ static Suite *(*const suites[])(void) = {
 	util_suite,
 	yaml_suite,
 	catalog_suite,
-	/*
-	 * ---- more suites go here (declare them in suites.h first) ----
-	 * intent_suite, validate_suite, plan_suite, tmpl_suite,
-	 * render_suite, ...
-	 */
+	intent_suite,
+	validate_suite,
+	window_suite,
+	plan_suite,
+	tmpl_suite,
+	render_suite,
+	udiff_suite,
+	kubeconfig_suite,
+	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 
 int main(void)

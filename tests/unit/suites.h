@@ -14,11 +14,19 @@
 Suite *util_suite(void);    /* test_util.c: util/ (buf, err, diag, fs, xalloc, vec) */
 Suite *yaml_suite(void);    /* test_yaml.c: generator/yaml.c */
 Suite *catalog_suite(void); /* test_catalog.c: generator/catalog */
+Suite *intent_suite(void);   /* test_intent.c: generator/intent.c */
+Suite *validate_suite(void); /* test_validate.c: generator/validate.c */
+Suite *window_suite(void);   /* test_window.c: generator/window.c */
+Suite *plan_suite(void);     /* test_plan.c: generator/plan.c */
+Suite *tmpl_suite(void);     /* test_tmpl.c: generator/tmpl.c */
+Suite *render_suite(void);   /* test_render.c: generator/render.c, pipeline.c */
+Suite *udiff_suite(void);    /* test_udiff.c: util/udiff.c */
+Suite *kubeconfig_suite(void); /* test_kubeconfig.c: reconcile/kubeconfig.c */
 
 /*
  * ---- more suites go here ----
- * (intent_suite, validate_suite, plan_suite, tmpl_suite, render_suite, ...
- * once their test_<mod>.c exists; also add them to main.c)
+ * (declare the new <mod>_suite here once its test_<mod>.c exists; also
+ * add it to the table in main.c)
  */
 
 #endif

@@ -510,8 +510,11 @@ START_TEST(test_parse_syntax_error)
 {
 	char *msg;
 
+	/* an unclosed flow sequence is shown where it opens, with the place
+	 * the parser noticed it in the message */
 	msg = parse_err_s("a: [1, 2\n");
-	assert_prefix(msg, FILE_NAME ":2:1: ");
+	assert_prefix(msg, FILE_NAME ":1:4: not closed: ");
+	assert_contains(msg, "at line 2, column 1");
 	free(msg);
 
 	msg = parse_err_s("a: b: c\n");

@@ -1,0 +1,194 @@
+/* cmd/source.c: load the desired objects (see source.h). */
+#include "cmd/source.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/inputs.h"
+#include "generator/render.h"
+#include "generator/tmpl.h"
+#include "generator/yaml.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+static int load_file_docs(cJSON *docs, const char *path, struct diags *d)
+{
+	struct buf data = BUF_INIT;
+	struct ystream ys = YSTREAM_INIT;
+	struct err e = ERR_INIT;
+	int ret = -1;
+
+	if (fs_read_file(&data, path, YAML_MAX_INPUT, &e) < 0 ||
+	    yaml_parse(&ys, buf_cstr(&data), data.len, path, &e) < 0) {
+		diags_add(d, DIAG_ERROR, "", 0, 0, NULL, "%s", err_msg(&e));
+		goto out;
+	}
+	for (size_t i = 0; i < ys.nr; i++) {
+		cJSON *o;
+		if (!ys.docs[i].root)
+			continue;
+		if (ys.docs[i].root->type != YNODE_MAP) {
+			diags_add(d, DIAG_ERROR, path, ys.docs[i].line,
+				  ys.docs[i].col, NULL,
+				  "a Kubernetes object must be a mapping");
+			goto out;
+		}
+		if (yaml_to_json(&o, ys.docs[i].root, path, &e) < 0) {
+			diags_add(d, DIAG_ERROR, "", 0, 0, NULL, "%s",
+				  err_msg(&e));
+			goto out;
+		}
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "apiVersion")) ||
+		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "kind"))) {
+			diags_add(d, DIAG_ERROR, path, ys.docs[i].line,
+				  ys.docs[i].col, NULL,
+				  "object has no apiVersion and kind");
+			cJSON_Delete(o);
+			goto out;
+		}
+		cJSON_AddItemToArray(docs, o);
+	}
+	ret = 0;
+out:
+	ystream_release(&ys);
+	buf_release(&data);
+	err_release(&e);
+	return ret;
+}
+
+static int load_dir(struct source *s, const char *dir, struct diags *d,
+		    struct err *err)
+{
+	char *kpath = xasprintf("%s/%s", dir, RENDER_OWNER_FILE);
+	struct buf data = BUF_INIT;
+	struct ystream ys = YSTREAM_INIT;
+	const struct ynode *res;
+	int ret = -1;
+
+	if (fs_read_file(&data, kpath, YAML_MAX_INPUT, err) < 0 ||
+	    yaml_parse(&ys, buf_cstr(&data), data.len, kpath, err) < 0)
+		goto out;
+	res = ys.nr ? ynode_get(ys.docs[0].root, "resources") : NULL;
+	if (!res || res->type != YNODE_SEQ) {
+		err_set(err, ERR_INVALID, "%s: no 'resources' list", kpath);
+		goto out;
+	}
+	s->docs = cJSON_CreateArray();
+	for (size_t i = 0; i < res->nr; i++) {
+		const struct ynode *f = res->kids[i];
+		char *p;
+		if (f->type != YNODE_SCALAR || strstr(f->value, "..") ||
+		    f->value[0] == '/') {
+			diags_add(d, DIAG_ERROR, kpath, f->line, f->col, NULL,
+				  "resources must be files inside the directory");
+			continue;
+		}
+		p = xasprintf("%s/%s", dir, f->value);
+		load_file_docs(s->docs, p, d);
+		free(p);
+	}
+	if (d->errors) {
+		err_set(err, ERR_INVALID, "'%s' has invalid objects; nothing "
+					  "was applied", dir);
+		goto out;
+	}
+	s->desc = xstrdup(dir);
+	ret = 0;
+out:
+	ystream_release(&ys);
+	buf_release(&data);
+	free(kpath);
+	return ret;
+}
+
+static const char *cluster_label(const cJSON *o)
+{
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(o, "metadata"), "labels");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(l, "gpuform.io/cluster");
+	return cJSON_IsString(c) ? c->valuestring : NULL;
+}
+
+int source_load(struct source *out, char **paths, size_t n,
+		const char *templates, struct diags *d, struct err *err)
+{
+	struct stat st;
+	struct source s = SOURCE_INIT;
+	int ret = -1;
+
+	if (n == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)) {
+		const cJSON *o;
+		if (load_dir(&s, paths[0], d, err) < 0)
+			goto out;
+		cJSON_ArrayForEach(o, s.docs)
+		{
+			const char *c = cluster_label(o);
+			if (!c)
+				continue;
+			if (!s.cluster)
+				s.cluster = xstrdup(c);
+			else if (strcmp(s.cluster, c)) {
+				err_set(err, ERR_INVALID,
+					"'%s' mixes clusters '%s' and '%s'",
+					paths[0], s.cluster, c);
+				goto out;
+			}
+		}
+		if (!s.cluster) {
+			err_set(err, ERR_INVALID,
+				"'%s': no object carries a gpuform.io/cluster "
+				"label; render it with gpuform",
+				paths[0]);
+			goto out;
+		}
+	} else {
+		struct tmpl_set *t = NULL;
+		struct inputs ins = INPUTS_INIT;
+		struct buf desc = BUF_INIT;
+		if (tmpl_set_load(&t, templates, err) < 0)
+			goto out;
+		if (inputs_render(&ins, paths, n, t, 0, d, err) < 0) {
+			tmpl_set_free(t);
+			inputs_release(&ins);
+			goto out;
+		}
+		tmpl_set_free(t);
+		s.docs = cJSON_CreateArray();
+		for (size_t i = 0; i < ins.nr; i++) {
+			cJSON *doc;
+			if (s.cluster && strcmp(s.cluster, ins.items[i].r.cluster)) {
+				err_set(err, ERR_INVALID,
+					"'%s' is for cluster '%s' but '%s' is "
+					"for '%s': reconcile one cluster at a "
+					"time",
+					ins.items[i].path, ins.items[i].r.cluster,
+					ins.items[0].path, s.cluster);
+				inputs_release(&ins);
+				buf_release(&desc);
+				goto out;
+			}
+			if (!s.cluster)
+				s.cluster = xstrdup(ins.items[i].r.cluster);
+			buf_addf(&desc, "%s%s", i ? " " : "", ins.items[i].path);
+			while ((doc = cJSON_DetachItemFromArray(ins.items[i].r.docs, 0)))
+				cJSON_AddItemToArray(s.docs, doc);
+		}
+		inputs_release(&ins);
+		s.desc = buf_detach(&desc, NULL);
+	}
+	*out = s;
+	memset(&s, 0, sizeof(s));
+	ret = 0;
+out:
+	source_release(&s);
+	return ret;
+}
+
+void source_release(struct source *s)
+{
+	free(s->cluster);
+	cJSON_Delete(s->docs);
+	free(s->desc);
+	memset(s, 0, sizeof(*s));
+}

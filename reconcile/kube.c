@@ -1,0 +1,1449 @@
+/*
+ * reconcile/kube.c: the Kubernetes API client (see kube.h) -- the only
+ * libcurl user.
+ *
+ * One easy handle for the client's life, so the TLS connection (HTTP/2 where
+ * the server offers it) is reused. Every request goes through do_request(),
+ * which owns timeouts, the run deadline, retries, credentials and the body
+ * cap; the operations above it only build paths and turn HTTP statuses into
+ * meanings. Credentials (bearer tokens, exec plugin output, keys) are held
+ * here and in kubeconfig.c only: they go into a header list and TLS blobs,
+ * never into messages, and CURLOPT_VERBOSE is never set.
+ *
+ * Not here: deciding what to apply (reconcile.c), reading kubeconfig
+ * (kubeconfig.c), watches.
+ */
+#include "reconcile/kube.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+#ifndef GPUFORM_VERSION
+#define GPUFORM_VERSION "0.0.0"
+#endif
+
+#define KUBE_CONNECT_TIMEOUT_MS 10000L
+#define KUBE_BACKOFF_BASE_MS 200L
+#define KUBE_BACKOFF_CAP_MS 5000L
+#define KUBE_LIST_LIMIT 500
+#define KUBE_MAX_TOKEN_FILE (256u << 10)
+#define KUBE_EXEC_EARLY_S 10 /* refresh exec credentials this early */
+
+enum kube_op {
+	/* one object, or a discovery document */
+	OP_GET,
+	/* one page of a list */
+	OP_LIST,
+	/* server-side apply, for real */
+	OP_APPLY,
+	/* apply or delete with dryRun=All */
+	OP_DRY_RUN,
+	OP_DELETE,
+	OP_CREATE,
+	/* kube_request: reads, and anything that may change the cluster */
+	OP_OTHER,
+	OP_OTHER_WRITE,
+};
+
+/* one discovery document: what a group-version serves */
+struct kube_gv {
+	char *gv; /* "v1", "karpenter.sh/v1" */
+	int served;
+	struct kube_resource *res;
+	size_t nr, alloc;
+};
+
+struct kube {
+	CURL *curl;
+	char errbuf[CURL_ERROR_SIZE];
+	struct kube_config cfg; /* a private copy */
+	struct kube_opts opts;
+	char *user_agent;
+	long long deadline; /* CLOCK_MONOTONIC ms */
+	struct kube_stats stats;
+	uint64_t rng;
+
+	/* bearer token from token_file, and what the file looked like */
+	char *file_token;
+	struct stat token_st;
+	int token_st_ok;
+	/* exec plugin credentials, cached until they expire */
+	struct kube_exec_cred exec;
+	int exec_ok;
+
+	struct kube_gv **gvs;
+	size_t gv_nr, gv_alloc;
+
+	/* the response being received */
+	struct buf body;
+	int body_over;
+	long retry_after; /* seconds; -1 = no Retry-After header */
+};
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long long ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000),
+			       (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static uint64_t next_rand(struct kube *k)
+{
+	/* xorshift64*: jitter only, not security */
+	k->rng ^= k->rng >> 12;
+	k->rng ^= k->rng << 25;
+	k->rng ^= k->rng >> 27;
+	return k->rng * 2685821657736338717ull;
+}
+
+static void wipe_str(char *p)
+{
+	volatile char *v = p;
+
+	if (!p)
+		return;
+	while (*v)
+		*v++ = 0;
+	free(p);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static char *dup_blob(const char *p, size_t len)
+{
+	char *r;
+
+	if (!p)
+		return NULL;
+	r = xmalloc(st_add(len, 1));
+	memcpy(r, p, len);
+	r[len] = '\0';
+	return r;
+}
+
+static char **dup_strv(char *const *v)
+{
+	size_t n = 0;
+	char **r;
+
+	if (!v)
+		return NULL;
+	while (v[n])
+		n++;
+	r = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		r[i] = xstrdup(v[i]);
+	return r;
+}
+
+static void config_copy(struct kube_config *d, const struct kube_config *s)
+{
+	d->context = dup_or_null(s->context);
+	d->cluster = dup_or_null(s->cluster);
+	d->user = xstrdup(s->user && *s->user ? s->user : "anonymous");
+	d->server = dup_or_null(s->server);
+	d->ca_pem = dup_blob(s->ca_pem, s->ca_len);
+	d->ca_len = s->ca_len;
+	d->insecure = s->insecure;
+	d->token = dup_or_null(s->token);
+	d->token_file = dup_or_null(s->token_file);
+	d->cert_pem = dup_blob(s->cert_pem, s->cert_len);
+	d->cert_len = s->cert_len;
+	d->key_pem = dup_blob(s->key_pem, s->key_len);
+	d->key_len = s->key_len;
+	d->exec_argv = dup_strv(s->exec_argv);
+	d->exec_env = dup_strv(s->exec_env);
+	d->exec_api_version = dup_or_null(s->exec_api_version);
+	d->namespace_ = xstrdup(s->namespace_ && *s->namespace_ ? s->namespace_
+								: "default");
+	d->exec_provide_cluster_info = s->exec_provide_cluster_info;
+}
+
+/* enc: percent-encode everything but RFC 3986 unreserved characters */
+static void enc(struct buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (isalnum(c) || c == '-' || c == '.' || c == '_' ||
+		    c == '~') {
+			buf_addc(b, (char)c);
+		} else {
+			buf_addc(b, '%');
+			buf_addc(b, hex[c >> 4]);
+			buf_addc(b, hex[c & 15]);
+		}
+	}
+}
+
+static void query_add(struct buf *q, const char *key, const char *value)
+{
+	buf_addf(q, "%s%s=", q->len ? "&" : "", key);
+	enc(q, value);
+}
+
+static const char *reason_phrase(long status)
+{
+	switch (status) {
+	case 400:
+		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 406:
+		return "Not Acceptable";
+	case 409:
+		return "Conflict";
+	case 410:
+		return "Gone";
+	case 413:
+		return "Request Entity Too Large";
+	case 415:
+		return "Unsupported Media Type";
+	case 422:
+		return "Unprocessable Entity";
+	case 429:
+		return "Too Many Requests";
+	case 500:
+		return "Internal Server Error";
+	case 502:
+		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
+	default:
+		return "";
+	}
+}
+
+static void describe_ms(struct buf *out, long long ms)
+{
+	if (ms % 1000 == 0)
+		buf_addf(out, "%lld s", ms / 1000);
+	else
+		buf_addf(out, "%lld ms", ms);
+}
+
+/* ---- curl callbacks ---------------------------------------------------- */
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+	struct kube *k = ud;
+	size_t len = size * n;
+
+	if (buf_add(&k->body, p, len) < 0) {
+		k->body_over = 1;
+		return 0; /* CURLE_WRITE_ERROR */
+	}
+	return len;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *ud)
+{
+	struct kube *k = ud;
+	size_t len = size * n;
+
+	if (len >= 5 && !strncmp(p, "HTTP/", 5)) {
+		k->retry_after = -1; /* a new response (after 100 Continue) */
+	} else if (len > 12 && !strncasecmp(p, "retry-after:", 12)) {
+		long v = 0;
+		size_t i = 12;
+		int any = 0;
+
+		while (i < len && (p[i] == ' ' || p[i] == '\t'))
+			i++;
+		while (i < len && isdigit((unsigned char)p[i]) && v < 1000000) {
+			v = v * 10 + (p[i++] - '0');
+			any = 1;
+		}
+		/* the HTTP-date form is not used by Kubernetes: ignored */
+		if (any)
+			k->retry_after = v;
+	}
+	return len;
+}
+
+/* ---- credentials ------------------------------------------------------- */
+
+static int set_client_cert(struct kube *k, const char *cert, size_t cert_len,
+			   const char *key, size_t key_len)
+{
+	struct curl_blob c = { (void *)(uintptr_t)cert, cert_len,
+			       CURL_BLOB_COPY };
+	struct curl_blob kb = { (void *)(uintptr_t)key, key_len,
+				CURL_BLOB_COPY };
+
+	curl_easy_setopt(k->curl, CURLOPT_SSLCERTTYPE, "PEM");
+	curl_easy_setopt(k->curl, CURLOPT_SSLKEYTYPE, "PEM");
+	if (curl_easy_setopt(k->curl, CURLOPT_SSLCERT_BLOB, &c) != CURLE_OK ||
+	    curl_easy_setopt(k->curl, CURLOPT_SSLKEY_BLOB, &kb) != CURLE_OK)
+		return -1;
+	return 0;
+}
+
+/*
+ * token_from_file: re-read the token file when it changed (projected
+ * service-account tokens rotate). A file that cannot be read while we still
+ * hold a token keeps the old one, as client-go does.
+ */
+static int token_from_file(struct kube *k, struct err *err)
+{
+	struct stat st;
+	struct buf b = BUF_INIT;
+
+	if (stat(k->cfg.token_file, &st) < 0) {
+		if (k->file_token)
+			return 0;
+		return err_errno(err, "cannot read tokenFile '%s' of user '%s'",
+				 k->cfg.token_file, k->cfg.user);
+	}
+	if (k->token_st_ok && st.st_dev == k->token_st.st_dev &&
+	    st.st_ino == k->token_st.st_ino &&
+	    st.st_size == k->token_st.st_size &&
+	    st.st_mtim.tv_sec == k->token_st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == k->token_st.st_mtim.tv_nsec)
+		return 0;
+	if (fs_read_file(&b, k->cfg.token_file, KUBE_MAX_TOKEN_FILE, err) < 0) {
+		buf_release(&b);
+		if (k->file_token)
+			return 0;
+		return err_wrap(err, "tokenFile of user '%s'", k->cfg.user);
+	}
+	while (b.len && isspace((unsigned char)b.ptr[b.len - 1]))
+		b.ptr[--b.len] = '\0';
+	wipe_str(k->file_token);
+	k->file_token = buf_detach(&b, NULL);
+	k->token_st = st;
+	k->token_st_ok = 1;
+	return 0;
+}
+
+/*
+ * credentials: make sure what authenticates the next request is current
+ * and return the bearer token (NULL: none). force re-runs the exec plugin
+ * (after a 401).
+ */
+static int credentials(struct kube *k, int force, const char **token,
+		       struct err *err)
+{
+	*token = NULL;
+	if (k->cfg.exec_argv) {
+		time_t now = time(NULL);
+
+		if (force || !k->exec_ok ||
+		    (k->exec.expires &&
+		     (long long)now >= k->exec.expires - KUBE_EXEC_EARLY_S)) {
+			long long left = k->deadline - now_ms();
+			long t = KUBECONFIG_EXEC_TIMEOUT_MS;
+
+			if (left < t)
+				t = left > 0 ? (long)left : 1;
+			kube_exec_cred_release(&k->exec);
+			k->exec_ok = 0;
+			if (kubeconfig_exec(&k->exec, &k->cfg, t, err) < 0)
+				return -1;
+			k->exec_ok = 1;
+			if (k->exec.cert_pem &&
+			    set_client_cert(k, k->exec.cert_pem,
+					    k->exec.cert_len, k->exec.key_pem,
+					    k->exec.key_len) < 0)
+				return err_set(err, ERR_AUTH,
+					       "cannot use the client "
+					       "certificate from exec plugin "
+					       "'%s'",
+					       k->cfg.exec_argv[0]);
+		}
+		if (k->exec.token) {
+			*token = k->exec.token;
+			return 0;
+		}
+		/* a certificate only; a static token may still apply */
+	}
+	if (k->cfg.token_file) {
+		if (token_from_file(k, err) < 0)
+			return -1;
+		*token = k->file_token && *k->file_token ? k->file_token
+							 : k->cfg.token;
+		return 0;
+	}
+	*token = k->cfg.token && *k->cfg.token ? k->cfg.token : NULL;
+	return 0;
+}
+
+/* ---- the request loop -------------------------------------------------- */
+
+static void count(struct kube *k, enum kube_op op)
+{
+	switch (op) {
+	case OP_GET:
+		k->stats.gets++;
+		break;
+	case OP_LIST:
+		k->stats.lists++;
+		break;
+	case OP_APPLY:
+		k->stats.applies++;
+		k->stats.writes++;
+		break;
+	case OP_DRY_RUN:
+		k->stats.dry_runs++;
+		break;
+	case OP_DELETE:
+		k->stats.deletes++;
+		k->stats.writes++;
+		break;
+	case OP_CREATE:
+		k->stats.creates++;
+		k->stats.writes++;
+		break;
+	case OP_OTHER:
+		k->stats.others++;
+		break;
+	case OP_OTHER_WRITE:
+		k->stats.others++;
+		k->stats.writes++;
+		break;
+	}
+}
+
+static int retryable_status(long status, const char *method)
+{
+	/* a POST that got a 500/502/504 may have happened: not repeated */
+	if (!strcmp(method, "POST"))
+		return status == 429 || status == 503;
+	return status == 429 || status == 500 || status == 502 ||
+	       status == 503 || status == 504;
+}
+
+static int retryable_transport(CURLcode rc, const char *method)
+{
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+		return 1; /* nothing was sent */
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+	case CURLE_SSL_CONNECT_ERROR:
+		return strcmp(method, "POST") != 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * backoff: sleep before attempt `attempt` (1-based) -- Retry-After when
+ * the server sent one, else 200 ms doubling to 5 s with jitter. Returns 0
+ * (and does not sleep) when the run deadline would pass first.
+ */
+static int backoff(struct kube *k, int attempt, long retry_after)
+{
+	long long d = KUBE_BACKOFF_BASE_MS, left;
+
+	for (int i = 1; i < attempt && d < KUBE_BACKOFF_CAP_MS; i++)
+		d *= 2;
+	if (d > KUBE_BACKOFF_CAP_MS)
+		d = KUBE_BACKOFF_CAP_MS;
+	d = d / 2 + (long long)(next_rand(k) % (uint64_t)(d / 2 + 1));
+	if (retry_after > 0)
+		d = (long long)retry_after * 1000;
+	left = k->deadline - now_ms();
+	if (d >= left)
+		return 0;
+	sleep_ms(d);
+	return 1;
+}
+
+static struct curl_slist *add_header(struct curl_slist *h, const char *line)
+{
+	struct curl_slist *n = curl_slist_append(h, line);
+
+	if (!n)
+		BUG("curl_slist_append failed (out of memory)");
+	return n;
+}
+
+static void free_headers(struct curl_slist *h)
+{
+	/* the Authorization line holds the token: wipe curl's copies */
+	for (struct curl_slist *p = h; p; p = p->next) {
+		volatile char *v = p->data;
+		while (v && *v)
+			*v++ = 0;
+	}
+	curl_slist_free_all(h);
+}
+
+static void set_method(struct kube *k, const char *method, const char *body,
+		       size_t body_len)
+{
+	CURL *c = k->curl;
+
+	curl_easy_setopt(c, CURLOPT_NOBODY, 0L);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, (char *)NULL);
+	if (body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)body_len);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		if (strcmp(method, "POST"))
+			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	} else {
+		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+		if (!strcmp(method, "HEAD"))
+			curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+		else if (strcmp(method, "GET"))
+			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	}
+}
+
+/*
+ * do_request: one logical request, retried as needed. On return 0,
+ * *status is the final HTTP status and k->body holds the (capped) body.
+ * -1: transport failure, deadline, credentials or body over the cap.
+ */
+static int do_request(struct kube *k, enum kube_op op, const char *method,
+		      const char *path, const char *query, const char *ctype,
+		      const char *body, size_t body_len, long *status,
+		      struct err *err)
+{
+	struct buf url = BUF_INIT;
+	int attempt = 0, refreshed = 0, ret = -1;
+
+	buf_addf(&url, "%s%s", k->cfg.server, path);
+	if (query && *query)
+		buf_addf(&url, "?%s", query);
+	count(k, op);
+	for (;;) {
+		struct curl_slist *h = NULL;
+		struct buf auth = BUF_INIT;
+		const char *token;
+		long long left = k->deadline - now_ms();
+		long timeout;
+		CURLcode rc;
+
+		if (left <= 0) {
+			struct buf d = BUF_INIT;
+			describe_ms(&d, k->opts.run_timeout_ms);
+			err_set(err, ERR_HTTP,
+				"%s %s: the run timeout of %s ran out", method,
+				path, buf_cstr(&d));
+			buf_release(&d);
+			goto out;
+		}
+		if (credentials(k, 0, &token, err) < 0)
+			goto out;
+		h = add_header(h, "Accept: application/json");
+		h = add_header(h, "Expect:");
+		if (ctype) {
+			struct buf ct = BUF_INIT;
+			buf_addf(&ct, "Content-Type: %s", ctype);
+			h = add_header(h, buf_cstr(&ct));
+			buf_release(&ct);
+		}
+		if (token) {
+			buf_addf(&auth, "Authorization: Bearer %s", token);
+			h = add_header(h, buf_cstr(&auth));
+			for (size_t i = 0; i < auth.len; i++)
+				((volatile char *)auth.ptr)[i] = 0;
+			buf_release(&auth);
+		}
+		timeout = k->opts.request_timeout_ms < left
+				  ? k->opts.request_timeout_ms
+				  : (long)left;
+		curl_easy_setopt(k->curl, CURLOPT_URL, buf_cstr(&url));
+		curl_easy_setopt(k->curl, CURLOPT_HTTPHEADER, h);
+		curl_easy_setopt(k->curl, CURLOPT_TIMEOUT_MS, timeout);
+		curl_easy_setopt(k->curl, CURLOPT_CONNECTTIMEOUT_MS,
+				 timeout < KUBE_CONNECT_TIMEOUT_MS
+					 ? timeout
+					 : KUBE_CONNECT_TIMEOUT_MS);
+		set_method(k, method, body, body_len);
+		buf_release(&k->body);
+		buf_init_capped(&k->body, k->opts.max_body);
+		k->body_over = 0;
+		k->retry_after = -1;
+		k->errbuf[0] = '\0';
+		k->stats.requests++;
+		rc = curl_easy_perform(k->curl);
+		curl_easy_setopt(k->curl, CURLOPT_HTTPHEADER,
+				 (struct curl_slist *)NULL);
+		free_headers(h);
+
+		if (rc != CURLE_OK) {
+			const char *detail = k->errbuf[0]
+						     ? k->errbuf
+						     : curl_easy_strerror(rc);
+			if (k->body_over) {
+				err_set(err, ERR_HTTP,
+					"%s %s: the response is larger than "
+					"the limit of %zu bytes",
+					method, path, k->opts.max_body);
+				goto out;
+			}
+			if (retryable_transport(rc, method) &&
+			    attempt < k->opts.max_retries &&
+			    backoff(k, attempt + 1, -1)) {
+				attempt++;
+				k->stats.retries++;
+				continue;
+			}
+			if (rc == CURLE_OPERATION_TIMEDOUT) {
+				struct buf d = BUF_INIT;
+				describe_ms(&d, timeout);
+				err_set(err, ERR_HTTP,
+					"%s %s: no answer from the API server "
+					"at %s within %s",
+					method, path, k->cfg.server,
+					buf_cstr(&d));
+				buf_release(&d);
+			} else {
+				err_set(err, ERR_HTTP,
+					"%s %s: cannot talk to the API server "
+					"at %s: %s",
+					method, path, k->cfg.server, detail);
+				if (rc == CURLE_PEER_FAILED_VERIFICATION)
+					buf_addf(&err->msg,
+						 " (check the certificate-"
+						 "authority of cluster '%s')",
+						 k->cfg.cluster ? k->cfg.cluster
+								: "");
+			}
+			if (attempt)
+				buf_addf(&err->msg, " (after %d retr%s)",
+					 attempt, attempt == 1 ? "y" : "ies");
+			goto out;
+		}
+		curl_easy_getinfo(k->curl, CURLINFO_RESPONSE_CODE, status);
+		if (*status == 401 && k->cfg.exec_argv && !refreshed) {
+			/* the plugin's credential may have been revoked
+			 * early: ask it once more, as client-go does */
+			refreshed = 1;
+			if (credentials(k, 1, &token, err) < 0)
+				goto out;
+			k->stats.retries++;
+			continue;
+		}
+		if (retryable_status(*status, method) &&
+		    attempt < k->opts.max_retries &&
+		    backoff(k, attempt + 1, k->retry_after)) {
+			attempt++;
+			k->stats.retries++;
+			continue;
+		}
+		ret = 0;
+		break;
+	}
+out:
+	buf_release(&url);
+	return ret;
+}
+
+static cJSON *body_json(const struct kube *k)
+{
+	if (!k->body.len)
+		return NULL;
+	return cJSON_ParseWithLength(k->body.ptr, k->body.len);
+}
+
+/* server_message: Status.message, else the first line of a text body */
+static void server_message(struct buf *out, const struct kube *k,
+			   const cJSON *j)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
+	const char *p;
+	size_t n;
+
+	if (cJSON_IsString(m) && m->valuestring[0]) {
+		buf_adds(out, m->valuestring);
+		return;
+	}
+	p = buf_cstr(&k->body);
+	while (*p && isspace((unsigned char)*p))
+		p++;
+	n = strcspn(p, "\r\n");
+	if (n > 300)
+		n = 300;
+	for (size_t i = 0; i < n; i++)
+		buf_addc(out, isprint((unsigned char)p[i]) ? p[i] : '?');
+}
+
+/* http_fail: the message for a status that means failure */
+static int http_fail(struct kube *k, const char *what, long status,
+		     const cJSON *j, struct err *err)
+{
+	struct buf m = BUF_INIT;
+
+	server_message(&m, k, j);
+	if (status == 401) {
+		err_set(err, ERR_AUTH,
+			"the API server at %s rejected the credentials of "
+			"user '%s' (401 Unauthorized)",
+			k->cfg.server, k->cfg.user);
+	} else if (status == 403) {
+		if (m.len)
+			err_set(err, ERR_AUTH, "%s (403 Forbidden)",
+				buf_cstr(&m));
+		else
+			err_set(err, ERR_AUTH,
+				"%s: user '%s' is not allowed (403 Forbidden)",
+				what, k->cfg.user);
+	} else {
+		const char *r = reason_phrase(status);
+		err_set(err, ERR_HTTP, "%s: %s (%ld%s%s)", what,
+			m.len ? buf_cstr(&m) : "no message from the server",
+			status, *r ? " " : "", r);
+	}
+	buf_release(&m);
+	return -1;
+}
+
+/* ---- client life ------------------------------------------------------- */
+
+int kube_new(struct kube **out, const struct kube_config *cfg,
+	     const struct kube_opts *opts, struct err *err)
+{
+	static int curl_ready;
+	static const struct kube_opts defaults = KUBE_OPTS_INIT;
+	struct kube *k;
+	CURL *c;
+
+	if (!cfg || !cfg->server || !*cfg->server)
+		return err_set(err, ERR_INVALID,
+			       "no API server URL to talk to");
+	if (strncmp(cfg->server, "https://", 8) &&
+	    strncmp(cfg->server, "http://", 7))
+		return err_set(err, ERR_INVALID,
+			       "API server '%s' is not an https:// URL",
+			       cfg->server);
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			return err_set(err, ERR_HTTP,
+				       "cannot initialise libcurl");
+		curl_ready = 1;
+	}
+	c = curl_easy_init();
+	if (!c)
+		return err_set(err, ERR_HTTP, "cannot create a libcurl handle");
+
+	k = xcalloc(1, sizeof(*k));
+	k->curl = c;
+	config_copy(&k->cfg, cfg);
+	while (strlen(k->cfg.server) > 8 &&
+	       k->cfg.server[strlen(k->cfg.server) - 1] == '/')
+		k->cfg.server[strlen(k->cfg.server) - 1] = '\0';
+	k->opts = opts ? *opts : defaults;
+	if (k->opts.request_timeout_ms <= 0)
+		k->opts.request_timeout_ms = defaults.request_timeout_ms;
+	if (k->opts.run_timeout_ms <= 0)
+		k->opts.run_timeout_ms = defaults.run_timeout_ms;
+	if (k->opts.max_retries < 0)
+		k->opts.max_retries = defaults.max_retries;
+	if (!k->opts.max_body)
+		k->opts.max_body = defaults.max_body;
+	k->user_agent =
+		xstrdup(k->opts.user_agent ? k->opts.user_agent
+					   : "gpuform/" GPUFORM_VERSION);
+	k->opts.user_agent = k->user_agent;
+	k->deadline = now_ms() + k->opts.run_timeout_ms;
+	k->rng = (uint64_t)now_ms() * 6364136223846793005ull ^
+		 (uint64_t)getpid() ^ (uint64_t)(uintptr_t)k;
+	if (!k->rng)
+		k->rng = 88172645463325252ull;
+	k->retry_after = -1;
+
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, k->errbuf);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, k->user_agent);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, k);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, k);
+	if (k->cfg.insecure) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	} else {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	}
+	if (k->cfg.ca_pem) {
+		struct curl_blob b = { k->cfg.ca_pem, k->cfg.ca_len,
+				       CURL_BLOB_COPY };
+		/* only this CA, as kubectl: not the system store as well */
+		curl_easy_setopt(c, CURLOPT_CAINFO, (char *)NULL);
+		curl_easy_setopt(c, CURLOPT_CAPATH, (char *)NULL);
+		if (curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &b) != CURLE_OK) {
+			kube_free(k);
+			return err_set(err, ERR_HTTP,
+				       "this libcurl cannot take a CA from "
+				       "memory (CURLOPT_CAINFO_BLOB)");
+		}
+	}
+	if (k->cfg.cert_pem && k->cfg.key_pem &&
+	    set_client_cert(k, k->cfg.cert_pem, k->cfg.cert_len, k->cfg.key_pem,
+			    k->cfg.key_len) < 0) {
+		kube_free(k);
+		return err_set(err, ERR_HTTP,
+			       "this libcurl cannot take a client certificate "
+			       "from memory (CURLOPT_SSLCERT_BLOB)");
+	}
+	*out = k;
+	return 0;
+}
+
+void kube_free(struct kube *k)
+{
+	if (!k)
+		return;
+	if (k->curl)
+		curl_easy_cleanup(k->curl);
+	for (size_t i = 0; i < k->gv_nr; i++) {
+		struct kube_gv *g = k->gvs[i];
+		for (size_t j = 0; j < g->nr; j++) {
+			free(g->res[j].group);
+			free(g->res[j].version);
+			free(g->res[j].kind);
+			free(g->res[j].resource);
+		}
+		free(g->res);
+		free(g->gv);
+		free(g);
+	}
+	free(k->gvs);
+	kube_exec_cred_release(&k->exec);
+	wipe_str(k->file_token);
+	kube_config_release(&k->cfg);
+	free(k->user_agent);
+	buf_release(&k->body);
+	free(k);
+}
+
+const struct kube_stats *kube_get_stats(const struct kube *k)
+{
+	return &k->stats;
+}
+
+/* ---- discovery --------------------------------------------------------- */
+
+static const char *crd_hint(const char *group)
+{
+	if (!strcmp(group, "karpenter.sh") ||
+	    !strcmp(group, "karpenter.k8s.aws"))
+		return ": the Karpenter CRDs are not installed";
+	if (!strcmp(group, "kueue.x-k8s.io"))
+		return ": the Kueue CRDs are not installed";
+	return "";
+}
+
+static int discover(struct kube *k, const char *group, const char *version,
+		    const char *gv, struct kube_gv **out, struct err *err)
+{
+	struct buf path = BUF_INIT, what = BUF_INIT;
+	struct kube_gv *g = NULL;
+	cJSON *j = NULL;
+	const cJSON *res, *it;
+	long status = 0;
+	int ret = -1;
+
+	if (*group) {
+		buf_adds(&path, "/apis/");
+		enc(&path, group);
+		buf_addc(&path, '/');
+	} else {
+		buf_adds(&path, "/api/");
+	}
+	enc(&path, version);
+	buf_addf(&what, "discovery of %s", gv);
+	if (do_request(k, OP_GET, "GET", buf_cstr(&path), NULL, NULL, NULL, 0,
+		       &status, err) < 0)
+		goto out;
+	j = body_json(k);
+	if (status != 200 && status != 404) {
+		http_fail(k, buf_cstr(&what), status, j, err);
+		goto out;
+	}
+	g = xcalloc(1, sizeof(*g));
+	g->gv = xstrdup(gv);
+	if (status == 200) {
+		res = cJSON_GetObjectItemCaseSensitive(j, "resources");
+		if (!cJSON_IsArray(res)) {
+			err_set(err, ERR_HTTP,
+				"%s: the API server sent no APIResourceList",
+				buf_cstr(&what));
+			goto out;
+		}
+		g->served = 1;
+		cJSON_ArrayForEach(it, res)
+		{
+			const cJSON *n =
+				cJSON_GetObjectItemCaseSensitive(it, "name");
+			const cJSON *kd =
+				cJSON_GetObjectItemCaseSensitive(it, "kind");
+			const cJSON *ns = cJSON_GetObjectItemCaseSensitive(
+				it, "namespaced");
+			struct kube_resource *r;
+
+			/* subresources ("pods/log") are not kinds of their own
+			 */
+			if (!cJSON_IsString(n) || !cJSON_IsString(kd) ||
+			    strchr(n->valuestring, '/'))
+				continue;
+			GROW(g->res, g->nr + 1, g->alloc);
+			r = &g->res[g->nr++];
+			r->group = xstrdup(group);
+			r->version = xstrdup(version);
+			r->kind = xstrdup(kd->valuestring);
+			r->resource = xstrdup(n->valuestring);
+			r->namespaced = cJSON_IsTrue(ns);
+		}
+	}
+	GROW(k->gvs, k->gv_nr + 1, k->gv_alloc);
+	k->gvs[k->gv_nr++] = g;
+	*out = g;
+	g = NULL;
+	ret = 0;
+out:
+	if (g) {
+		for (size_t i = 0; i < g->nr; i++) {
+			free(g->res[i].group);
+			free(g->res[i].version);
+			free(g->res[i].kind);
+			free(g->res[i].resource);
+		}
+		free(g->res);
+		free(g->gv);
+		free(g);
+	}
+	cJSON_Delete(j);
+	buf_release(&path);
+	buf_release(&what);
+	return ret;
+}
+
+int kube_resource_for(struct kube *k, const char *api_version, const char *kind,
+		      const struct kube_resource **out, struct err *err)
+{
+	const char *slash;
+	char *group, *version;
+	struct kube_gv *g = NULL;
+	int ret = -1;
+
+	if (!api_version || !*api_version || !kind || !*kind)
+		return err_set(err, ERR_INVALID,
+			       "an object needs apiVersion and kind");
+	slash = strchr(api_version, '/');
+	if (slash) {
+		group = xstrndup(api_version, (size_t)(slash - api_version));
+		version = xstrdup(slash + 1);
+	} else {
+		group = xstrdup("");
+		version = xstrdup(api_version);
+	}
+	if ((slash && !*group) || !*version || strchr(version, '/')) {
+		err_set(err, ERR_INVALID, "apiVersion '%s' is not valid",
+			api_version);
+		goto out;
+	}
+	for (size_t i = 0; i < k->gv_nr && !g; i++)
+		if (!strcmp(k->gvs[i]->gv, api_version))
+			g = k->gvs[i];
+	if (!g && discover(k, group, version, api_version, &g, err) < 0)
+		goto out;
+	for (size_t i = 0; i < g->nr; i++) {
+		if (!strcmp(g->res[i].kind, kind)) {
+			*out = &g->res[i];
+			ret = 0;
+			goto out;
+		}
+	}
+	err_set(err, ERR_NOTFOUND,
+		"%s %s is not served by the API server at %s%s", api_version,
+		kind, k->cfg.server, crd_hint(group));
+out:
+	free(group);
+	free(version);
+	return ret;
+}
+
+/* ---- objects ----------------------------------------------------------- */
+
+/* res_path: /api[s]/.../[namespaces/<ns>/]<resource>[/<name>] */
+static void res_path(struct buf *p, const struct kube_resource *r,
+		     const char *ns, const char *name)
+{
+	if (*r->group) {
+		buf_adds(p, "/apis/");
+		enc(p, r->group);
+		buf_addc(p, '/');
+	} else {
+		buf_adds(p, "/api/");
+	}
+	enc(p, r->version);
+	if (r->namespaced && ns) {
+		buf_adds(p, "/namespaces/");
+		enc(p, ns);
+	}
+	buf_addc(p, '/');
+	enc(p, r->resource);
+	if (name) {
+		buf_addc(p, '/');
+		enc(p, name);
+	}
+}
+
+/* the namespace a namespaced request uses; NULL for cluster scope */
+static const char *req_ns(const struct kube *k, const struct kube_resource *r,
+			  const char *ns)
+{
+	if (!r->namespaced)
+		return NULL;
+	return ns && *ns ? ns : k->cfg.namespace_;
+}
+
+/* label: "Kind/ns/name" or "Kind/name", for messages */
+static void label(struct buf *b, const struct kube_resource *r, const char *ns,
+		  const char *name)
+{
+	buf_addf(b, "%s/", r->kind);
+	if (ns)
+		buf_addf(b, "%s/", ns);
+	buf_adds(b, name ? name : "(generated name)");
+}
+
+static int parse_object(struct kube *k, const char *what, cJSON **out,
+			struct err *err)
+{
+	cJSON *j = body_json(k);
+
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return err_set(err, ERR_HTTP,
+			       "%s: the API server did not answer with a JSON "
+			       "object",
+			       what);
+	}
+	*out = j;
+	return 0;
+}
+
+int kube_get(struct kube *k, const struct kube_resource *r, const char *ns,
+	     const char *name, cJSON **out, struct err *err)
+{
+	struct buf path = BUF_INIT, what = BUF_INIT;
+	cJSON *j = NULL;
+	long status = 0;
+	int ret = -1;
+
+	ns = req_ns(k, r, ns);
+	res_path(&path, r, ns, name);
+	buf_adds(&what, "get ");
+	label(&what, r, ns, name);
+	if (do_request(k, OP_GET, "GET", buf_cstr(&path), NULL, NULL, NULL, 0,
+		       &status, err) < 0)
+		goto out;
+	if (status == 404) {
+		*out = NULL;
+		ret = 0;
+	} else if (status == 200) {
+		ret = parse_object(k, buf_cstr(&what), out, err);
+	} else {
+		j = body_json(k);
+		http_fail(k, buf_cstr(&what), status, j, err);
+	}
+out:
+	cJSON_Delete(j);
+	buf_release(&path);
+	buf_release(&what);
+	return ret;
+}
+
+/* typed: obj with apiVersion and kind first (list items come without) */
+static cJSON *typed(cJSON *obj, const struct kube_resource *r)
+{
+	cJSON *t = cJSON_CreateObject();
+	struct buf av = BUF_INIT;
+
+	if (*r->group)
+		buf_addf(&av, "%s/%s", r->group, r->version);
+	else
+		buf_adds(&av, r->version);
+	cJSON_AddStringToObject(t, "apiVersion", buf_cstr(&av));
+	cJSON_AddStringToObject(t, "kind", r->kind);
+	buf_release(&av);
+	while (obj->child) {
+		cJSON *c = cJSON_DetachItemViaPointer(obj, obj->child);
+		if (c->string && (!strcmp(c->string, "apiVersion") ||
+				  !strcmp(c->string, "kind")))
+			cJSON_Delete(c);
+		else
+			cJSON_AddItemToArray(t, c); /* keeps c->string */
+	}
+	cJSON_Delete(obj);
+	return t;
+}
+
+int kube_list(struct kube *k, const struct kube_resource *r, const char *ns,
+	      const char *label_selector, cJSON **items_out, struct err *err)
+{
+	struct buf path = BUF_INIT, what = BUF_INIT, q = BUF_INIT;
+	cJSON *items = cJSON_CreateArray(), *j = NULL;
+	char *cont = NULL;
+	int ret = -1;
+
+	if (!r->namespaced || !ns || !*ns)
+		ns = NULL;
+	res_path(&path, r, ns, NULL);
+	buf_addf(&what, "list %s", r->resource);
+	if (ns)
+		buf_addf(&what, " in namespace %s", ns);
+	if (label_selector && *label_selector)
+		buf_addf(&what, " with labels '%s'", label_selector);
+	do {
+		const cJSON *page, *it, *c;
+		long status = 0;
+		char lim[16];
+
+		buf_reset(&q);
+		snprintf(lim, sizeof(lim), "%d", KUBE_LIST_LIMIT);
+		query_add(&q, "limit", lim);
+		if (label_selector && *label_selector)
+			query_add(&q, "labelSelector", label_selector);
+		if (cont)
+			query_add(&q, "continue", cont);
+		if (do_request(k, OP_LIST, "GET", buf_cstr(&path), buf_cstr(&q),
+			       NULL, NULL, 0, &status, err) < 0)
+			goto out;
+		cJSON_Delete(j);
+		j = body_json(k);
+		if (status != 200) {
+			http_fail(k, buf_cstr(&what), status, j, err);
+			goto out;
+		}
+		page = cJSON_GetObjectItemCaseSensitive(j, "items");
+		if (!cJSON_IsObject(j) ||
+		    (!cJSON_IsArray(page) && !cJSON_IsNull(page))) {
+			err_set(err, ERR_HTTP,
+				"%s: the API server did not answer with a list",
+				buf_cstr(&what));
+			goto out;
+		}
+		while (cJSON_IsArray(page) && page->child) {
+			it = cJSON_DetachItemViaPointer((cJSON *)page,
+							page->child);
+			if (cJSON_IsObject(it))
+				cJSON_AddItemToArray(items,
+						     typed((cJSON *)it, r));
+			else
+				cJSON_Delete((cJSON *)it);
+		}
+		c = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(j, "metadata"),
+			"continue");
+		free(cont);
+		cont = cJSON_IsString(c) && c->valuestring[0]
+			       ? xstrdup(c->valuestring)
+			       : NULL;
+	} while (cont);
+	*items_out = items;
+	items = NULL;
+	ret = 0;
+out:
+	free(cont);
+	cJSON_Delete(j);
+	cJSON_Delete(items);
+	buf_release(&path);
+	buf_release(&what);
+	buf_release(&q);
+	return ret;
+}
+
+static const char *meta_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(obj, "metadata"), key);
+	return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
+}
+
+/*
+ * conflict_fail: a 409 from server-side apply. Each details.causes entry
+ * is {"reason":"FieldManagerConflict","message":"conflict with \"A\"" or
+ * "conflict with \"A\" using v1","field":".data.k"}.
+ */
+static int conflict_fail(struct kube *k, const struct kube_resource *r,
+			 const char *name, const cJSON *j, struct err *err)
+{
+	const cJSON *causes = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(j, "details"), "causes");
+	const cJSON *c;
+	struct buf m = BUF_INIT;
+	int n = 0;
+
+	cJSON_ArrayForEach(c, causes)
+	{
+		const cJSON *msg =
+			cJSON_GetObjectItemCaseSensitive(c, "message");
+		const cJSON *fld = cJSON_GetObjectItemCaseSensitive(c, "field");
+		const char *s = cJSON_IsString(msg) ? msg->valuestring : "";
+		const char *q = strstr(s, "conflict with \""), *e = NULL;
+		struct buf mgr = BUF_INIT, field = BUF_INIT;
+
+		if (q) {
+			q += strlen("conflict with \"");
+			e = strchr(q, '"');
+		}
+		if (q && e)
+			buf_add(&mgr, q, (size_t)(e - q));
+		else
+			buf_adds(&mgr, "another manager");
+		if (cJSON_IsString(fld) && fld->valuestring[0])
+			buf_adds(&field, fld->valuestring);
+		else if ((q = strstr(s, ": ")))
+			buf_adds(&field, q + 2); /* older: "...: .spec.x" */
+		else
+			buf_adds(&field, "(unknown)");
+		buf_addf(&m, "%sconflict: %s/%s: field %s is managed by %s",
+			 n++ ? "; " : "", r->kind, name, buf_cstr(&field),
+			 buf_cstr(&mgr));
+		buf_release(&mgr);
+		buf_release(&field);
+	}
+	if (!n) {
+		buf_addf(&m, "conflict: %s/%s: ", r->kind, name);
+		server_message(&m, k, j);
+	}
+	err_set(err, ERR_CONFLICT, "%s", buf_cstr(&m));
+	buf_release(&m);
+	return -1;
+}
+
+int kube_apply(struct kube *k, const struct kube_resource *r, const cJSON *obj,
+	       const char *field_manager, int force, int dry_run, cJSON **out,
+	       struct err *err)
+{
+	struct buf path = BUF_INIT, what = BUF_INIT, q = BUF_INIT;
+	const char *name = meta_str(obj, "name");
+	const char *ns = req_ns(k, r, meta_str(obj, "namespace"));
+	char *body = NULL;
+	cJSON *j = NULL;
+	long status = 0;
+	int ret = -1;
+
+	if (!name)
+		return err_set(err, ERR_INVALID,
+			       "%s without metadata.name "
+			       "cannot be applied",
+			       r->kind);
+	if (!field_manager || !*field_manager)
+		return err_set(err, ERR_INVALID, "apply needs a field manager");
+	res_path(&path, r, ns, name);
+	buf_addf(&what, "apply%s ", dry_run ? " (dry run)" : "");
+	label(&what, r, ns, name);
+	query_add(&q, "fieldManager", field_manager);
+	if (force)
+		query_add(&q, "force", "true");
+	if (dry_run)
+		query_add(&q, "dryRun", "All");
+	body = cJSON_PrintUnformatted(obj);
+	if (!body)
+		BUG("cJSON_PrintUnformatted failed");
+	/* JSON is YAML: the apply content type takes it as is */
+	if (do_request(k, dry_run ? OP_DRY_RUN : OP_APPLY, "PATCH",
+		       buf_cstr(&path), buf_cstr(&q),
+		       "application/apply-patch+yaml", body, strlen(body),
+		       &status, err) < 0)
+		goto out;
+	if (status == 200 || status == 201) {
+		if (out)
+			ret = parse_object(k, buf_cstr(&what), out, err);
+		else
+			ret = 0;
+		goto out;
+	}
+	j = body_json(k);
+	if (status == 409)
+		conflict_fail(k, r, name, j, err);
+	else
+		http_fail(k, buf_cstr(&what), status, j, err);
+out:
+	cJSON_Delete(j);
+	cJSON_free(body);
+	buf_release(&path);
+	buf_release(&what);
+	buf_release(&q);
+	return ret;
+}
+
+int kube_delete(struct kube *k, const struct kube_resource *r, const char *ns,
+		const char *name, const char *uid, int dry_run, int *deleted,
+		struct err *err)
+{
+	struct buf path = BUF_INIT, what = BUF_INIT, m = BUF_INIT;
+	cJSON *opts = cJSON_CreateObject(), *j = NULL;
+	char *body = NULL;
+	long status = 0;
+	int ret = -1;
+
+	ns = req_ns(k, r, ns);
+	res_path(&path, r, ns, name);
+	buf_addf(&what, "delete%s ", dry_run ? " (dry run)" : "");
+	label(&what, r, ns, name);
+	cJSON_AddStringToObject(opts, "kind", "DeleteOptions");
+	cJSON_AddStringToObject(opts, "apiVersion", "v1");
+	cJSON_AddStringToObject(opts, "propagationPolicy", "Background");
+	/* with a body, the API server reads DeleteOptions from it and
+	 * ignores ?dryRun= (seen on 1.20): dry run goes in both */
+	if (dry_run)
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(opts, "dryRun"),
+				     cJSON_CreateString("All"));
+	if (uid && *uid)
+		cJSON_AddStringToObject(
+			cJSON_AddObjectToObject(opts, "preconditions"), "uid",
+			uid);
+	body = cJSON_PrintUnformatted(opts);
+	if (!body)
+		BUG("cJSON_PrintUnformatted failed");
+	if (do_request(k, dry_run ? OP_DRY_RUN : OP_DELETE, "DELETE",
+		       buf_cstr(&path), dry_run ? "dryRun=All" : NULL,
+		       "application/json", body, strlen(body), &status,
+		       err) < 0)
+		goto out;
+	if (status == 200 || status == 202 || status == 404) {
+		if (deleted)
+			*deleted = status != 404;
+		ret = 0;
+		goto out;
+	}
+	j = body_json(k);
+	if (status == 409) {
+		/* a UID precondition that failed: the object was recreated */
+		server_message(&m, k, j);
+		err_set(err, ERR_CONFLICT, "%s: %s", buf_cstr(&what),
+			m.len ? buf_cstr(&m) : "conflict (409)");
+	} else {
+		http_fail(k, buf_cstr(&what), status, j, err);
+	}
+out:
+	cJSON_Delete(j);
+	cJSON_Delete(opts);
+	cJSON_free(body);
+	buf_release(&path);
+	buf_release(&what);
+	buf_release(&m);
+	return ret;
+}
+
+int kube_create(struct kube *k, const struct kube_resource *r, const char *ns,
+		const cJSON *obj, cJSON **out, struct err *err)
+{
+	struct buf path = BUF_INIT, what = BUF_INIT, m = BUF_INIT;
+	const char *name = meta_str(obj, "name");
+	char *body = NULL;
+	cJSON *j = NULL;
+	long status = 0;
+	int ret = -1;
+
+	ns = req_ns(k, r,
+		    meta_str(obj, "namespace") ? meta_str(obj, "namespace")
+					       : ns);
+	res_path(&path, r, ns, NULL);
+	buf_adds(&what, "create ");
+	label(&what, r, ns, name);
+	body = cJSON_PrintUnformatted(obj);
+	if (!body)
+		BUG("cJSON_PrintUnformatted failed");
+	if (do_request(k, OP_CREATE, "POST", buf_cstr(&path), NULL,
+		       "application/json", body, strlen(body), &status,
+		       err) < 0)
+		goto out;
+	if (status == 200 || status == 201 || status == 202) {
+		if (out)
+			ret = parse_object(k, buf_cstr(&what), out, err);
+		else
+			ret = 0;
+		goto out;
+	}
+	j = body_json(k);
+	if (status == 409) {
+		server_message(&m, k, j);
+		err_set(err, ERR_CONFLICT, "%s: %s", buf_cstr(&what),
+			m.len ? buf_cstr(&m) : "already exists (409)");
+	} else {
+		http_fail(k, buf_cstr(&what), status, j, err);
+	}
+out:
+	cJSON_Delete(j);
+	cJSON_free(body);
+	buf_release(&path);
+	buf_release(&what);
+	buf_release(&m);
+	return ret;
+}
+
+int kube_request(struct kube *k, const char *method, const char *path,
+		 const char *query, const char *content_type, const char *body,
+		 size_t body_len, long *status, cJSON **body_out,
+		 struct err *err)
+{
+	enum kube_op op = OP_OTHER_WRITE;
+
+	if (!method || !path || path[0] != '/')
+		return err_set(err, ERR_INVALID,
+			       "kube_request needs a method and an absolute "
+			       "path");
+	if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
+		op = OP_OTHER;
+	else if (query && strstr(query, "dryRun=All"))
+		op = OP_DRY_RUN;
+	if (do_request(k, op, method, path, query, content_type, body, body_len,
+		       status, err) < 0)
+		return -1;
+	if (body_out) {
+		cJSON *j = body_json(k);
+		*body_out = j;
+	}
+	return 0;
+}

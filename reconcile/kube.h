@@ -1,0 +1,121 @@
+/*
+ * reconcile/kube.h: a small Kubernetes API client — the only libcurl user.
+ *
+ * One reused connection; per-request and per-run timeouts; retries with
+ * jittered exponential backoff on 429, 5xx and transport errors (honouring
+ * Retry-After); response bodies capped. HTTP outcomes are turned into
+ * meanings:
+ *   404 on get/delete  -> absent (return 0, *out = NULL)
+ *   401, 403           -> ERR_AUTH; the message names the user and, for 403,
+ *                         the API server's own sentence (verb, resource)
+ *   409 on apply       -> ERR_CONFLICT listing each field and its manager
+ *   kind not served    -> ERR_NOTFOUND "... the Karpenter CRDs are not installed"
+ *   anything else      -> ERR_HTTP with status and the server's message
+ * Bearer tokens and keys never appear in messages.
+ */
+#ifndef RECONCILE_KUBE_H
+#define RECONCILE_KUBE_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "reconcile/kubeconfig.h"
+#include "util/err.h"
+
+struct kube;
+
+struct kube_opts {
+	long request_timeout_ms; /* one HTTP exchange (default 30000) */
+	long run_timeout_ms;     /* all requests of this client together,
+				  * retries included (default 300000) */
+	int max_retries;         /* per request (default 5) */
+	size_t max_body;         /* per response (default 64 MiB) */
+	const char *user_agent;  /* default "gpuform/<version>" */
+};
+#define KUBE_OPTS_INIT { 30000, 300000, 5, 64u << 20, NULL }
+
+struct kube_stats {
+	long requests; /* HTTP requests sent, retries included */
+	long gets, lists, applies, dry_runs, deletes, creates, others;
+	long writes;   /* requests that could change the cluster (applies that
+			* are not dry runs, deletes, creates, updates) */
+	long retries;
+};
+
+/* kube_new: the client keeps a copy of what it needs from cfg. */
+int kube_new(struct kube **out, const struct kube_config *cfg,
+	     const struct kube_opts *opts, struct err *err);
+void kube_free(struct kube *k);
+const struct kube_stats *kube_get_stats(const struct kube *k);
+
+/* A served resource type, from discovery (cached for the client's life). */
+struct kube_resource {
+	char *group;    /* "" for the core group */
+	char *version;  /* "v1" */
+	char *kind;     /* "NodePool" */
+	char *resource; /* "nodepools" */
+	int namespaced;
+};
+
+/*
+ * kube_resource_for: look up apiVersion ("karpenter.sh/v1", "v1") + kind.
+ * One discovery request per group-version per client. The result is valid
+ * until kube_free(). ERR_NOTFOUND when the API server does not serve it,
+ * with a message that says which CRDs are missing (Karpenter, Kueue).
+ */
+int kube_resource_for(struct kube *k, const char *api_version,
+		      const char *kind, const struct kube_resource **out,
+		      struct err *err);
+
+/* kube_get: *out = the object, or NULL when it does not exist (404). */
+int kube_get(struct kube *k, const struct kube_resource *r, const char *ns,
+	     const char *name, cJSON **out, struct err *err);
+
+/*
+ * kube_list: every object of r (in namespace ns, or all namespaces/cluster
+ * scope when ns is NULL) matching label_selector (may be NULL), following
+ * `continue` pages. *items_out is a new cJSON array of objects, each with
+ * apiVersion and kind filled in.
+ */
+int kube_list(struct kube *k, const struct kube_resource *r, const char *ns,
+	      const char *label_selector, cJSON **items_out, struct err *err);
+
+/*
+ * kube_apply: server-side apply of obj (PATCH, application/apply-patch+yaml,
+ * fieldManager=field_manager, force when asked, dryRun=All when dry_run).
+ * *out (may be NULL) receives the object the server returned.
+ */
+int kube_apply(struct kube *k, const struct kube_resource *r,
+	       const cJSON *obj, const char *field_manager, int force,
+	       int dry_run, cJSON **out, struct err *err);
+
+/*
+ * kube_delete: delete with propagationPolicy=Background and, when uid is
+ * not NULL, a UID precondition (a recreated object of the same name is
+ * never deleted). Absent (404) is success; *deleted (may be NULL) says
+ * whether this call deleted it. A UID mismatch (409) is ERR_CONFLICT.
+ */
+int kube_delete(struct kube *k, const struct kube_resource *r, const char *ns,
+		const char *name, const char *uid, int dry_run, int *deleted,
+		struct err *err);
+
+/*
+ * kube_create: POST obj (for Events, Leases, TokenRequests...); *out may be
+ * NULL. 409 AlreadyExists is ERR_CONFLICT.
+ */
+int kube_create(struct kube *k, const struct kube_resource *r, const char *ns,
+		const cJSON *obj, cJSON **out, struct err *err);
+
+/*
+ * kube_request: a raw request for what the helpers above do not cover.
+ * path is absolute ("/api/v1/namespaces"); query may be NULL. Returns 0 for
+ * any HTTP status (in *status); -1 only for transport failures after the
+ * retries. *body_out (may be NULL) is the parsed JSON body or NULL.
+ */
+int kube_request(struct kube *k, const char *method, const char *path,
+		 const char *query, const char *content_type,
+		 const char *body, size_t body_len, long *status,
+		 cJSON **body_out, struct err *err);
+
+#endif

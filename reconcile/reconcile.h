@@ -1,0 +1,98 @@
+/*
+ * reconcile/reconcile.h: make the cluster equal to the desired objects.
+ *
+ * One run:
+ *  1. identify and check every desired object; nothing is written unless
+ *     all of them are well-formed;
+ *  2. read the inventory (an ApplySet-compatible ConfigMap parent) and LIST
+ *     each kind once, filtered by the part-of label;
+ *  3. an object whose desired fields already hold in the live object, and
+ *     that has no field we own but no longer want, needs no request;
+ *  4. every other object is server-side-applied as a dry run first; only
+ *     when every dry run succeeded is anything written;
+ *  5. apply in dependency order (Namespaces, ConfigMaps, EC2NodeClasses,
+ *     NodePools, Kueue objects), then prune what the old inventory had and
+ *     the new one has not — only if its part-of label and UID still match.
+ * Conflicts: a field that another *Apply* manager owns is a conflict that
+ * fails the run (unless force_conflicts); a field last changed by an
+ * imperative edit (an Update manager such as kubectl edit) is drift and is
+ * taken back.
+ */
+#ifndef RECONCILE_RECONCILE_H
+#define RECONCILE_RECONCILE_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "reconcile/kube.h"
+#include "util/err.h"
+
+#define RECON_FIELD_MANAGER "gpuform"
+#define RECON_INVENTORY_NS "gpuform-system"
+
+struct recon_opts {
+	const char *field_manager; /* default RECON_FIELD_MANAGER */
+	const char *inventory_ns;  /* default RECON_INVENTORY_NS */
+	const char *source;        /* recorded in the inventory (path, commit) */
+	int dry_run;
+	int prune;
+	int force_conflicts;
+	int force_prune;      /* allow an empty desired set / a large shrink */
+	int prune_namespaces; /* allow pruning Namespaces */
+	int want_diffs;       /* compute a unified diff per changed object */
+};
+
+enum recon_action {
+	RA_UNCHANGED,
+	RA_CREATED,
+	RA_CONFIGURED,
+	RA_PRUNED,
+	RA_CONFLICT,
+	RA_FAILED,
+	RA_SKIPPED, /* would be pruned, but not asked to / not allowed */
+	RA_MAX
+};
+extern const char *const recon_action_names[];
+
+struct recon_item {
+	char *api_version, *kind, *ns, *name;
+	enum recon_action action;
+	int dry;      /* action is what would happen (dry run) */
+	char *detail; /* conflict fields, error text, skip reason */
+	char *diff;   /* live -> desired, when want_diffs and it changes */
+};
+
+struct recon_report {
+	char *cluster;
+	char *inventory; /* "namespace/name" of the parent */
+	struct recon_item *items;
+	size_t nr, alloc;
+	size_t counts[RA_MAX];
+	struct kube_stats stats; /* requests of this run */
+	int dry_run;
+};
+#define RECON_REPORT_INIT { 0 }
+
+/*
+ * recon_run: reconcile `desired` (a cJSON array of objects; labels are added
+ * to it) for `cluster`. The report is filled as far as the run got, also on
+ * failure. Fails with ERR_INVALID (bad desired objects: nothing written),
+ * ERR_CONFLICT (conflicts: nothing written), ERR_AUTH/ERR_HTTP/... from the
+ * API. A failure after some writes leaves the inventory a superset of what
+ * exists, so the next run converges and prunes nothing wrongly.
+ */
+int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
+	      cJSON *desired, const struct recon_opts *o, struct err *err);
+void recon_report_release(struct recon_report *r);
+
+/* recon_report_json: the report as JSON (items, counts, requests). */
+cJSON *recon_report_json(const struct recon_report *r);
+
+/* recon_applyset_id: kubectl's ApplySet id for a ConfigMap parent. */
+void recon_applyset_id(const char *name, const char *ns, struct buf *out);
+
+/* recon_changed: number of items that were (or would be) written */
+size_t recon_changed(const struct recon_report *r);
+
+#endif

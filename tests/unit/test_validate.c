@@ -1,0 +1,1156 @@
+/*
+ * tests/unit/test_validate.c: Check suite for generator/validate.c — every
+ * semantic rule yields its diagnostic at the line:column of the value at
+ * fault, warnings stay warnings, and validate_families() picks the right
+ * instance families from the catalog.
+ *
+ * Intents are YAML strings read with intent_read(); the catalog is the
+ * embedded one, or a small one parsed from a string where the embedded
+ * catalog cannot show a case (a class without EFA, a misreporting family
+ * inside a class). Line numbers refer to the comments next to each line.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "generator/catalog.h"
+#include "generator/intent.h"
+#include "generator/validate.h"
+#include "tests/unit/suites.h"
+#include "util/buf.h"
+#include "util/diag.h"
+
+#define FILE_NAME "cluster.yaml"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/*
+ * run: read text (which must read without errors) and validate it against
+ * cat (NULL: the embedded catalog). Returns validate_intent()'s count,
+ * which must equal the number of errors it added.
+ */
+static size_t run(struct intent *in, struct diags *d,
+		  const struct catalog *cat, const char *text)
+{
+	struct buf b = BUF_INIT;
+	size_t n;
+
+	ck_assert_int_eq(intent_read(in, FILE_NAME, text, strlen(text), d), 0);
+	diags_format(d, &b);
+	ck_assert_msg(d->errors == 0, "intent_read reported:\n%s", buf_cstr(&b));
+	buf_release(&b);
+	n = validate_intent(in, cat ? cat : catalog_builtin(), d);
+	ck_assert_uint_eq(n, d->errors);
+	return n;
+}
+
+static void done(struct intent *in, struct diags *d)
+{
+	intent_release(in);
+	diags_release(d);
+}
+
+static const struct diag *find(const struct diags *d, enum diag_severity sev,
+			       const char *msg)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		if (d->items[i].sev == sev && strstr(d->items[i].msg, msg))
+			return &d->items[i];
+	return NULL;
+}
+
+static void expect(const struct diags *d, enum diag_severity sev,
+		   const char *msg, int line, int col, const char *hint)
+{
+	const struct diag *g = find(d, sev, msg);
+	struct buf b = BUF_INIT;
+
+	if (!g) {
+		diags_format(d, &b);
+		ck_abort_msg("no %s containing '%s'; have:\n%s",
+			     sev == DIAG_ERROR ? "error" : "warning", msg,
+			     buf_cstr(&b));
+	}
+	ck_assert_str_eq(g->file, FILE_NAME);
+	ck_assert_msg(g->line == line && g->col == col,
+		      "'%s' at %d:%d, want %d:%d", g->msg, g->line, g->col,
+		      line, col);
+	if (hint)
+		ck_assert_msg(g->hint && strstr(g->hint, hint),
+			      "hint '%s' of '%s' does not contain '%s'",
+			      g->hint ? g->hint : "(none)", g->msg, hint);
+}
+
+static void expect_error(const struct diags *d, const char *msg, int line,
+			 int col, const char *hint)
+{
+	expect(d, DIAG_ERROR, msg, line, col, hint);
+}
+
+static void expect_none(const struct diags *d, const char *msg)
+{
+	const struct diag *g = find(d, DIAG_ERROR, msg);
+
+	if (!g)
+		g = find(d, DIAG_WARNING, msg);
+	ck_assert_msg(g == NULL, "unexpected diagnostic at %d:%d: %s",
+		      g ? g->line : 0, g ? g->col : 0, g ? g->msg : "");
+}
+
+/* lines 1-7; ami value at 7:8 */
+#define HEAD                                                                   \
+	"apiVersion: gpuform.io/v1alpha1\n"          /* 1 */                  \
+	"kind: ClusterIntent\n"                      /* 2 */                  \
+	"metadata:\n"                                /* 3 */                  \
+	"  name: ml-prod\n"                          /* 4 */                  \
+	"spec:\n"                                    /* 5 */                  \
+	"  nodeRole: KarpenterNodeRole-ml-prod\n"    /* 6 */                  \
+	"  ami: bottlerocket@v1.26.1\n"              /* 7 */
+
+/* a window, so that training workloads do not warn: lines 8-10 */
+#define WINDOW                                                                 \
+	"  maintenanceWindow:\n"                     /* 8 */                  \
+	"    schedule: \"0 2 * * sat\"\n"            /* 9 */                  \
+	"    duration: 4h\n"                         /* 10 */
+
+/*
+ * one_workload: HEAD + WINDOW + "  workloads:" (11) + "    - name: w" (12)
+ * + "      type: inference" (13) + extra lines from 14 on.
+ */
+static size_t one_workload(struct intent *in, struct diags *d,
+			   const struct catalog *cat, const char *extra)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text),
+		 HEAD WINDOW "  workloads:\n"
+			     "    - name: w\n"
+			     "      type: inference\n"
+			     "%s",
+		 extra);
+	return run(in, d, cat, text);
+}
+
+/* a small catalog: v100 without EFA at all, and an l4 class that lists a
+ * misreporting family */
+static const char small_catalog[] =
+	"class\tv100\t2\tp3\n"
+	"class\tl4\t4\tg6,g6f\n"
+	"family\tp3\tv100\t-\t-\t0\n"
+	"family\tg6\tl4\t-\t-\t0\n"
+	"family\tg6f\tl4\t-\t-\t1\n"
+	"type\tp3.2xlarge\tp3\t1\t16384\t8\t62464\t0\t3.06\tamd64\n"
+	"type\tp3.8xlarge\tp3\t4\t16384\t32\t249856\t0\t12.24\tamd64\n"
+	"type\tg6.xlarge\tg6\t1\t22888\t4\t16384\t0\t0.805\tamd64\n"
+	"type\tg6.8xlarge\tg6\t1\t22888\t32\t131072\t1\t2.014\tamd64\n"
+	"type\tg6f.xlarge\tg6f\t1\t2861\t4\t16384\t1\t0.30\tamd64\n";
+
+static void load_small(struct catalog *c)
+{
+	struct err err = ERR_INIT;
+
+	ck_assert_msg(catalog_parse(c, small_catalog, strlen(small_catalog),
+				    "small.tsv", &err) == 0,
+		      "%s", err_msg(&err));
+	err_release(&err);
+}
+
+/* ---- a valid intent ----------------------------------------------------- */
+
+static const char ml_prod[] =
+	HEAD
+	"  discovery: ml-prod\n"
+	"  imageCache:\n"
+	"    snapshotID: snap-0123456789abcdef0\n"
+	"    size: 200Gi\n"
+	"  network:\n"
+	"    prefixDelegation: true\n"
+	"    efaSecurityGroup: sg-0123456789abcdef0\n"
+	"  generalPurpose:\n"
+	"    enabled: true\n"
+	"  maintenanceWindow:\n"
+	"    schedule: \"0 2 * * sat\"\n"
+	"    duration: 4h\n"
+	"  workloads:\n"
+	"    - name: llm-pretrain\n"
+	"      type: training\n"
+	"      gpu: h100\n"
+	"      gpusPerPod: 8\n"
+	"      gang: 16\n"
+	"      interruption: none\n"
+	"      efa: true\n"
+	"      sharing: none\n"
+	"      maxGpus: 128\n"
+	"      namespace: research\n"
+	"    - name: chat-serving\n"
+	"      type: inference\n"
+	"      gpu: l4+\n"
+	"      interruption: checkpointed\n"
+	"      maxGpus: 32\n"
+	"      namespace: serving\n";
+
+START_TEST(test_valid_intent)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+	struct buf b = BUF_INIT;
+
+	ck_assert_uint_eq(run(&in, &d, NULL, ml_prod), 0);
+	diags_format(&d, &b);
+	ck_assert_msg(d.nr == 0, "diagnostics:\n%s", buf_cstr(&b));
+	buf_release(&b);
+	done(&in, &d);
+}
+END_TEST
+
+/* ---- AMI ---------------------------------------------------------------- */
+
+START_TEST(test_ami_rules)
+{
+	static const struct {
+		const char *ami;
+		const char *msg; /* NULL: valid */
+		const char *hint;
+	} cases[] = {
+		{ "bottlerocket@v1.26.1", NULL, NULL },
+		{ "bottlerocket@1.26.1", NULL, NULL },
+		{ "al2023@v20250505", NULL, NULL },
+		{ "bottlerocket", "AMI 'bottlerocket' is not pinned to a version",
+		  "bottlerocket@v1.26.1" },
+		{ "bottlerocket@", "is not pinned to a version", NULL },
+		{ "al2023", "AMI 'al2023' is not pinned", "al2023@v20250505" },
+		{ "bottlerocket@latest", "'@latest' AMI", "pin a release" },
+		{ "al2023@latest", "'@latest' AMI", "al2023@v20250505" },
+		{ "al2@v20240101", "AL2 AMIs stop at Kubernetes 1.32",
+		  "al2023@vYYYYMMDD" },
+		{ "al2", "AL2 AMIs", NULL },
+		{ "windows2022@v1", "Windows AMIs cannot run", NULL },
+		{ "ubuntu@v1", "unknown AMI family in 'ubuntu@v1'",
+		  "family@version" },
+		{ "bottlerocket@v1.26", "AMI version 'v1.26' is not a release "
+					"version",
+		  "bottlerocket@v1.26.1" },
+		{ "bottlerocket@v1..1", "is not a release version", NULL },
+		{ "bottlerocket@v1.26.1a", "is not a release version", NULL },
+		{ "al2023@v2025050", "is not a release version",
+		  "al2023@v20250505" },
+		{ "al2023@v2025050x", "is not a release version", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+		struct diags d = DIAGS_INIT;
+		struct intent in;
+		size_t n;
+
+		snprintf(text, sizeof(text),
+			 "apiVersion: gpuform.io/v1alpha1\n" /* 1 */
+			 "kind: ClusterIntent\n"             /* 2 */
+			 "metadata: {name: c}\n"             /* 3 */
+			 "spec:\n"                           /* 4 */
+			 "  nodeRole: r\n"                   /* 5 */
+			 "  ami: \"%s\"\n"                   /* 6 */
+			 "  generalPurpose: {enabled: true}\n",
+			 cases[i].ami);
+		n = run(&in, &d, NULL, text);
+		if (!cases[i].msg) {
+			ck_assert_msg(n == 0, "%s: %zu errors", cases[i].ami, n);
+		} else {
+			ck_assert_msg(n == 1, "%s: %zu errors", cases[i].ami, n);
+			expect_error(&d, cases[i].msg, 6, 8, cases[i].hint);
+		}
+		done(&in, &d);
+	}
+}
+END_TEST
+
+START_TEST(test_ami_missing)
+{
+	static const char text[] =
+		"apiVersion: gpuform.io/v1alpha1\n"
+		"kind: ClusterIntent\n"
+		"metadata: {name: c}\n"
+		"spec:\n"
+		"  nodeRole: r\n"
+		"  generalPurpose: {enabled: true}\n";
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(run(&in, &d, NULL, text), 1);
+	/* where the key belongs: the spec mapping */
+	expect_error(&d, "missing 'spec.ami'", 5, 3, "bottlerocket@v1.26.1");
+	done(&in, &d);
+}
+END_TEST
+
+/* ---- GPU classes and families ------------------------------------------- */
+
+START_TEST(test_unknown_class)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: h10\n" /* 14 */
+				       "      maxGpus: 8\n"),
+			  1);
+	expect_error(&d, "unknown GPU class 'h10'; did you mean 'h100'?", 14,
+		     12, "classes: t4 a10g l4");
+	done(&in, &d);
+
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: h10+\n" /* 14 */
+				       "      maxGpus: 8\n"),
+			  1);
+	expect_error(&d, "unknown GPU class 'h10+'; did you mean 'h100+'?",
+		     14, 12, "'l4+' means l4 or better");
+	done(&in, &d);
+
+	/* no class is close: no suggestion; at the list item */
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: [l4, mi300x]\n" /* 14 */
+				       "      maxGpus: 8\n"),
+			  1);
+	expect_error(&d, "unknown GPU class 'mi300x'", 14, 17, NULL);
+	ck_assert_ptr_null(strstr(d.items[0].msg, "did you mean"));
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_gpus_per_pod_not_offered)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: l4\n"          /* 14 */
+				       "      gpusPerPod: 16\n"   /* 15 */
+				       "      maxGpus: 32\n"),
+			  1);
+	expect_error(&d, "no instance type of GPU class 'l4' has 16 GPUs", 15,
+		     19, "choose a GPU class");
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_efa_without_security_group)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: h100\n"     /* 14 */
+				       "      efa: true\n"     /* 15 */
+				       "      maxGpus: 8\n"),
+			  1);
+	expect_error(&d, "workload 'w' uses EFA but no EFA security group is "
+			 "set",
+		     15, 12, "spec.network.efaSecurityGroup");
+	done(&in, &d);
+}
+END_TEST
+
+/* the embedded catalog offers EFA for some size of every class, so this
+ * uses the small catalog: v100 (p3) has no EFA at all */
+START_TEST(test_efa_on_class_without_efa)
+{
+	struct catalog cat = CATALOG_INIT;
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+	static const char text[] =
+		HEAD WINDOW
+		"  network:\n"                            /* 11 */
+		"    efaSecurityGroup: sg-0123456789abcdef0\n" /* 12 */
+		"  workloads:\n"                          /* 13 */
+		"    - name: w\n"                         /* 14 */
+		"      type: training\n"                  /* 15 */
+		"      gpu: v100\n"                       /* 16 */
+		"      gpusPerPod: 4\n"                   /* 17 */
+		"      efa: true\n"                       /* 18 */
+		"      maxGpus: 8\n";                     /* 19 */
+
+	load_small(&cat);
+	ck_assert_uint_eq(run(&in, &d, &cat, text), 1);
+	expect_error(&d, "EFA requested, but no instance family of GPU class "
+			 "'v100' offers EFA with 4 GPUs",
+		     18, 12, NULL);
+	done(&in, &d);
+	catalog_release(&cat);
+}
+END_TEST
+
+START_TEST(test_mig_on_non_mig_class)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: l4\n"               /* 14 */
+				       "      sharing: {mig: 1g.10gb}\n" /* 15 */
+				       "      maxGpus: 8\n"),
+			  1);
+	expect_error(&d, "MIG requested, but the GPUs of class 'l4' do not "
+			 "support MIG",
+		     15, 22, NULL);
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_unknown_mig_profile)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: a100\n"              /* 14 */
+				       "      sharing:\n"               /* 15 */
+				       "        mig: 1g.99gb\n"         /* 16 */
+				       "      maxGpus: 8\n"),
+			  1);
+	expect_error(&d, "MIG profile '1g.99gb' does not exist on class 'a100'; "
+			 "valid profiles: 1g.5gb 2g.10gb 3g.20gb 4g.20gb "
+			 "7g.40gb 1g.10gb 2g.20gb 3g.40gb 4g.40gb 7g.80gb",
+		     16, 14, NULL);
+	done(&in, &d);
+
+	/* a profile of another GPU model is unknown here too */
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: h200\n"
+				       "      sharing: {mig: 1g.10gb}\n" /* 15 */
+				       "      maxGpus: 8\n"),
+			  1);
+	expect_error(&d, "MIG profile '1g.10gb' does not exist on class 'h200'",
+		     15, 22, NULL);
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_timeslicing_gpus_per_pod)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: l4\n"                   /* 14 */
+				       "      gpusPerPod: 2\n"             /* 15 */
+				       "      sharing: {timeSlicing: 4}\n" /* 16 */
+				       "      maxGpus: 8\n"),
+			  1);
+	expect_error(&d, "time-sliced GPUs are requested one per pod "
+			 "(failRequestsGreaterThanOne), but gpusPerPod is 2",
+		     15, 19, "gpusPerPod: 1");
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_gang_larger_than_quota)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: h100\n"        /* 14 */
+				       "      gpusPerPod: 8\n"    /* 15 */
+				       "      gang: 3\n"          /* 16 */
+				       "      maxGpus: 16\n"),    /* 17 */
+			  1);
+	expect_error(&d, "gang of 3 pods x 8 GPUs = 24 is more than maxGpus 16",
+		     16, 13, "raise maxGpus");
+	done(&in, &d);
+
+	/* exactly full is fine */
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: h100\n"
+				       "      gpusPerPod: 8\n"
+				       "      gang: 2\n"
+				       "      maxGpus: 16\n"),
+			  0);
+	done(&in, &d);
+
+	/* without a gang key the error points at maxGpus */
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: h100\n"        /* 14 */
+				       "      gpusPerPod: 8\n"    /* 15 */
+				       "      maxGpus: 4\n"),     /* 16 */
+			  1);
+	expect_error(&d, "gang of 1 pods x 8 GPUs = 8 is more than maxGpus 4",
+		     16, 16, NULL);
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_gang_time_slicing_multiplier)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	/* 2 GPUs x 4 replicas = 8 schedulable: a gang of 8 fits, 9 does not */
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: l4\n"
+				       "      gang: 8\n"
+				       "      sharing: {timeSlicing: 4}\n"
+				       "      maxGpus: 2\n"),
+			  0);
+	done(&in, &d);
+
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: l4\n"                   /* 14 */
+				       "      gang: 9\n"                   /* 15 */
+				       "      sharing: {timeSlicing: 4}\n" /* 16 */
+				       "      maxGpus: 2\n"),
+			  1);
+	expect_error(&d, "gang of 9 pods x 1 GPUs = 9 is more than maxGpus 8 "
+			 "(x replicas)",
+		     15, 13, NULL);
+	done(&in, &d);
+}
+END_TEST
+
+/*
+ * BUG (generator/validate.c, check_workload): the gang check multiplies
+ * maxGpus by the time-slicing replicas but not by the MIG slices, while
+ * plan.c gives a MIG pool a Kueue quota of maxGpus x slices (1g -> 7). So
+ * {gpu: a100, sharing: {mig: 1g.10gb}, maxGpus: 1, gang: 7} — 7 pods of one
+ * slice each, exactly the quota of 7 — is rejected with "gang of 7 pods x 1
+ * GPUs = 7 is more than maxGpus 1". Expected: no error.
+ */
+START_TEST(test_gang_mig_multiplier)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+	size_t n;
+
+	n = one_workload(&in, &d, NULL,
+			 "      gpu: a100\n"
+			 "      gang: 7\n"
+			 "      sharing: {mig: 1g.10gb}\n"
+			 "      maxGpus: 1\n");
+	expect_none(&d, "gang of");
+	ck_assert_uint_eq(n, 0);
+	done(&in, &d);
+}
+END_TEST
+
+/* ---- image cache, ids, names --------------------------------------------- */
+
+START_TEST(test_image_cache_rules)
+{
+	static const char al2023[] =
+		"apiVersion: gpuform.io/v1alpha1\n"          /* 1 */
+		"kind: ClusterIntent\n"                      /* 2 */
+		"metadata: {name: c}\n"                      /* 3 */
+		"spec:\n"                                    /* 4 */
+		"  nodeRole: r\n"                            /* 5 */
+		"  ami: al2023@v20250505\n"                  /* 6 */
+		"  generalPurpose: {enabled: true}\n"        /* 7 */
+		"  imageCache:\n"                            /* 8 */
+		"    snapshotID: snap-0123456789abcdef0\n"   /* 9 */
+		"    size: 200Gi\n";                         /* 10 */
+	static const char bad_values[] =
+		"apiVersion: gpuform.io/v1alpha1\n"          /* 1 */
+		"kind: ClusterIntent\n"                      /* 2 */
+		"metadata: {name: c}\n"                      /* 3 */
+		"spec:\n"                                    /* 4 */
+		"  nodeRole: r\n"                            /* 5 */
+		"  ami: bottlerocket@v1.26.1\n"              /* 6 */
+		"  generalPurpose: {enabled: true}\n"        /* 7 */
+		"  imageCache:\n"                            /* 8 */
+		"    snapshotID: snap-123\n"                 /* 9 */
+		"    size: 200GB\n";                         /* 10 */
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+	char text[1024];
+
+	ck_assert_uint_eq(run(&in, &d, NULL, al2023), 1);
+	expect_error(&d, "imageCache needs Bottlerocket", 9, 5,
+		     "use a Bottlerocket AMI");
+	done(&in, &d);
+
+	ck_assert_uint_eq(run(&in, &d, NULL, bad_values), 2);
+	expect_error(&d, "'snap-123' is not an EBS snapshot id", 9, 17,
+		     "snap-0123456789abcdef0");
+	expect_error(&d, "'200GB' is not a disk size", 10, 11, "200Gi or 1Ti");
+	done(&in, &d);
+
+	/* sizes: 20Gi .. 16Ti */
+	{
+		static const struct {
+			const char *size;
+			int ok;
+		} sizes[] = { { "20Gi", 1 }, { "16Ti", 1 }, { "500G", 1 },
+			      { "19Gi", 0 }, { "17Ti", 0 }, { "0Gi", 0 } };
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			snprintf(text, sizeof(text),
+				 "apiVersion: gpuform.io/v1alpha1\n"
+				 "kind: ClusterIntent\n"
+				 "metadata: {name: c}\n"
+				 "spec:\n"
+				 "  nodeRole: r\n"
+				 "  ami: bottlerocket@v1.26.1\n"
+				 "  generalPurpose: {enabled: true}\n"
+				 "  imageCache:\n"
+				 "    snapshotID: snap-01234567\n"
+				 "    size: %s\n",
+				 sizes[i].size);
+			ck_assert_uint_eq(run(&in, &d, NULL, text),
+					  sizes[i].ok ? 0 : 1);
+			if (!sizes[i].ok)
+				expect_error(&d, "is out of range", 10, 11,
+					     "20Gi to 16Ti");
+			done(&in, &d);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_bad_ids_and_names)
+{
+	static const char text[] =
+		"apiVersion: gpuform.io/v1alpha1\n"          /* 1 */
+		"kind: ClusterIntent\n"                      /* 2 */
+		"metadata:\n"                                /* 3 */
+		"  name: ML_prod\n"                          /* 4 */
+		"spec:\n"                                    /* 5 */
+		"  nodeRole: \"role with spaces\"\n"         /* 6 */
+		"  ami: bottlerocket@v1.26.1\n"              /* 7 */
+		"  discovery: \"a*b\"\n"                     /* 8 */
+		"  network:\n"                               /* 9 */
+		"    efaSecurityGroup: sg-0123456g\n"        /* 10 */
+		"  generalPurpose: {enabled: true}\n";       /* 11 */
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(run(&in, &d, NULL, text), 4);
+	expect_error(&d, "cluster name 'ML_prod' is not a valid DNS label", 4,
+		     9, "EKS cluster name");
+	expect_error(&d, "'role with spaces' is not a valid IAM role name", 6,
+		     13, "+=,.@_-");
+	expect_error(&d, "discovery tag 'a*b' has characters AWS tags do not "
+			 "allow",
+		     8, 14, "karpenter.sh/discovery");
+	expect_error(&d, "'sg-0123456g' is not a security group id", 10, 23,
+		     "sg-0123456789abcdef0");
+	/* the SG is set but unused: also a warning, not an error */
+	expect(&d, DIAG_WARNING,
+	       "efaSecurityGroup is set but no workload uses EFA", 10, 23,
+	       "efa: true");
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_role_and_profile)
+{
+	static const char both[] =
+		"apiVersion: gpuform.io/v1alpha1\n"          /* 1 */
+		"kind: ClusterIntent\n"                      /* 2 */
+		"metadata: {name: c}\n"                      /* 3 */
+		"spec:\n"                                    /* 4 */
+		"  nodeRole: r\n"                            /* 5 */
+		"  instanceProfile: p\n"                     /* 6 */
+		"  ami: bottlerocket@v1.26.1\n"              /* 7 */
+		"  generalPurpose: {enabled: true}\n";       /* 8 */
+	static const char neither[] =
+		"apiVersion: gpuform.io/v1alpha1\n"
+		"kind: ClusterIntent\n"
+		"metadata: {name: c}\n"
+		"spec:\n"
+		"  ami: bottlerocket@v1.26.1\n"
+		"  generalPurpose: {enabled: true}\n";
+	static const char profile[] =
+		"apiVersion: gpuform.io/v1alpha1\n"          /* 1 */
+		"kind: ClusterIntent\n"                      /* 2 */
+		"metadata: {name: c}\n"                      /* 3 */
+		"spec:\n"                                    /* 4 */
+		"  instanceProfile: \"bad profile\"\n"       /* 5 */
+		"  ami: bottlerocket@v1.26.1\n"
+		"  generalPurpose: {enabled: true}\n";
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(run(&in, &d, NULL, both), 1);
+	expect_error(&d, "both 'nodeRole' and 'instanceProfile' are set", 5,
+		     13, "keep one");
+	done(&in, &d);
+
+	ck_assert_uint_eq(run(&in, &d, NULL, neither), 1);
+	expect_error(&d, "missing 'spec.nodeRole' (or 'spec.instanceProfile')",
+		     5, 3, NULL);
+	done(&in, &d);
+
+	ck_assert_uint_eq(run(&in, &d, NULL, profile), 1);
+	expect_error(&d, "'bad profile' is not a valid instance profile name",
+		     5, 20, NULL);
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_window_errors)
+{
+	static const struct {
+		const char *schedule, *duration;
+		const char *msg;
+		int line, col; /* schedule is at 9:15, duration at 10:15 */
+	} cases[] = {
+		{ "0 2 * * funday", "4h", "schedule day must be one day", 9, 15 },
+		{ "0 2 1 * sat", "4h", "day-of-month and month must be '*'", 9,
+		  15 },
+		{ "0 2 * *", "4h", "five cron fields", 9, 15 },
+		{ "61 2 * * sat", "4h", "minute must be 0-59", 9, 15 },
+		{ "0 2 * * sat", "4x", "duration must look like 4h", 10, 15 },
+		{ "0 2 * * sat", "10m", "at least 30m", 10, 15 },
+		{ "30 3 * * *", "24h", "shorter than the 24h daily period", 10,
+		  15 },
+		{ "0 2 * * sat", "168h", "168h weekly period", 10, 15 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+		struct diags d = DIAGS_INIT;
+		struct intent in;
+
+		snprintf(text, sizeof(text),
+			 HEAD
+			 "  maintenanceWindow:\n"            /* 8 */
+			 "    schedule: \"%s\"\n"            /* 9 */
+			 "    duration: \"%s\"\n"            /* 10 */
+			 "  generalPurpose: {enabled: true}\n",
+			 cases[i].schedule, cases[i].duration);
+		ck_assert_uint_eq(run(&in, &d, NULL, text), 1);
+		expect_error(&d, "maintenance window: ", cases[i].line,
+			     cases[i].col, "times are UTC");
+		expect_error(&d, cases[i].msg, cases[i].line, cases[i].col,
+			     NULL);
+		done(&in, &d);
+	}
+}
+END_TEST
+
+START_TEST(test_duplicate_names_and_namespaces)
+{
+	static const char text[] =
+		HEAD WINDOW
+		"  workloads:\n"                     /* 11 */
+		"    - name: a\n"                    /* 12 */
+		"      type: dev\n"                  /* 13 */
+		"      gpu: l4\n"                    /* 14 */
+		"      maxGpus: 1\n"                 /* 15 */
+		"      namespace: kube-system\n"     /* 16 */
+		"    - name: a\n"                    /* 17 */
+		"      type: dev\n"                  /* 18 */
+		"      gpu: l4\n"                    /* 19 */
+		"      maxGpus: 1\n"                 /* 20 */
+		"      namespace: Team_A\n"          /* 21 */
+		"    - name: Big-Model\n"            /* 22 */
+		"      type: dev\n"                  /* 23 */
+		"      gpu: l4\n"                    /* 24 */
+		"      maxGpus: 1\n"                 /* 25 */
+		"      namespace: ok\n";             /* 26 */
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(run(&in, &d, NULL, text), 4);
+	expect_error(&d, "namespace 'kube-system' is reserved for the system",
+		     16, 18, NULL);
+	expect_error(&d, "duplicate workload name 'a' (first at line 12)", 17,
+		     13, "its own name");
+	expect_error(&d, "namespace 'Team_A' is not a valid DNS label", 21,
+		     18, NULL);
+	expect_error(&d, "workload name 'Big-Model' is not a valid DNS label",
+		     22, 13, "lower-case");
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_general_name_collision)
+{
+	static const char with_general[] =
+		HEAD WINDOW
+		"  generalPurpose: {enabled: true}\n" /* 11 */
+		"  workloads:\n"                     /* 12 */
+		"    - name: general\n"              /* 13 */
+		"      type: dev\n"
+		"      gpu: l4\n"
+		"      maxGpus: 1\n";
+	static const char without_general[] =
+		HEAD WINDOW
+		"  workloads:\n"
+		"    - name: general\n"
+		"      type: dev\n"
+		"      gpu: l4\n"
+		"      maxGpus: 1\n";
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(run(&in, &d, NULL, with_general), 1);
+	expect_error(&d, "workload name 'general' is taken by the "
+			 "general-purpose NodePool",
+		     13, 13, "rename");
+	done(&in, &d);
+
+	ck_assert_uint_eq(run(&in, &d, NULL, without_general), 0);
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_nothing_to_render)
+{
+	static const char text[] =
+		HEAD
+		"  workloads: []\n";                 /* 8 */
+	static const char general_only[] =
+		HEAD
+		"  generalPurpose: {enabled: true}\n";
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(run(&in, &d, NULL, text), 1);
+	expect_error(&d, "no workloads and no general-purpose pool", 8, 14,
+		     "add a workload");
+	done(&in, &d);
+
+	ck_assert_uint_eq(run(&in, &d, NULL, HEAD), 1);
+	/* no workloads key: at the spec mapping (line 6, nodeRole) */
+	expect_error(&d, "no workloads and no general-purpose pool", 6, 3, NULL);
+	done(&in, &d);
+
+	ck_assert_uint_eq(run(&in, &d, NULL, general_only), 0);
+	ck_assert_uint_eq(d.nr, 0);
+	done(&in, &d);
+}
+END_TEST
+
+/* ---- warnings ----------------------------------------------------------- */
+
+START_TEST(test_warning_none_without_window)
+{
+	static const char no_window[] =
+		HEAD
+		"  workloads:\n"                     /* 8 */
+		"    - name: train\n"                /* 9 */
+		"      type: training\n"             /* 10 */
+		"      gpu: h100\n"
+		"      maxGpus: 8\n"
+		"    - name: serve\n"
+		"      type: inference\n"
+		"      gpu: l4\n"
+		"      maxGpus: 8\n";
+	static const char with_window[] =
+		HEAD WINDOW
+		"  workloads:\n"
+		"    - name: train\n"
+		"      type: training\n"
+		"      gpu: h100\n"
+		"      maxGpus: 8\n";
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(run(&in, &d, NULL, no_window), 0);
+	ck_assert_uint_eq(d.warnings, 1);
+	expect(&d, DIAG_WARNING,
+	       "workload 'train' is 'interruption: none' and there is no "
+	       "maintenance window",
+	       9, 13, "spec.maintenanceWindow");
+	done(&in, &d);
+
+	ck_assert_uint_eq(run(&in, &d, NULL, with_window), 0);
+	ck_assert_uint_eq(d.nr, 0);
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_warning_efa_sg_unused)
+{
+	static const char text[] =
+		HEAD WINDOW
+		"  network:\n"                            /* 11 */
+		"    efaSecurityGroup: sg-0123456789abcdef0\n" /* 12 */
+		"  workloads:\n"
+		"    - name: w\n"
+		"      type: inference\n"
+		"      gpu: h100\n"
+		"      maxGpus: 8\n";
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(run(&in, &d, NULL, text), 0);
+	ck_assert_uint_eq(d.warnings, 1);
+	expect(&d, DIAG_WARNING,
+	       "efaSecurityGroup is set but no workload uses EFA", 12, 23,
+	       NULL);
+	done(&in, &d);
+
+	/* used: no warning */
+	ck_assert_uint_eq(run(&in, &d, NULL, ml_prod), 0);
+	expect_none(&d, "efaSecurityGroup is set");
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_reports_every_problem)
+{
+	static const char text[] =
+		"apiVersion: gpuform.io/v1alpha1\n"          /* 1 */
+		"kind: ClusterIntent\n"                      /* 2 */
+		"metadata: {name: c}\n"                      /* 3 */
+		"spec:\n"                                    /* 4 */
+		"  nodeRole: r\n"                            /* 5 */
+		"  ami: bottlerocket@latest\n"               /* 6 */
+		"  workloads:\n"                             /* 7 */
+		"    - name: a\n"                            /* 8 */
+		"      type: dev\n"                          /* 9 */
+		"      gpu: zz\n"                            /* 10 */
+		"      maxGpus: 1\n"                         /* 11 */
+		"    - name: b\n"                            /* 12 */
+		"      type: dev\n"                          /* 13 */
+		"      gpu: l4\n"                            /* 14 */
+		"      efa: true\n"                          /* 15 */
+		"      maxGpus: 1\n";                        /* 16 */
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(run(&in, &d, NULL, text), 3);
+	expect_error(&d, "'@latest' AMI", 6, 8, NULL);
+	expect_error(&d, "unknown GPU class 'zz'", 10, 12, NULL);
+	expect_error(&d, "workload 'b' uses EFA", 15, 12, NULL);
+	done(&in, &d);
+}
+END_TEST
+
+/* ---- validate_families -------------------------------------------------- */
+
+/* families of a workload built in memory */
+static int families(const char *const *gpu, size_t ngpu, long gpus_per_pod,
+		    int efa, const char *mig, const struct catalog *cat,
+		    const char **names, struct buf *why)
+{
+	const struct cat_family *out[VALIDATE_MAX_FAMILIES];
+	struct workload w;
+	int n;
+
+	memset(&w, 0, sizeof(w));
+	w.gpu = (char **)(uintptr_t)gpu;
+	w.ngpu = ngpu;
+	w.gpus_per_pod = gpus_per_pod;
+	w.gang = 1;
+	w.efa = efa;
+	w.max_gpus = 8;
+	if (mig) {
+		w.sharing = SHARE_MIG;
+		w.mig_profile = (char *)(uintptr_t)mig;
+	}
+	n = validate_families(&w, cat ? cat : catalog_builtin(), out, why);
+	for (int i = 0; i < n; i++)
+		names[i] = out[i]->name;
+	return n;
+}
+
+/* the names, joined with ',' */
+static void joined(const char **names, int n, struct buf *out)
+{
+	for (int i = 0; i < n; i++)
+		buf_addf(out, "%s%s", i ? "," : "", names[i]);
+}
+
+static void expect_families(const char *const *gpu, size_t ngpu,
+			    long gpus_per_pod, int efa, const char *mig,
+			    const char *want)
+{
+	const char *names[VALIDATE_MAX_FAMILIES];
+	struct buf why = BUF_INIT, got = BUF_INIT;
+	int n = families(gpu, ngpu, gpus_per_pod, efa, mig, NULL, names, &why);
+
+	ck_assert_msg(n > 0, "%s: %d families (%s)", gpu[0], n, buf_cstr(&why));
+	joined(names, n, &got);
+	ck_assert_str_eq(buf_cstr(&got), want);
+	ck_assert_str_eq(buf_cstr(&why), "");
+	buf_release(&why);
+	buf_release(&got);
+}
+
+START_TEST(test_families_simple)
+{
+	static const char *const h100[] = { "h100" };
+	static const char *const h200[] = { "h200" };
+	static const char *const a100[] = { "a100" };
+	static const char *const l4[] = { "l4" };
+	static const char *const two[] = { "a10g", "l4", "a10g" };
+
+	expect_families(h100, 1, 1, 0, NULL, "p5");
+	expect_families(h100, 1, 8, 1, NULL, "p5");
+	expect_families(a100, 1, 1, 0, NULL, "p4d,p4de");
+	expect_families(l4, 1, 8, 0, NULL, "g6");
+	/* a list: union in order, no duplicates */
+	expect_families(two, 3, 1, 0, NULL, "g5,g6");
+	/* h200 with EFA and 8 GPUs per pod */
+	expect_families(h200, 1, 8, 1, NULL, "p5e,p5en");
+}
+END_TEST
+
+START_TEST(test_families_mig)
+{
+	static const char *const a100[] = { "a100" };
+	static const char *const h100[] = { "h100" };
+
+	/* 1g.10gb exists on the 80 GB A100 (p4de) only */
+	expect_families(a100, 1, 1, 0, "1g.10gb", "p4de");
+	expect_families(a100, 1, 1, 0, "1g.5gb", "p4d");
+	expect_families(h100, 1, 1, 0, "1g.10gb", "p5");
+}
+END_TEST
+
+START_TEST(test_families_plus)
+{
+	static const char *const l4p[] = { "l4+" };
+	static const char *const h200p[] = { "h200+" };
+	static const char *const t4p[] = { "t4+" };
+	const char *names[VALIDATE_MAX_FAMILIES];
+	struct buf why = BUF_INIT;
+	int n, i;
+
+	n = families(l4p, 1, 1, 0, NULL, NULL, names, &why);
+	ck_assert_int_eq(n, 8);
+	for (const char *const *want = (const char *const[]){ "g6", "g6e",
+							     "p4d", "p4de",
+							     "p5", "p5e",
+							     "p5en",
+							     "p6-b200",
+							     NULL };
+	     *want; want++) {
+		for (i = 0; i < n && strcmp(names[i], *want); i++)
+			;
+		ck_assert_msg(i < n, "l4+ lacks %s", *want);
+	}
+	for (const char *const *bad = (const char *const[]){ "g4dn", "g5",
+							    "p3", "p3dn",
+							    "g6f", "gr6f",
+							    NULL };
+	     *bad; bad++)
+		for (i = 0; i < n; i++)
+			ck_assert_msg(strcmp(names[i], *bad),
+				      "l4+ includes %s", *bad);
+	buf_release(&why);
+
+	expect_families(h200p, 1, 1, 0, NULL, "p5e,p5en,p6-b200");
+
+	/* t4+ is every class: still never the fractional, misreporting L4s */
+	n = families(t4p, 1, 1, 0, NULL, NULL, names, &why);
+	ck_assert_int_eq(n, 12);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(strcmp(names[i], "g6f") && strcmp(names[i], "gr6f"),
+			      "t4+ includes %s", names[i]);
+	buf_release(&why);
+}
+END_TEST
+
+START_TEST(test_families_none_left)
+{
+	static const char *const l4[] = { "l4" };
+	static const char *const zz[] = { "l4", "mi300x" };
+	static const char *const a10gp[] = { "a10x+" };
+	const char *names[VALIDATE_MAX_FAMILIES];
+	struct buf why = BUF_INIT;
+
+	ck_assert_int_eq(families(l4, 1, 16, 0, NULL, NULL, names, &why), 0);
+	ck_assert_str_eq(buf_cstr(&why),
+			 "no instance type of GPU class 'l4' has 16 GPUs");
+	buf_reset(&why);
+
+	ck_assert_int_eq(families(l4, 1, 1, 0, "1g.10gb", NULL, names, &why), 0);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&why), "do not support MIG"));
+	buf_reset(&why);
+
+	ck_assert_int_eq(families(zz, 2, 1, 0, NULL, NULL, names, &why), -1);
+	ck_assert_str_eq(buf_cstr(&why), "unknown GPU class 'mi300x'");
+	buf_reset(&why);
+
+	ck_assert_int_eq(families(a10gp, 1, 1, 0, NULL, NULL, names, &why), -1);
+	ck_assert_str_eq(buf_cstr(&why),
+			 "unknown GPU class 'a10x+'; did you mean 'a10g+'?");
+	buf_release(&why);
+}
+END_TEST
+
+/* a misreporting family is skipped even when its class names it and its
+ * types would fit */
+START_TEST(test_families_misreport_excluded)
+{
+	static const char *const l4[] = { "l4" };
+	static const char *const v100[] = { "v100" };
+	struct catalog cat = CATALOG_INIT;
+	const char *names[VALIDATE_MAX_FAMILIES];
+	struct buf why = BUF_INIT;
+
+	load_small(&cat);
+	ck_assert_int_eq(families(l4, 1, 1, 0, NULL, &cat, names, &why), 1);
+	ck_assert_str_eq(names[0], "g6");
+	ck_assert_int_eq(families(l4, 1, 1, 1, NULL, &cat, names, &why), 1);
+	ck_assert_str_eq(names[0], "g6");
+	ck_assert_int_eq(families(v100, 1, 1, 1, NULL, &cat, names, &why), 0);
+	ck_assert_str_eq(buf_cstr(&why),
+			 "EFA requested, but no instance family of GPU class "
+			 "'v100' offers EFA with 1 GPUs");
+	buf_release(&why);
+	catalog_release(&cat);
+}
+END_TEST
+
+START_TEST(test_dns_label)
+{
+	ck_assert_int_eq(validate_dns_label("a", 63), 1);
+	ck_assert_int_eq(validate_dns_label("ml-prod-1", 63), 1);
+	ck_assert_int_eq(validate_dns_label("0abc", 63), 1);
+	ck_assert_int_eq(validate_dns_label("", 63), 0);
+	ck_assert_int_eq(validate_dns_label("-a", 63), 0);
+	ck_assert_int_eq(validate_dns_label("a-", 63), 0);
+	ck_assert_int_eq(validate_dns_label("A", 63), 0);
+	ck_assert_int_eq(validate_dns_label("a_b", 63), 0);
+	ck_assert_int_eq(validate_dns_label("a.b", 63), 0);
+	ck_assert_int_eq(validate_dns_label("abcde", 5), 1);
+	ck_assert_int_eq(validate_dns_label("abcdef", 5), 0);
+}
+END_TEST
+
+Suite *validate_suite(void)
+{
+	Suite *s = suite_create("validate");
+	TCase *tc;
+
+	tc = tcase_create("rules");
+	tcase_add_test(tc, test_valid_intent);
+	tcase_add_test(tc, test_ami_rules);
+	tcase_add_test(tc, test_ami_missing);
+	tcase_add_test(tc, test_unknown_class);
+	tcase_add_test(tc, test_gpus_per_pod_not_offered);
+	tcase_add_test(tc, test_efa_without_security_group);
+	tcase_add_test(tc, test_efa_on_class_without_efa);
+	tcase_add_test(tc, test_mig_on_non_mig_class);
+	tcase_add_test(tc, test_unknown_mig_profile);
+	tcase_add_test(tc, test_timeslicing_gpus_per_pod);
+	tcase_add_test(tc, test_gang_larger_than_quota);
+	tcase_add_test(tc, test_gang_time_slicing_multiplier);
+	tcase_add_test(tc, test_gang_mig_multiplier);
+	tcase_add_test(tc, test_image_cache_rules);
+	tcase_add_test(tc, test_bad_ids_and_names);
+	tcase_add_test(tc, test_role_and_profile);
+	tcase_add_test(tc, test_window_errors);
+	tcase_add_test(tc, test_duplicate_names_and_namespaces);
+	tcase_add_test(tc, test_general_name_collision);
+	tcase_add_test(tc, test_nothing_to_render);
+	tcase_add_test(tc, test_warning_none_without_window);
+	tcase_add_test(tc, test_warning_efa_sg_unused);
+	tcase_add_test(tc, test_reports_every_problem);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("families");
+	tcase_add_test(tc, test_families_simple);
+	tcase_add_test(tc, test_families_mig);
+	tcase_add_test(tc, test_families_plus);
+	tcase_add_test(tc, test_families_none_left);
+	tcase_add_test(tc, test_families_misreport_excluded);
+	tcase_add_test(tc, test_dns_label);
+	suite_add_tcase(s, tc);
+	return s;
+}
