@@ -31,11 +31,14 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 			buf_release(&data);
 			continue;
 		}
+		size_t errors_before = d->errors;
 		if (pipeline_render(validate_only ? NULL : &in->r, paths[i],
 				    buf_cstr(&data), data.len, t, d, &e) < 0) {
 			if (e.code == ERR_INVALID)
 				invalid = 1;
-			else
+			/* diagnostics already say it, unless the failure came
+			 * later (rendering, templates) */
+			if (e.code != ERR_INVALID || d->errors == errors_before)
 				diags_add(d, DIAG_ERROR, paths[i], 0, 0, NULL,
 					  "%s", err_msg(&e));
 			failed = 1;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/check.h"
 #include "generator/window.h"
 #include "generator/yaml.h"
 #include "util/xalloc.h"
@@ -801,6 +802,31 @@ int render_plan(struct rendered *out, const struct plan *p,
 	if (render_addons(r.addons, p, t, err) < 0)
 		goto fail;
 	sort_docs(r.docs);
+	/* what gpuform writes must pass the CRDs' CEL rules too (an API
+	 * server without CEL would not say so; --templates can break them) */
+	{
+		struct diags d = DIAGS_INIT;
+		const cJSON *doc;
+		cJSON_ArrayForEach(doc, r.docs)
+		{
+			struct buf where = BUF_INIT;
+			render_object_file(doc, RENDER_YAML, &where);
+			check_object(doc, buf_cstr(&where), &d);
+			buf_release(&where);
+		}
+		if (d.errors) {
+			struct buf msg = BUF_INIT;
+			diags_format(&d, &msg);
+			err_set(err, ERR_INVALID,
+				"the rendered objects break CRD rules (check "
+				"--templates overrides):\n%s",
+				buf_cstr(&msg));
+			buf_release(&msg);
+			diags_release(&d);
+			goto fail;
+		}
+		diags_release(&d);
+	}
 	*out = r;
 	return 0;
 fail:

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/check.h"
 #include "generator/render.h"
 #include "generator/yaml.h"
 #include "reconcile/digest.h"
@@ -804,6 +805,7 @@ static int check_desired(struct want *w, size_t n, struct err *err)
 {
 	struct buf bad = BUF_INIT;
 	int nbad = 0;
+	struct diags d = DIAGS_INIT;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct ident *id = &w[i].id;
@@ -823,7 +825,19 @@ static int check_desired(struct want *w, size_t n, struct err *err)
 					 nbad ? "; " : "", id->kind, id->name);
 				nbad++;
 			}
+		/* the CRDs' CEL rules, which a server without CEL skips */
+		{
+			char *where = xasprintf("%s/%s", id->kind, id->name);
+			size_t before = d.nr;
+			if (check_object(w[i].obj, where, &d)) {
+				for (size_t e = before; e < d.nr; e++)
+					buf_addf(&bad, "%s%s: %s", nbad++ ? "; " : "",
+						 where, d.items[e].msg);
+			}
+			free(where);
+		}
 	}
+	diags_release(&d);
 	if (nbad) {
 		err_set(err, ERR_INVALID, "%s; nothing was applied", buf_cstr(&bad));
 		buf_release(&bad);

@@ -87,6 +87,15 @@ printf 'a: [unclosed\n' >"$tmp/tpl/nodepool.yaml"
 expect 3 "a broken template override is an input error" "$GPUFORM" render --templates "$tmp/tpl" specs/minimal.yaml
 grep_in "$tmp/err" "nodepool.yaml:" "broken template is named with its position"
 
+# a template that breaks a CEL rule of the CRDs (which a 1.20 API server
+# would not enforce) is refused: here a restricted label domain
+mkdir -p "$tmp/tpl2"
+sed 's|      labels: ${nodeLabels}|      labels:\n        karpenter.sh/nodepool: mine|' templates/nodepool.yaml >"$tmp/tpl2/nodepool.yaml"
+expect 3 "a template breaking a CRD rule is refused" "$GPUFORM" render --templates "$tmp/tpl2" specs/minimal.yaml
+grep_in "$tmp/err" "karpenter.sh/nodepool" "the broken rule is named"
+expect 3 "and nothing is written" "$GPUFORM" render --templates "$tmp/tpl2" -o "$tmp/never" specs/minimal.yaml
+[ ! -e "$tmp/never" ] && t_pass "no output directory" || t_fail "no output directory"
+
 # values are substituted into parsed nodes: a string that looks like YAML
 # structure stays one string
 sed 's/^  ami: al2023@v20250505$/  ami: al2023@v20250505\n  discovery: "x: y - z"/' specs/minimal.yaml >"$tmp/inject.yaml"

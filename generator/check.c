@@ -1,0 +1,377 @@
+/*
+ * generator/check.c: CEL rules of the Karpenter v1 and Kueue v1beta2 CRDs,
+ * enforced locally (see check.h). Rules are taken from the CRDs in
+ * tests/fixtures/crds; each function names the CRD it follows.
+ */
+#include "generator/check.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ERR(...) (diags_add(d, DIAG_ERROR, where, 0, 0, NULL, __VA_ARGS__), n++)
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *v = get(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int is_one_of(const char *s, const char *const *list)
+{
+	for (; s && *list; list++)
+		if (!strcmp(s, *list))
+			return 1;
+	return 0;
+}
+
+/* karpenter.k8s.aws/ keys a NodePool may use (nodepools CRD, v1.14.1) */
+static const char *const aws_keys[] = {
+	"karpenter.k8s.aws/capacity-reservation-id",
+	"karpenter.k8s.aws/capacity-reservation-interruptible",
+	"karpenter.k8s.aws/capacity-reservation-type",
+	"karpenter.k8s.aws/ec2nodeclass",
+	"karpenter.k8s.aws/instance-accelerator-count",
+	"karpenter.k8s.aws/instance-accelerator-manufacturer",
+	"karpenter.k8s.aws/instance-accelerator-name",
+	"karpenter.k8s.aws/instance-capability-flex",
+	"karpenter.k8s.aws/instance-category",
+	"karpenter.k8s.aws/instance-cpu",
+	"karpenter.k8s.aws/instance-cpu-manufacturer",
+	"karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz",
+	"karpenter.k8s.aws/instance-ebs-bandwidth",
+	"karpenter.k8s.aws/instance-encryption-in-transit-supported",
+	"karpenter.k8s.aws/instance-family",
+	"karpenter.k8s.aws/instance-generation",
+	"karpenter.k8s.aws/instance-gpu-count",
+	"karpenter.k8s.aws/instance-gpu-manufacturer",
+	"karpenter.k8s.aws/instance-gpu-memory",
+	"karpenter.k8s.aws/instance-gpu-name",
+	"karpenter.k8s.aws/instance-hypervisor",
+	"karpenter.k8s.aws/instance-local-nvme",
+	"karpenter.k8s.aws/instance-memory",
+	"karpenter.k8s.aws/instance-network-bandwidth",
+	"karpenter.k8s.aws/instance-size",
+	"karpenter.k8s.aws/instance-tenancy",
+	"karpenter.k8s.aws/placement-group-id",
+	"karpenter.k8s.aws/placement-group-partition",
+	NULL
+};
+
+/* the domain of a label key: the part before '/', if any */
+static int domain_ends_with(const char *key, const char *suffix)
+{
+	const char *slash = strchr(key, '/');
+	size_t dl, sl = strlen(suffix);
+
+	if (!slash)
+		return 0;
+	dl = (size_t)(slash - key);
+	return dl >= sl && !strncmp(key + dl - sl, suffix, sl);
+}
+
+/* nodepools CRD: restricted label domains (requirements and labels) */
+static size_t check_label_key(const char *key, const char *path,
+			      const char *where, struct diags *d)
+{
+	size_t n = 0;
+
+	if (!strcmp(key, "karpenter.sh/nodepool"))
+		ERR("%s: label 'karpenter.sh/nodepool' is set by Karpenter and "
+		    "may not be used here", path);
+	else if (domain_ends_with(key, "karpenter.sh") &&
+		 strcmp(key, "karpenter.sh/capacity-type"))
+		ERR("%s: label domain 'karpenter.sh' is restricted (only "
+		    "karpenter.sh/capacity-type is allowed): '%s'", path, key);
+	if (!strcmp(key, "kubernetes.io/hostname"))
+		ERR("%s: label 'kubernetes.io/hostname' is restricted", path);
+	if (domain_ends_with(key, "karpenter.k8s.aws") &&
+	    !is_one_of(key, aws_keys))
+		ERR("%s: '%s' is not a well-known karpenter.k8s.aws label",
+		    path, key);
+	return n;
+}
+
+static int non_negative_int(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+static size_t check_nodepool(const cJSON *o, const char *where,
+			     struct diags *d)
+{
+	static const char *const ops[] = { "In", "NotIn", "Exists",
+					   "DoesNotExist", "Gt", "Lt", "Gte",
+					   "Lte", NULL };
+	const cJSON *spec = get(o, "spec"), *tspec, *r, *b, *l;
+	size_t n = 0, i = 0;
+
+	tspec = get(get(spec, "template"), "spec");
+	if (!str(get(tspec, "nodeClassRef"), "name") ||
+	    !str(get(tspec, "nodeClassRef"), "kind") ||
+	    !str(get(tspec, "nodeClassRef"), "group"))
+		ERR("spec.template.spec.nodeClassRef needs group, kind and name");
+	cJSON_ArrayForEach(r, get(tspec, "requirements"))
+	{
+		const char *key = str(r, "key"), *op = str(r, "operator");
+		const cJSON *vals = get(r, "values");
+		int nv = cJSON_GetArraySize(vals);
+		char path[96];
+
+		snprintf(path, sizeof(path),
+			 "spec.template.spec.requirements[%zu]", i++);
+		if (!key || !op) {
+			ERR("%s: needs key and operator", path);
+			continue;
+		}
+		n += check_label_key(key, path, where, d);
+		if (!is_one_of(op, ops))
+			ERR("%s: unknown operator '%s'", path, op);
+		else if (!strcmp(op, "In") && nv == 0)
+			ERR("%s: operator In needs at least one value", path);
+		else if ((!strcmp(op, "Gt") || !strcmp(op, "Lt") ||
+			  !strcmp(op, "Gte") || !strcmp(op, "Lte")) &&
+			 (nv != 1 || !cJSON_IsString(vals->child) ||
+			  !non_negative_int(vals->child->valuestring)))
+			ERR("%s: operator %s needs exactly one non-negative "
+			    "integer value", path, op);
+		if (cJSON_IsNumber(get(r, "minValues")) && !strcmp(op, "In") &&
+		    nv < get(r, "minValues")->valueint)
+			ERR("%s: minValues %d is more than the %d values given",
+			    path, get(r, "minValues")->valueint, nv);
+	}
+	cJSON_ArrayForEach(l, get(get(get(spec, "template"), "metadata"), "labels"))
+	{
+		n += check_label_key(l->string, "spec.template.metadata.labels",
+				     where, d);
+	}
+	i = 0;
+	cJSON_ArrayForEach(b, get(get(spec, "disruption"), "budgets"))
+	{
+		if ((get(b, "schedule") != NULL) != (get(b, "duration") != NULL))
+			ERR("spec.disruption.budgets[%zu]: schedule and duration "
+			    "must be set together", i);
+		i++;
+	}
+	if (get(spec, "replicas") && get(spec, "weight"))
+		ERR("spec: replicas (static capacity) and weight exclude each other");
+	return n;
+}
+
+static size_t check_term_list(const cJSON *list, const char *field,
+			      const char *const *allowed, const char *where,
+			      struct diags *d)
+{
+	const cJSON *t;
+	size_t n = 0, i = 0;
+
+	if (cJSON_GetArraySize(list) == 0)
+		ERR("spec.%s must have at least one term", field);
+	cJSON_ArrayForEach(t, list)
+	{
+		int has_id = get(t, "id") != NULL, any = 0;
+		for (const char *const *a = allowed; *a; a++)
+			any |= get(t, *a) != NULL;
+		if (!any)
+			ERR("spec.%s[%zu]: needs one of its selectors (id, tags%s)",
+			    field, i, allowed[2] ? ", name" : "");
+		else if (has_id && cJSON_GetArraySize(t) > 1)
+			ERR("spec.%s[%zu]: 'id' cannot be combined with other "
+			    "fields", field, i);
+		i++;
+	}
+	return n;
+}
+
+static size_t check_ec2nodeclass(const cJSON *o, const char *where,
+				 struct diags *d)
+{
+	static const char *const families[] = { "al2", "al2023", "bottlerocket",
+						"windows2019", "windows2022",
+						"windows2025", NULL };
+	static const char *const fam_names[] = { "AL2", "AL2023", "Bottlerocket",
+						 "Windows2019", "Windows2022",
+						 "Windows2025", NULL };
+	static const char *const subnet_sel[] = { "id", "tags", NULL };
+	static const char *const sg_sel[] = { "id", "tags", "name", NULL };
+	const cJSON *spec = get(o, "spec"), *t, *bdm, *tag;
+	const char *alias_family = NULL;
+	size_t n = 0, i = 0;
+	int aliases = 0, roots = 0;
+	char famb[32];
+
+	if ((get(spec, "role") != NULL) == (get(spec, "instanceProfile") != NULL))
+		ERR("spec: exactly one of role and instanceProfile must be set");
+	if (cJSON_GetArraySize(get(spec, "amiSelectorTerms")) == 0)
+		ERR("spec.amiSelectorTerms must have at least one term");
+	cJSON_ArrayForEach(t, get(spec, "amiSelectorTerms"))
+	{
+		const char *alias = str(t, "alias");
+		if (alias) {
+			const char *at = strchr(alias, '@');
+			size_t fl = at ? (size_t)(at - alias) : 0;
+			aliases++;
+			if (!at || !at[1] || fl == 0 || fl >= sizeof(famb)) {
+				ERR("spec.amiSelectorTerms[%zu].alias '%s' must be "
+				    "family@version", i, alias);
+			} else {
+				memcpy(famb, alias, fl);
+				famb[fl] = '\0';
+				if (!is_one_of(famb, families))
+					ERR("spec.amiSelectorTerms[%zu].alias: unknown "
+					    "family '%s'", i, famb);
+				else if (!strncmp(famb, "windows", 7) &&
+					 strcmp(at + 1, "latest"))
+					ERR("spec.amiSelectorTerms[%zu].alias: Windows "
+					    "aliases take only @latest", i);
+				else
+					alias_family = famb;
+			}
+			if (cJSON_GetArraySize(t) > 1)
+				ERR("spec.amiSelectorTerms[%zu]: 'alias' cannot be "
+				    "combined with other fields", i);
+		} else if (get(t, "id") && cJSON_GetArraySize(t) > 1) {
+			ERR("spec.amiSelectorTerms[%zu]: 'id' cannot be combined "
+			    "with other fields", i);
+		} else if (!get(t, "id") && !get(t, "tags") && !get(t, "name") &&
+			   !get(t, "ssmParameter")) {
+			ERR("spec.amiSelectorTerms[%zu]: needs alias, id, tags, "
+			    "name or ssmParameter", i);
+		}
+		i++;
+	}
+	if (aliases && cJSON_GetArraySize(get(spec, "amiSelectorTerms")) != 1)
+		ERR("spec.amiSelectorTerms: an alias term must be the only term");
+	if (!aliases && !str(spec, "amiFamily"))
+		ERR("spec.amiFamily is required when no alias selects the AMI");
+	if (alias_family && str(spec, "amiFamily") &&
+	    strcmp(str(spec, "amiFamily"), "Custom")) {
+		for (int f = 0; families[f]; f++)
+			if (!strcmp(families[f], alias_family) &&
+			    strcmp(fam_names[f], str(spec, "amiFamily")))
+				ERR("spec.amiFamily '%s' does not match the alias "
+				    "family '%s' (use %s or Custom)",
+				    str(spec, "amiFamily"), alias_family,
+				    fam_names[f]);
+	}
+	n += check_term_list(get(spec, "subnetSelectorTerms"),
+			     "subnetSelectorTerms", subnet_sel, where, d);
+	n += check_term_list(get(spec, "securityGroupSelectorTerms"),
+			     "securityGroupSelectorTerms", sg_sel, where, d);
+	i = 0;
+	cJSON_ArrayForEach(bdm, get(spec, "blockDeviceMappings"))
+	{
+		const cJSON *e = get(bdm, "ebs");
+		if (cJSON_IsTrue(get(bdm, "rootVolume")))
+			roots++;
+		if (e && !get(e, "snapshotID") && !get(e, "volumeSize"))
+			ERR("spec.blockDeviceMappings[%zu].ebs needs volumeSize "
+			    "or snapshotID", i);
+		i++;
+	}
+	if (roots > 1)
+		ERR("spec.blockDeviceMappings: at most one rootVolume");
+	cJSON_ArrayForEach(tag, get(spec, "tags"))
+	{
+		const char *k = tag->string;
+		if (!*k || !strcmp(k, "eks:eks-cluster-name") ||
+		    !strncmp(k, "kubernetes.io/cluster", 21) ||
+		    !strcmp(k, "karpenter.sh/nodepool") ||
+		    !strcmp(k, "karpenter.sh/nodeclaim") ||
+		    !strcmp(k, "karpenter.k8s.aws/ec2nodeclass"))
+			ERR("spec.tags: '%s' is a restricted tag key", k);
+	}
+	return n;
+}
+
+static size_t check_tolerations(const cJSON *list, const char *path,
+				const char *where, struct diags *d)
+{
+	static const char *const effects[] = { "NoSchedule", "PreferNoSchedule",
+					       "NoExecute", NULL };
+	const cJSON *t;
+	size_t n = 0, i = 0;
+
+	cJSON_ArrayForEach(t, list)
+	{
+		const char *op = str(t, "operator"), *eff = str(t, "effect");
+		if (op && strcmp(op, "Equal") && strcmp(op, "Exists"))
+			ERR("%s[%zu]: operator must be Equal or Exists", path, i);
+		if (eff && !is_one_of(eff, effects))
+			ERR("%s[%zu]: effect must be NoSchedule, "
+			    "PreferNoSchedule or NoExecute", path, i);
+		if (!get(t, "key") && (!op || strcmp(op, "Exists")))
+			ERR("%s[%zu]: a toleration without key needs operator "
+			    "Exists", path, i);
+		if (op && !strcmp(op, "Exists") && str(t, "value") &&
+		    *str(t, "value"))
+			ERR("%s[%zu]: operator Exists takes no value", path, i);
+		if (get(t, "tolerationSeconds") &&
+		    (!eff || strcmp(eff, "NoExecute")))
+			ERR("%s[%zu]: tolerationSeconds needs effect NoExecute",
+			    path, i);
+		i++;
+	}
+	return n;
+}
+
+static size_t check_clusterqueue(const cJSON *o, const char *where,
+				 struct diags *d)
+{
+	const cJSON *g, *f;
+	size_t n = 0, gi = 0;
+
+	cJSON_ArrayForEach(g, get(get(o, "spec"), "resourceGroups"))
+	{
+		const cJSON *cov = get(g, "coveredResources");
+		cJSON_ArrayForEach(f, get(g, "flavors"))
+		{
+			const cJSON *res = get(f, "resources"), *a, *b;
+			if (cJSON_GetArraySize(res) != cJSON_GetArraySize(cov)) {
+				ERR("spec.resourceGroups[%zu]: flavor '%s' lists %d "
+				    "resources but coveredResources has %d",
+				    gi, str(f, "name") ? str(f, "name") : "?",
+				    cJSON_GetArraySize(res), cJSON_GetArraySize(cov));
+				continue;
+			}
+			for (a = res ? res->child : NULL, b = cov ? cov->child : NULL;
+			     a && b; a = a->next, b = b->next)
+				if (!cJSON_IsString(b) || !str(a, "name") ||
+				    strcmp(str(a, "name"), b->valuestring))
+					ERR("spec.resourceGroups[%zu]: flavor '%s' must "
+					    "list the covered resources in the same "
+					    "order",
+					    gi, str(f, "name") ? str(f, "name") : "?");
+		}
+		gi++;
+	}
+	return n;
+}
+
+size_t check_object(const cJSON *obj, const char *where, struct diags *d)
+{
+	const char *av = str(obj, "apiVersion"), *kind = str(obj, "kind");
+
+	if (!av || !kind)
+		return 0;
+	if (!strcmp(av, "karpenter.sh/v1") && !strcmp(kind, "NodePool"))
+		return check_nodepool(obj, where, d);
+	if (!strcmp(av, "karpenter.k8s.aws/v1") && !strcmp(kind, "EC2NodeClass"))
+		return check_ec2nodeclass(obj, where, d);
+	if (!strncmp(av, "kueue.x-k8s.io/", 15) && !strcmp(kind, "ResourceFlavor"))
+		return check_tolerations(get(get(obj, "spec"), "tolerations"),
+					 "spec.tolerations", where, d);
+	if (!strncmp(av, "kueue.x-k8s.io/", 15) && !strcmp(kind, "ClusterQueue"))
+		return check_clusterqueue(obj, where, d);
+	return 0;
+}
