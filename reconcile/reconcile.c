@@ -128,6 +128,22 @@ static const struct known known_kinds[] = {
 	  "workloadpriorityclasses", 0 },
 };
 
+enum live_state { LIVE_ABSENT, LIVE_EQUAL, LIVE_DIFFERENT };
+
+struct want {
+	cJSON *obj; /* borrowed from desired */
+	struct ident id;
+	char *key;  /* identity key, see ident_key() */
+	const struct kube_resource *res;
+	enum live_state state;
+	const cJSON *live; /* kept only when it differs (dry run, diff) */
+	size_t item; /* index into rep->items (the array grows) */
+	int needs_write;
+	int force;
+	int skip_dry_run; /* its namespace is created in this run */
+	char *uid;
+};
+
 struct rtype {
 	char *api_version, *kind;
 	struct kube_resource res; /* owned copy */
@@ -142,8 +158,86 @@ struct run {
 	char *applyset_id;
 	struct rtype *types;
 	size_t ntypes, types_alloc;
-	cJSON *live; /* array of live objects carrying our part-of label */
+	cJSON *live; /* live objects kept: ones that differ from what we want,
+		      * and stubs (identity + uid) of ones we do not want */
+	struct want *w; /* desired objects, with an index by identity */
+	size_t nw;
+	size_t *slots; /* open addressing: want index + 1, 0 = empty */
+	size_t cap;
 };
+
+/* identity of an object across versions: group, kind, namespace, name */
+static void ident_key(const struct ident *id, struct buf *out)
+{
+	char g[128];
+
+	buf_reset(out);
+	buf_addf(out, "%s\x1f%s\x1f%s\x1f%s", group_of(id->api_version, g, sizeof(g)),
+		 id->kind, id->ns ? id->ns : "", id->name);
+}
+
+static size_t key_hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* want_find: index of the desired object with this identity, or -1 */
+static long want_find_key(const struct run *r, const char *key)
+{
+	if (!r->cap)
+		return -1;
+	for (size_t h = key_hash(key) & (r->cap - 1);; h = (h + 1) & (r->cap - 1)) {
+		size_t v = r->slots[h];
+		if (!v)
+			return -1;
+		if (!strcmp(r->w[v - 1].key, key))
+			return (long)(v - 1);
+	}
+}
+
+static long want_find(const struct run *r, const struct ident *id)
+{
+	struct buf k = BUF_INIT;
+	long i;
+
+	ident_key(id, &k);
+	i = want_find_key(r, buf_cstr(&k));
+	buf_release(&k);
+	return i;
+}
+
+/* index the desired objects; a duplicate identity is an input error */
+static int index_wants(struct run *r, struct err *err)
+{
+	struct buf k = BUF_INIT;
+
+	r->cap = 16;
+	while (r->cap < r->nw * 2 + 1)
+		r->cap *= 2;
+	r->slots = xcalloc(r->cap, sizeof(*r->slots));
+	for (size_t i = 0; i < r->nw; i++) {
+		size_t h;
+		ident_key(&r->w[i].id, &k);
+		r->w[i].key = xstrdup(buf_cstr(&k));
+		if (want_find_key(r, r->w[i].key) >= 0) {
+			buf_release(&k);
+			return err_set(err, ERR_INVALID,
+				       "%s %s appears twice in the desired set; "
+				       "nothing was applied",
+				       r->w[i].id.kind, r->w[i].id.name);
+		}
+		for (h = key_hash(r->w[i].key) & (r->cap - 1); r->slots[h];
+		     h = (h + 1) & (r->cap - 1))
+			;
+		r->slots[h] = i + 1;
+	}
+	buf_release(&k);
+	return 0;
+}
 
 static int resource_of(struct run *r, const char *api_version,
 		       const char *kind, const struct kube_resource **out)
@@ -570,22 +664,12 @@ struct inventory {
 	size_t nr, alloc;
 };
 
-static void inv_add(struct inventory *inv, const struct ident *id,
-		    const char *uid)
+/* inv_push: append an entry; callers keep entries unique */
+static void inv_push(struct inventory *inv, const struct ident *id,
+		     const char *uid)
 {
 	struct inv_entry *e;
 
-	for (size_t i = 0; i < inv->nr; i++) {
-		struct ident x = { inv->e[i].api_version, inv->e[i].kind,
-				   inv->e[i].ns, inv->e[i].name };
-		if (same_object(&x, id)) {
-			if (uid && (!inv->e[i].uid || strcmp(inv->e[i].uid, uid))) {
-				free(inv->e[i].uid);
-				inv->e[i].uid = xstrdup(uid);
-			}
-			return;
-		}
-	}
 	GROW(inv->e, inv->nr + 1, inv->alloc);
 	e = &inv->e[inv->nr++];
 	e->api_version = xstrdup(id->api_version);
@@ -619,7 +703,7 @@ static void inv_parse(struct inventory *inv, const cJSON *parent)
 		struct ident id = { jstr(e, "apiVersion"), jstr(e, "kind"),
 				    jstr(e, "namespace"), jstr(e, "name") };
 		if (id.api_version && id.kind && id.name)
-			inv_add(inv, &id, jstr(e, "uid"));
+			inv_push(inv, &id, jstr(e, "uid"));
 	}
 	cJSON_Delete(arr);
 }
@@ -750,17 +834,6 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 
 /* ---- the run --------------------------------------------------------------- */
 
-struct want {
-	cJSON *obj; /* borrowed from desired */
-	struct ident id;
-	const struct kube_resource *res;
-	const cJSON *live;
-	size_t item; /* index into rep->items (the array grows) */
-	int needs_write;
-	int force;
-	int skip_dry_run; /* its namespace is created in this run */
-	char *uid;
-};
 
 static const cJSON *find_live(const cJSON *live, const struct ident *id)
 {
@@ -795,8 +868,49 @@ static int list_kind(struct run *r, const char *api_version,
 			return explain_missing(r, api_version, kind);
 		return -1;
 	}
-	while ((o = cJSON_DetachItemFromArray(items, 0)))
-		cJSON_AddItemToArray(r->live, o);
+	while ((o = cJSON_DetachItemFromArray(items, 0))) {
+		struct ident id;
+		long wi;
+		ident_of(o, &id);
+		if (!id.api_version || !id.kind || !id.name) {
+			cJSON_Delete(o);
+			continue;
+		}
+		wi = want_find(r, &id);
+		if (wi >= 0) {
+			struct want *x = &r->w[wi];
+			const cJSON *mine = managed_entry(o, r->o->field_manager, "Apply");
+			const char *uid = jstr(jpath(o, "metadata", NULL), "uid");
+			free(x->uid);
+			x->uid = uid ? xstrdup(uid) : NULL;
+			if (subset_equal(x->obj, o) &&
+			    !(mine && owned_field_gone(jpath(mine, "fieldsV1", NULL),
+						       x->obj))) {
+				x->state = LIVE_EQUAL;
+				cJSON_Delete(o);
+			} else {
+				x->state = LIVE_DIFFERENT;
+				x->live = o;
+				cJSON_AddItemToArray(r->live, o);
+			}
+			continue;
+		}
+		/* not desired: keep what a prune needs to know */
+		{
+			cJSON *stub = cJSON_CreateObject(), *md;
+			const char *uid = jstr(jpath(o, "metadata", NULL), "uid");
+			cJSON_AddStringToObject(stub, "apiVersion", id.api_version);
+			cJSON_AddStringToObject(stub, "kind", id.kind);
+			md = cJSON_AddObjectToObject(stub, "metadata");
+			cJSON_AddStringToObject(md, "name", id.name);
+			if (id.ns)
+				cJSON_AddStringToObject(md, "namespace", id.ns);
+			if (uid)
+				cJSON_AddStringToObject(md, "uid", uid);
+			cJSON_AddItemToArray(r->live, stub);
+		}
+		cJSON_Delete(o);
+	}
 	cJSON_Delete(items);
 	return 0;
 }
@@ -819,12 +933,6 @@ static int check_desired(struct want *w, size_t n, struct err *err)
 			nbad++;
 			continue;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (same_object(&w[j].id, id)) {
-				buf_addf(&bad, "%s%s %s appears twice",
-					 nbad ? "; " : "", id->kind, id->name);
-				nbad++;
-			}
 		/* the CRDs' CEL rules, which a server without CEL skips */
 		{
 			char *where = xasprintf("%s/%s", id->kind, id->name);
@@ -929,6 +1037,10 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		if (resource_of(&r, w[i].id.api_version, w[i].id.kind, &w[i].res) < 0)
 			goto out;
 	}
+	r.w = w;
+	r.nw = n;
+	if (index_wants(&r, err) < 0)
+		goto out;
 
 	/* 2. inventory and one LIST per kind */
 	if (resource_of(&r, "v1", "ConfigMap", &cm_res) < 0 ||
@@ -984,33 +1096,24 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	/* 3. compare */
 	for (i = 0; i < n; i++) {
 		struct want *x = &w[i];
-		const cJSON *mine;
-		x->live = find_live(r.live, &x->id);
 		add_item(rep, &x->id, RA_UNCHANGED, NULL);
 		x->item = rep->nr - 1;
-		if (!x->live) {
-			x->needs_write = 1;
-			set_action(rep, &rep->items[x->item], RA_CREATED, NULL);
+		if (x->state == LIVE_EQUAL)
 			continue;
-		}
-		mine = managed_entry(x->live, o.field_manager, "Apply");
-		if (subset_equal(x->obj, x->live) &&
-		    !(mine && owned_field_gone(jpath(mine, "fieldsV1", NULL), x->obj))) {
-			const char *uid = jstr(jpath(x->live, "metadata", NULL), "uid");
-			x->uid = uid ? xstrdup(uid) : NULL;
-			continue;
-		}
 		x->needs_write = 1;
-		set_action(rep, &rep->items[x->item], RA_CONFIGURED, NULL);
+		set_action(rep, &rep->items[x->item],
+			   x->state == LIVE_ABSENT ? RA_CREATED : RA_CONFIGURED,
+			   NULL);
 	}
 	/* namespaces this run creates: their members cannot be dry-run yet */
 	for (i = 0; i < n; i++) {
+		struct ident nsid = { "v1", "Namespace", NULL, w[i].id.ns };
+		long j;
 		if (!w[i].needs_write || !w[i].id.ns)
 			continue;
-		for (size_t j = 0; j < n; j++)
-			if (is_namespace(&w[j].id) && !w[j].live &&
-			    !strcmp(w[j].id.name, w[i].id.ns))
-				w[i].skip_dry_run = 1;
+		j = want_find(&r, &nsid);
+		if (j >= 0 && w[j].state == LIVE_ABSENT)
+			w[i].skip_dry_run = 1;
 	}
 
 	/* 4. dry-run every write; nothing is written unless all succeed */
@@ -1100,9 +1203,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		for (i = 0; i < old.nr; i++) {
 			struct ident oid = { old.e[i].api_version, old.e[i].kind,
 					     old.e[i].ns, old.e[i].name };
-			int wanted = 0;
-			for (size_t j = 0; j < n; j++)
-				wanted |= same_object(&w[j].id, &oid);
+			int wanted = want_find(&r, &oid) >= 0;
 			if (!wanted)
 				stale++;
 		}
@@ -1121,9 +1222,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		for (i = 0; i < old.nr; i++) {
 			struct ident oid = { old.e[i].api_version, old.e[i].kind,
 					     old.e[i].ns, old.e[i].name };
-			int wanted = 0;
-			for (size_t j = 0; j < n; j++)
-				wanted |= same_object(&w[j].id, &oid);
+			int wanted = want_find(&r, &oid) >= 0;
 			if (wanted || !find_live(r.live, &oid))
 				continue;
 			if (o.prune && (!is_namespace(&oid) || o.prune_namespaces))
@@ -1141,10 +1240,11 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	for (i = 0; i < old.nr; i++) {
 		struct ident oid = { old.e[i].api_version, old.e[i].kind,
 				     old.e[i].ns, old.e[i].name };
-		inv_add(&next, &oid, old.e[i].uid);
+		if (want_find(&r, &oid) < 0)
+			inv_push(&next, &oid, old.e[i].uid);
 	}
 	for (i = 0; i < n; i++)
-		inv_add(&next, &w[i].id, w[i].uid);
+		inv_push(&next, &w[i].id, w[i].uid);
 	{
 		int any = 0;
 		for (i = 0; i < n; i++)
@@ -1187,7 +1287,6 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		uid = jstr(jpath(result, "metadata", NULL), "uid");
 		free(x->uid);
 		x->uid = uid ? xstrdup(uid) : NULL;
-		inv_add(&next, &x->id, x->uid);
 		cJSON_Delete(result);
 	}
 
@@ -1196,18 +1295,16 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		struct inventory final = { 0 };
 		qsort(old.e, old.nr, sizeof(*old.e), inv_apply_order);
 		for (i = 0; i < n; i++)
-			inv_add(&final, &w[i].id, w[i].uid);
+			inv_push(&final, &w[i].id, w[i].uid);
 		for (size_t m = old.nr; m-- > 0;) {
 			struct inv_entry *e = &old.e[m];
 			struct ident oid = { e->api_version, e->kind, e->ns, e->name };
 			const cJSON *live;
 			const char *luid;
 			const struct kube_resource *res;
-			int wanted = 0, deleted = 0;
+			int wanted = want_find(&r, &oid) >= 0, deleted = 0;
 			struct err de = ERR_INIT;
 
-			for (size_t j = 0; j < n; j++)
-				wanted |= same_object(&w[j].id, &oid);
 			if (wanted)
 				continue;
 			live = find_live(r.live, &oid);
@@ -1218,7 +1315,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 				add_item(rep, &oid, RA_SKIPPED,
 					 o.prune ? "namespaces are pruned only with --prune-namespaces"
 						 : "not in the desired set (use --prune)");
-				inv_add(&final, &oid, e->uid);
+				inv_push(&final, &oid, e->uid);
 				continue;
 			}
 			if (e->uid && luid && strcmp(e->uid, luid)) {
@@ -1230,7 +1327,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 			    kube_delete(k, res, e->ns, e->name, luid, 0, &deleted,
 					&de) < 0) {
 				add_item(rep, &oid, RA_FAILED, err_msg(&de));
-				inv_add(&final, &oid, e->uid); /* retry next run */
+				inv_push(&final, &oid, e->uid); /* retry next run */
 				failures++;
 				err_release(&de);
 				continue;
@@ -1264,8 +1361,11 @@ out:
 		rep->stats.writes = now->writes - before.writes;
 		rep->stats.retries = now->retries - before.retries;
 	}
-	for (i = 0; i < n; i++)
-		free(w ? w[i].uid : NULL);
+	for (i = 0; w && i < n; i++) {
+		free(w[i].uid);
+		free(w[i].key);
+	}
+	free(r.slots);
 	free(w);
 	inv_release(&old);
 	inv_release(&next);
