@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/inputs.h"
+#include "generator/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
@@ -131,15 +132,33 @@ int cmd_render(int argc, char **argv)
 				ins.nr > 1 ? ins.items[i].r.cluster : "");
 		goto out;
 	}
-	for (size_t i = 0; i < ins.nr; i++) {
-		if (i && fmt == RENDER_YAML)
-			buf_adds(&out, "---\n");
-		if (render_stream(&out, &ins.items[i].r, fmt, &err) < 0) {
-			code = report_err(&err);
-			goto out;
+	if (fmt == RENDER_JSON) {
+		for (size_t i = 0; i < ins.nr; i++)
+			if (render_stream(&out, &ins.items[i].r, fmt, &err) < 0) {
+				code = report_err(&err);
+				goto out;
+			}
+		fwrite(out.ptr ? out.ptr : "", 1, out.len, stdout);
+		goto out;
+	}
+	/* YAML: write and free one object at a time */
+	for (size_t i = 0, first = 1; i < ins.nr; i++) {
+		cJSON *doc;
+		while ((doc = cJSON_DetachItemFromArray(ins.items[i].r.docs, 0))) {
+			int r;
+			buf_reset(&out);
+			if (!first)
+				buf_adds(&out, "---\n");
+			first = 0;
+			r = yaml_emit(&out, doc, &err);
+			cJSON_Delete(doc);
+			if (r < 0) {
+				code = report_err(&err);
+				goto out;
+			}
+			fwrite(out.ptr, 1, out.len, stdout);
 		}
 	}
-	fwrite(out.ptr ? out.ptr : "", 1, out.len, stdout);
 out:
 	buf_release(&out);
 	inputs_release(&ins);

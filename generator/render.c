@@ -913,12 +913,6 @@ int render_tree(struct fs_tree *out, const struct rendered *r,
 		buf_reset(&body);
 		buf_adds(&name, prefix);
 		render_object_file(doc, f, &name);
-		if (fs_tree_find(out, buf_cstr(&name))) {
-			err_set(err, ERR_INTERNAL,
-				"two objects map to the file '%s'",
-				buf_cstr(&name));
-			goto out;
-		}
 		cJSON_AddItemToArray(res, cJSON_CreateString(buf_cstr(&name) +
 							     strlen(prefix)));
 		if (emit_one(&body, doc, f, err) < 0)
@@ -943,6 +937,15 @@ int render_tree(struct fs_tree *out, const struct rendered *r,
 		fs_tree_add(out, path, data, len);
 		free(path);
 	}
+	/* two objects must never map to one file (checked once, sorted) */
+	fs_tree_sort(out);
+	for (size_t i = 1; i < out->nr; i++)
+		if (!strcmp(out->files[i].path, out->files[i - 1].path)) {
+			err_set(err, ERR_INTERNAL,
+				"two objects map to the file '%s'",
+				out->files[i].path);
+			goto out;
+		}
 	if (tmpl_render(&kust, t, "kustomization", ctx, err) < 0)
 		goto out;
 	buf_reset(&body);

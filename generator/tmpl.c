@@ -4,6 +4,7 @@
 #include "generator/tmpl.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,10 +17,19 @@
 
 #define TMPL_MAX 64
 
+/* constant subtrees of a template (no "${" anywhere below), converted to
+ * cJSON once at load and copied at render time: keyed by node address */
+struct const_slot {
+	const struct ynode *node;
+	cJSON *value;
+};
+
 struct tmpl {
 	char *name;
 	char *file; /* for messages */
 	struct ystream ys;
+	struct const_slot *consts;
+	size_t cap;
 };
 
 struct tmpl_set {
@@ -54,6 +64,72 @@ const char *const *tmpl_names(void)
 	return names_cache;
 }
 
+static size_t ptr_hash(const void *p, size_t cap)
+{
+	return ((uintptr_t)p >> 4) * 11400714819323198485ULL >> 7 & (cap - 1);
+}
+
+static const cJSON *const_lookup(const struct tmpl *t, const struct ynode *n)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t h = ptr_hash(n, t->cap);; h = (h + 1) & (t->cap - 1)) {
+		if (!t->consts[h].node)
+			return NULL;
+		if (t->consts[h].node == n)
+			return t->consts[h].value;
+	}
+}
+
+static size_t count_nodes(const struct ynode *n)
+{
+	size_t c = 1;
+	for (size_t i = 0; i < n->nr; i++)
+		c += count_nodes(n->kids[i]);
+	return c;
+}
+
+/* returns 1 if the subtree has a substitution; records maximal constant
+ * subtrees (their cJSON form) in t->consts */
+static int find_consts(struct tmpl *t, const struct ynode *n, int *bad,
+		       struct err *err)
+{
+	int var = 0;
+
+	if (n->type == YNODE_SCALAR)
+		var = strstr(n->value, "${") != NULL;
+	else
+		for (size_t i = 0; i < n->nr; i++)
+			var |= find_consts(t, n->kids[i], bad, err);
+	if (var || *bad)
+		return 1;
+	/* constant: record it, and drop its constant children (the parent
+	 * entry covers them) — they stay, harmlessly, as unused entries */
+	{
+		cJSON *v = NULL;
+		size_t h;
+		if (yaml_to_json(&v, n, t->file, err) < 0) {
+			*bad = 1;
+			return 1;
+		}
+		for (h = ptr_hash(n, t->cap); t->consts[h].node;
+		     h = (h + 1) & (t->cap - 1))
+			;
+		t->consts[h].node = n;
+		t->consts[h].value = v;
+	}
+	return 0;
+}
+
+static void consts_free(struct tmpl *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		cJSON_Delete(t->consts[i].value);
+	free(t->consts);
+	t->consts = NULL;
+	t->cap = 0;
+}
+
 static int load_one(struct tmpl *t, const char *name, const char *file,
 		    const char *data, size_t len, struct err *err)
 {
@@ -68,6 +144,22 @@ static int load_one(struct tmpl *t, const char *name, const char *file,
 	}
 	t->name = xstrdup(name);
 	t->file = xstrdup(file);
+	{
+		int bad = 0;
+		size_t n = count_nodes(t->ys.docs[0].root);
+		t->cap = 16;
+		while (t->cap < 2 * n + 1)
+			t->cap *= 2;
+		t->consts = xcalloc(t->cap, sizeof(*t->consts));
+		find_consts(t, t->ys.docs[0].root, &bad, err);
+		if (bad) {
+			consts_free(t);
+			ystream_release(&t->ys);
+			free(t->name);
+			free(t->file);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -134,6 +226,7 @@ void tmpl_set_free(struct tmpl_set *set)
 	for (size_t i = 0; i < set->nr; i++) {
 		free(set->t[i].name);
 		free(set->t[i].file);
+		consts_free(&set->t[i]);
 		ystream_release(&set->t[i].ys);
 	}
 	free(set);
@@ -168,6 +261,7 @@ static const cJSON *lookup(const cJSON *ctx, const char *path, size_t len)
 }
 
 struct walk {
+	const struct tmpl *t;
 	const char *file;
 	const cJSON *ctx;
 	struct err *err;
@@ -219,7 +313,13 @@ static int interpolate(cJSON **out, const struct ynode *n, struct walk *w)
 
 static int subst(cJSON **out, const struct ynode *n, struct walk *w)
 {
+	const cJSON *c = const_lookup(w->t, n);
+
 	*out = NULL;
+	if (c) {
+		*out = cJSON_Duplicate(c, 1);
+		return 0;
+	}
 	if (n->type == YNODE_MAP) {
 		cJSON *obj = cJSON_CreateObject();
 		for (size_t i = 0; i < YNODE_MAP_LEN(n); i++) {
@@ -277,6 +377,7 @@ int tmpl_render(cJSON **out, const struct tmpl_set *set, const char *name,
 	for (size_t i = 0; i < set->nr; i++) {
 		if (strcmp(set->t[i].name, name))
 			continue;
+		w.t = &set->t[i];
 		w.file = set->t[i].file;
 		w.ctx = ctx;
 		w.err = err;

@@ -314,14 +314,8 @@ static void check_workload(const struct intent *in, size_t idx,
 			  "rename the workload",
 			  "workload name 'general' is taken by the "
 			  "general-purpose NodePool");
-	for (size_t j = 0; j < idx; j++)
-		if (w->name && in->workloads[j].name &&
-		    !strcmp(w->name, in->workloads[j].name))
-			diags_add(d, DIAG_ERROR, f, AT(w->name_pos),
-				  "give each workload its own name",
-				  "duplicate workload name '%s' (first at "
-				  "line %d)",
-				  w->name, in->workloads[j].name_pos.line);
+	/* duplicate names are found once for all workloads, in
+	 * check_duplicate_names() */
 	if (w->ns && !w->ns_defaulted && !validate_dns_label(w->ns, 63))
 		diags_add(d, DIAG_ERROR, f, AT(w->ns_pos),
 			  "use lower-case letters, digits and '-', at most 63 "
@@ -412,6 +406,42 @@ static void check_workload(const struct intent *in, size_t idx,
 			  "no maintenance window: drifted nodes (e.g. after an "
 			  "AMI bump) are never replaced automatically",
 			  w->name);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct workload *x = *(const struct workload *const *)a;
+	const struct workload *y = *(const struct workload *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->name_pos.line != y->name_pos.line
+		       ? (x->name_pos.line < y->name_pos.line ? -1 : 1)
+		       : (x->name_pos.col < y->name_pos.col ? -1 : 1);
+}
+
+static void check_duplicate_names(const struct intent *in, struct diags *d)
+{
+	const struct workload **v = xcalloc(in->nworkloads + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < in->nworkloads; i++)
+		if (in->workloads[i].name)
+			v[n++] = &in->workloads[i];
+	qsort(v, n, sizeof(*v), by_name);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(v[i]->name, v[i - 1]->name)) {
+			size_t first = i - 1;
+			while (first > 0 && !strcmp(v[first - 1]->name, v[i]->name))
+				first--;
+			diags_add(d, DIAG_ERROR, in->file, AT(v[i]->name_pos),
+				  "give each workload its own name",
+				  "duplicate workload name '%s' (first at "
+				  "line %d)",
+				  v[i]->name, v[first]->name_pos.line);
+		}
+	free(v);
 }
 
 size_t validate_intent(const struct intent *in, const struct catalog *cat,
@@ -514,6 +544,7 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 			  "add a workload under spec.workloads",
 			  "the intent has no workloads and no general-purpose "
 			  "pool: nothing to render");
+	check_duplicate_names(in, d);
 	for (size_t i = 0; i < in->nworkloads; i++) {
 		check_workload(in, i, cat, d);
 		any_efa |= in->workloads[i].efa;

@@ -106,8 +106,11 @@ void ystream_release(struct ystream *s)
 
 static int streq_any(const char *s, size_t len, const char *const *list)
 {
+	if (len > 6) /* the longest word in these lists is "+.Inf"/"false" */
+		return 0;
 	for (; *list; list++)
-		if (strlen(*list) == len && !memcmp(s, *list, len))
+		if ((*list)[0] == s[0] && strlen(*list) == len &&
+		    !memcmp(s, *list, len))
 			return 1;
 	return 0;
 }
@@ -270,12 +273,19 @@ int yaml_scalar_bool(const struct ynode *n)
 
 int yaml_plain_needs_quotes(const char *s, size_t len)
 {
+	unsigned char c0;
+
 	if (len == 0)
 		return 1;
-	if (streq_any(s, len, null_words) || streq_any(s, len, true_words) ||
-	    streq_any(s, len, false_words) || is_int_text(s, len) ||
-	    is_float_text(s, len) || is_sexagesimal(s, len) ||
-	    is_timestamp(s, len))
+	/* every word a resolver could read as null/bool/number/timestamp
+	 * starts with one of these characters: skip the checks otherwise
+	 * (this runs for every key and string gpuform writes) */
+	c0 = (unsigned char)s[0];
+	if ((isdigit(c0) || strchr("+-.~nNtTfFyYoO", c0)) &&
+	    (streq_any(s, len, null_words) || streq_any(s, len, true_words) ||
+	     streq_any(s, len, false_words) || is_int_text(s, len) ||
+	     is_float_text(s, len) || is_sexagesimal(s, len) ||
+	     is_timestamp(s, len)))
 		return 1;
 	/* leading/trailing space, or starting like an indicator */
 	if (isspace((unsigned char)s[0]) || isspace((unsigned char)s[len - 1]))

@@ -137,10 +137,22 @@ int fs_remove_tree(const char *path, struct err *err)
 	return ret;
 }
 
-static int mkdirs_for(const char *root, const char *rel, struct err *err)
+static int mkdirs_for(const char *root, const char *rel, struct buf *last,
+		      struct err *err)
 {
-	char *p = xstrdup(rel);
+	const char *slash = strrchr(rel, '/');
+	char *p;
 	int ret = 0;
+
+	/* files come sorted: most share the previous file's directory */
+	if (!slash)
+		return 0;
+	if (last->len == (size_t)(slash - rel) &&
+	    !strncmp(buf_cstr(last), rel, last->len))
+		return 0;
+	buf_reset(last);
+	buf_add(last, rel, (size_t)(slash - rel));
+	p = xstrdup(rel);
 
 	for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
 		char *full;
@@ -232,6 +244,7 @@ int fs_tree_write_atomic(const struct fs_tree *t, const char *dir,
 			 struct err *err)
 {
 	char *parent = xstrdup(dir), *slash, *tmp = NULL;
+	struct buf lastdir = BUF_INIT;
 	struct stat st;
 	int exists = 0, ret = -1, dfd;
 
@@ -285,7 +298,7 @@ int fs_tree_write_atomic(const struct fs_tree *t, const char *dir,
 				f->path);
 			goto out;
 		}
-		if (mkdirs_for(tmp, f->path, err) < 0)
+		if (mkdirs_for(tmp, f->path, &lastdir, err) < 0)
 			goto out;
 		path = xasprintf("%s/%s", tmp, f->path);
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -367,5 +380,6 @@ out:
 		free(tmp);
 	}
 	free(parent);
+	buf_release(&lastdir);
 	return ret;
 }
