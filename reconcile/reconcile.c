@@ -451,6 +451,8 @@ static void conflicting_paths(const cJSON *fields, const cJSON *desired,
 		buf_addf(prefix, ".%s", f->string + 2);
 		if (cJSON_IsObject(d) && has_field_children(f))
 			conflicting_paths(f, d, l, prefix, paths);
+		else if (cJSON_IsObject(d))
+			; /* owns only that the map exists, not its values */
 		else if (!subset_equal(d, l))
 			buf_addf(paths, "%s%s", paths->len ? ", " : "",
 				 buf_cstr(prefix));
@@ -739,7 +741,8 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 	struct buf gks = BUF_INIT, nss = BUF_INIT;
 	char *text, *tool;
 
-	qsort(inv->e, inv->nr, sizeof(*inv->e), inv_cmp);
+	if (inv->nr > 1)
+		qsort(inv->e, inv->nr, sizeof(*inv->e), inv_cmp);
 	cJSON_AddStringToObject(p, "apiVersion", "v1");
 	cJSON_AddStringToObject(p, "kind", "ConfigMap");
 	md = cJSON_AddObjectToObject(p, "metadata");
@@ -1293,7 +1296,8 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	/* 6. prune last, in reverse dependency order */
 	{
 		struct inventory final = { 0 };
-		qsort(old.e, old.nr, sizeof(*old.e), inv_apply_order);
+		if (old.nr > 1)
+			qsort(old.e, old.nr, sizeof(*old.e), inv_apply_order);
 		for (i = 0; i < n; i++)
 			inv_push(&final, &w[i].id, w[i].uid);
 		for (size_t m = old.nr; m-- > 0;) {
