@@ -970,6 +970,18 @@ static void label_member(cJSON *obj, const char *id)
 	cJSON_AddStringToObject(l, PART_OF, id);
 }
 
+/* items planned as created/configured that were not written after all */
+static void unplan(struct recon_report *rep, struct want *w, size_t n,
+		   size_t from, const char *why)
+{
+	for (size_t i = from; i < n; i++) {
+		struct recon_item *it = &rep->items[w[i].item];
+		if (w[i].needs_write && (it->action == RA_CREATED ||
+					 it->action == RA_CONFIGURED))
+			set_action(rep, it, RA_SKIPPED, why);
+	}
+}
+
 static int is_namespace(const struct ident *id)
 {
 	return !strcmp(id->kind, "Namespace") && !strcmp(id->api_version, "v1");
@@ -1159,6 +1171,13 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 			if (e.code == ERR_AUTH || e.code == ERR_HTTP ||
 			    e.code == ERR_IO) {
 				/* the API failed, not the object: stop */
+				set_action(rep, &rep->items[x->item], RA_FAILED,
+					   err_msg(&e));
+				if (!o.dry_run)
+					unplan(rep, w, n, 0, "not applied: the run "
+							     "stopped before writing "
+							     "anything");
+				err_release(err);
 				*err = e;
 				goto out;
 			}
@@ -1191,6 +1210,9 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		cJSON_Delete(result);
 	}
 	if (conflicts || failures) {
+		if (!o.dry_run)
+			unplan(rep, w, n, 0, "not applied: the run stopped "
+					     "before writing anything");
 		err_set(err, conflicts ? ERR_CONFLICT : ERR_INVALID,
 			"%d conflict%s, %d rejected object%s; nothing was applied%s",
 			conflicts, conflicts == 1 ? "" : "s", failures,
@@ -1285,6 +1307,8 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		if (kube_apply(k, x->res, x->obj, o.field_manager, x->force, 0,
 			       &result, err) < 0) {
 			set_action(rep, &rep->items[x->item], RA_FAILED, err_msg(err));
+			unplan(rep, w, n, i + 1, "not applied: the run stopped at "
+						 "an earlier error");
 			goto out;
 		}
 		uid = jstr(jpath(result, "metadata", NULL), "uid");
