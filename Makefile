@@ -128,6 +128,7 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory gpuform
 	@sh bench/run.sh
+	@bash bench/reconcile.sh
 
 # ---- install -----------------------------------------------------------
 install: $(PROGRAM)
