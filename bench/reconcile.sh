@@ -96,7 +96,12 @@ drift_writes=$(jq .requests.writes "$tmp/drift.json")
 drift_configured=$(jq .counts.configured "$tmp/drift.json")
 echo "   reconcile after 10 drifted objects: $drift_configured configured, $drift_writes writes (target: exactly 10)"
 
-echo "== peak RSS at $BIG_N workloads"
+echo "== peak RSS at $BIG_N workloads (a fresh API server)"
+bash tests/kube-testenv stop "$env_dir" >/dev/null 2>&1 || true
+env_dir=$tmp/env2
+bash tests/kube-testenv start "$env_dir" >/dev/null
+bash tests/kube-testenv crds "$env_dir" tests/fixtures/crds/*.yaml
+export KUBECONFIG=$env_dir/kubeconfig
 sh bench/gen-intent.sh "$BIG_N" > "$tmp/big.yaml"
 big_objects=$("$GPUFORM" render "$tmp/big.yaml" 2>/dev/null | grep -c '^kind:')
 sed -i "s/^  name: .*/  name: bench-big/" "$tmp/big.yaml"

@@ -38,41 +38,8 @@ cd "$(dirname "$0")/.." || exit 1
 LC_ALL=C
 export LC_ALL
 
-if [ -f tests/lib.sh ]; then
-	# shellcheck source=tests/lib.sh
-	. tests/lib.sh
-else
-	T_PASSED=0
-	T_FAILED=0
-	t_pass() {
-		T_PASSED=$((T_PASSED + 1))
-		printf 'ok   %s\n' "$1"
-	}
-	t_fail() {
-		T_FAILED=$((T_FAILED + 1))
-		printf 'FAIL %s\n' "$1"
-		if [ $# -gt 1 ] && [ -n "$2" ]; then
-			printf '%s\n' "$2" | sed 's/^/     | /'
-		fi
-	}
-	t_summary() {
-		if [ -n "${T_COUNTS:-}" ]; then
-			printf '%s %s\n' "$T_PASSED" "$T_FAILED" >>"$T_COUNTS"
-		fi
-		printf '%s passed, %s failed\n' "$T_PASSED" "$T_FAILED"
-		[ "$T_FAILED" -eq 0 ]
-	}
-	_inv_tmpdirs=''
-	t_tmpdir() {
-		_t_d=$(mktemp -d "${TMPDIR:-/tmp}/gpuform-test.XXXXXX") || return 1
-		_inv_tmpdirs="$_inv_tmpdirs $_t_d"
-		eval "${1:-T_TMPDIR}=\$_t_d"
-	}
-	trap 'rc=$?; for d in $_inv_tmpdirs; do rm -rf "$d"; done; exit $rc' EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
-	trap 'exit 129' HUP
-fi
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
 
 finish() {
 	t_summary
