@@ -69,9 +69,8 @@ static int domain_ends_with(const char *key, const char *suffix)
 	const char *slash = strchr(key, '/');
 	size_t dl, sl = strlen(suffix);
 
-	if (!slash)
-		return 0;
-	dl = (size_t)(slash - key);
+	/* as the CRD's find("^([^/]+)"): without '/', the key is the domain */
+	dl = slash ? (size_t)(slash - key) : strlen(key);
 	return dl >= sl && !strncmp(key + dl - sl, suffix, sl);
 }
 
@@ -99,8 +98,18 @@ static size_t check_label_key(const char *key, const char *path,
 
 static int non_negative_int(const char *s)
 {
+	/* CEL's int() fails past a signed 64-bit value */
 	if (!s || !*s)
 		return 0;
+	{
+		size_t n = strlen(s);
+		while (n > 1 && *s == '0') {
+			s++;
+			n--;
+		}
+		if (n > 19 || (n == 19 && strcmp(s, "9223372036854775807") > 0))
+			return 0;
+	}
 	for (; *s; s++)
 		if (!isdigit((unsigned char)*s))
 			return 0;
@@ -117,10 +126,14 @@ static size_t check_nodepool(const cJSON *o, const char *where,
 	size_t n = 0, i = 0;
 
 	tspec = get(get(spec, "template"), "spec");
-	if (!str(get(tspec, "nodeClassRef"), "name") ||
-	    !str(get(tspec, "nodeClassRef"), "kind") ||
-	    !str(get(tspec, "nodeClassRef"), "group"))
-		ERR("spec.template.spec.nodeClassRef needs group, kind and name");
+	{
+		const cJSON *ref = get(tspec, "nodeClassRef");
+		const char *g = str(ref, "group"), *k = str(ref, "kind"),
+			   *nm = str(ref, "name");
+		if (!g || !*g || !k || !*k || !nm || !*nm)
+			ERR("spec.template.spec.nodeClassRef needs non-empty "
+			    "group, kind and name");
+	}
 	cJSON_ArrayForEach(r, get(tspec, "requirements"))
 	{
 		const char *key = str(r, "key"), *op = str(r, "operator");
@@ -188,6 +201,9 @@ static size_t check_term_list(const cJSON *list, const char *field,
 		else if (has_id && cJSON_GetArraySize(t) > 1)
 			ERR("spec.%s[%zu]: 'id' cannot be combined with other "
 			    "fields", field, i);
+		else if (get(t, "name") && (get(t, "tags") || has_id))
+			ERR("spec.%s[%zu]: 'name' cannot be combined with other "
+			    "fields", field, i);
 		i++;
 	}
 	return n;
@@ -237,12 +253,24 @@ static size_t check_ec2nodeclass(const cJSON *o, const char *where,
 				else
 					alias_family = famb;
 			}
-			if (cJSON_GetArraySize(t) > 1)
+			if (get(t, "id") || get(t, "tags") || get(t, "name") ||
+			    get(t, "owner"))
 				ERR("spec.amiSelectorTerms[%zu]: 'alias' cannot be "
-				    "combined with other fields", i);
-		} else if (get(t, "id") && cJSON_GetArraySize(t) > 1) {
+				    "combined with id, tags, name or owner", i);
+			if (!alias_family) {
+				/* the CRD reads the family even from a bad
+				 * alias: find('^[^@]+') */
+				fl = at ? fl : strlen(alias);
+				if (fl && fl < sizeof(famb)) {
+					memcpy(famb, alias, fl);
+					famb[fl] = '\0';
+					alias_family = famb;
+				}
+			}
+		} else if (get(t, "id") && (get(t, "tags") || get(t, "name") ||
+					    get(t, "owner"))) {
 			ERR("spec.amiSelectorTerms[%zu]: 'id' cannot be combined "
-			    "with other fields", i);
+			    "with tags, name or owner", i);
 		} else if (!get(t, "id") && !get(t, "tags") && !get(t, "name") &&
 			   !get(t, "ssmParameter")) {
 			ERR("spec.amiSelectorTerms[%zu]: needs alias, id, tags, "
@@ -313,8 +341,7 @@ static size_t check_tolerations(const cJSON *list, const char *path,
 		if (!get(t, "key") && (!op || strcmp(op, "Exists")))
 			ERR("%s[%zu]: a toleration without key needs operator "
 			    "Exists", path, i);
-		if (op && !strcmp(op, "Exists") && str(t, "value") &&
-		    *str(t, "value"))
+		if (op && !strcmp(op, "Exists") && get(t, "value"))
 			ERR("%s[%zu]: operator Exists takes no value", path, i);
 		if (get(t, "tolerationSeconds") &&
 		    (!eff || strcmp(eff, "NoExecute")))

@@ -32,6 +32,7 @@ static Suite *(*const suites[])(void) = {
 	render_suite,
 	udiff_suite,
 	kubeconfig_suite,
+	check_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

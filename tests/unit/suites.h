@@ -22,6 +22,7 @@ Suite *tmpl_suite(void);     /* test_tmpl.c: generator/tmpl.c */
 Suite *render_suite(void);   /* test_render.c: generator/render.c, pipeline.c */
 Suite *udiff_suite(void);    /* test_udiff.c: util/udiff.c */
 Suite *kubeconfig_suite(void); /* test_kubeconfig.c: reconcile/kubeconfig.c */
+Suite *check_suite(void);    /* test_check.c: generator/check.c */
 
 /*
  * ---- more suites go here ----
