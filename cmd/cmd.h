@@ -33,6 +33,7 @@ struct cmd {
 
 int cmd_render(int argc, char **argv);
 int cmd_reconcile(int argc, char **argv);
+int cmd_commit(int argc, char **argv); /* cmd/commit.c: Git write-back */
 int cmd_diff(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_version(int argc, char **argv);

@@ -1,15 +1,23 @@
 /*
- * cmd/reconcile.c: `gpuform reconcile` and `gpuform diff --live`.
+ * cmd/reconcile.c: `gpuform reconcile`, `gpuform diff --live` (against the
+ * cluster) and `gpuform diff --base` (between two Git revisions: the
+ * pull-request diff, which needs no cluster).
  */
 #include "cmd/cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cluster.h"
+#include "cmd/objdiff.h"
+#include "cmd/repo.h"
 #include "cmd/source.h"
+#include "generator/pipeline.h"
+#include "generator/yaml.h"
 #include "reconcile/reconcile.h"
 #include "util/xalloc.h"
 
@@ -58,12 +66,16 @@ static void print_summary(const struct recon_report *r, int failed, FILE *f)
 		fprintf(f, ", %zu conflicts", r->counts[RA_CONFLICT]);
 	if (r->counts[RA_FAILED])
 		fprintf(f, ", %zu failed", r->counts[RA_FAILED]);
-	fprintf(f, " (%ld API requests, %ld writes)\n", r->stats.requests,
+	fprintf(f, " (%ld API requests, %ld writes)", r->stats.requests,
 		r->stats.writes);
+	if (r->source_commit)
+		fprintf(f, " from commit %s", r->source_commit);
+	fputc('\n', f);
 }
 
 enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
-       OPT_PRUNE_NS, OPT_INV_NS, OPT_TEMPLATES, OPT_LIVE };
+       OPT_PRUNE_NS, OPT_INV_NS, OPT_TEMPLATES, OPT_LIVE, OPT_GIT, OPT_REF,
+       OPT_PATH, OPT_GIT_CACHE };
 
 static int run(const char *cmd, int argc, char **argv, int diff_mode)
 {
@@ -76,6 +88,10 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		{ "inventory-namespace", required_argument, NULL, OPT_INV_NS },
 		{ "templates", required_argument, NULL, OPT_TEMPLATES },
 		{ "live", no_argument, NULL, OPT_LIVE },
+		{ "git", required_argument, NULL, OPT_GIT },
+		{ "ref", required_argument, NULL, OPT_REF },
+		{ "path", required_argument, NULL, OPT_PATH },
+		{ "git-cache", required_argument, NULL, OPT_GIT_CACHE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		CLUSTER_LONG_OPTS,
@@ -84,6 +100,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	struct cluster_opts co = CLUSTER_OPTS_INIT;
 	struct recon_opts ro = { 0 };
 	struct source src = SOURCE_INIT;
+	struct source_git git = { NULL, NULL, NULL, NULL };
 	struct recon_report rep = RECON_REPORT_INIT;
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
@@ -117,6 +134,18 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		case OPT_LIVE:
 			live = 1;
 			break;
+		case OPT_GIT:
+			git.url = optarg;
+			break;
+		case OPT_REF:
+			git.ref = optarg;
+			break;
+		case OPT_PATH:
+			git.path = optarg;
+			break;
+		case OPT_GIT_CACHE:
+			git.cache = optarg;
+			break;
 		case 'o':
 			if (!strcmp(optarg, "json"))
 				json = 1;
@@ -138,18 +167,31 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		}
 	}
 	if (diff_mode && !live)
-		return cmd_usage_error(cmd, "say what to compare with: --live "
-					    "(against the cluster)");
+		return cmd_usage_error(cmd, "say what to compare with: --base REV "
+					    "(Git revisions) or --live (the cluster)");
 	if (diff_mode) {
 		ro.dry_run = 1;
 		ro.want_diffs = 1;
 		ro.prune = 1; /* show what a prune would remove */
 	}
-	if (optind >= argc)
+	if (git.url) {
+		if (optind < argc)
+			return cmd_usage_error(cmd, "--git reads the manifests from "
+						    "Git: give no files");
+		if (!git.path)
+			return cmd_usage_error(cmd, "--git needs --path (the "
+						    "directory of the manifests, "
+						    "e.g. clusters/ml-prod)");
+	} else if (git.ref || git.path || git.cache) {
+		return cmd_usage_error(cmd, "--ref, --path and --git-cache go "
+					    "with --git");
+	} else if (optind >= argc) {
 		return cmd_usage_error(cmd, "no intent file or rendered directory given");
+	}
 
-	if (source_load(&src, argv + optind, (size_t)(argc - optind), templates,
-			&d, &err) < 0) {
+	if (git.url ? source_load_git(&src, &git, &d, &err) < 0
+		    : source_load(&src, argv + optind, (size_t)(argc - optind),
+				  templates, &d, &err) < 0) {
 		diags_sort(&d);
 		report_diags(&d);
 		code = report_err(&err);
@@ -158,6 +200,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	diags_sort(&d);
 	report_diags(&d);
 	ro.source = src.desc;
+	ro.source_commit = src.commit;
 	if (cluster_connect(&k, &co, &err) < 0) {
 		code = report_err(&err);
 		goto out;
@@ -208,7 +251,405 @@ int cmd_reconcile(int argc, char **argv)
 	return run("reconcile", argc, argv, 0);
 }
 
+/* ---- diff --base: two Git revisions, rendered and compared ---------------- */
+
+enum diff_format { DIFF_TEXT, DIFF_MARKDOWN, DIFF_JSON };
+
+/* one side of the comparison: a revision, or the work tree (rev NULL) */
+struct side {
+	const char *what; /* "base" or "head" */
+	const char *rev;
+	char oid[REPO_OID_HEX];
+	struct rendered *r; /* per intent path; r[i].docs NULL: absent */
+	struct diags d;
+	size_t failed;
+};
+
+/*
+ * The intent path as a path inside the repository: "./specs//a.yaml" ->
+ * "specs/a.yaml"; an absolute path must lie in the work tree. NULL for a
+ * path that leaves the repository ("..") or names nothing.
+ */
+static char *repo_path(const char *arg, const char *workdir)
+{
+	struct buf b = BUF_INIT;
+	const char *p = arg;
+
+	if (*p == '/') {
+		size_t n = workdir ? strlen(workdir) : 0;
+		while (n && workdir[n - 1] == '/')
+			n--;
+		if (!n || strncmp(p, workdir, n) || p[n] != '/')
+			return NULL;
+		p += n;
+	}
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && !strncmp(p, "..", 2)) {
+			buf_release(&b);
+			return NULL;
+		}
+		if (n && !(n == 1 && *p == '.')) {
+			if (b.len)
+				buf_addc(&b, '/');
+			buf_add(&b, p, n);
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	if (!b.len)
+		return NULL;
+	return buf_detach(&b, NULL);
+}
+
+/* the file as the user can open it: REV:PATH, or its place on disk */
+static char *side_label(const struct side *s, const char *repo_dir,
+			const char *path)
+{
+	size_t n = strlen(repo_dir);
+
+	if (s->rev)
+		return xasprintf("%s:%s", s->rev, path);
+	if (!strcmp(repo_dir, "."))
+		return xstrdup(path);
+	return xasprintf("%s%s%s", repo_dir,
+			 n && repo_dir[n - 1] == '/' ? "" : "/", path);
+}
+
+/* read `path` at one side; *absent = 1 (and 0 returned) if it is not there */
+static int side_read(struct buf *out, int *absent, struct repo *r,
+		     const struct side *s, const char *path,
+		     const char *label, struct err *err)
+{
+	const char *wd;
+	struct stat st;
+	char *file;
+	int ret;
+
+	*absent = 0;
+	if (s->rev) {
+		if (repo_read(r, s->oid, path, out, NULL, err) < 0) {
+			if (err->code != ERR_NOTFOUND)
+				return -1;
+			err_clear(err);
+			*absent = 1;
+			return 0;
+		}
+		if (out->len > YAML_MAX_INPUT)
+			return err_set(err, ERR_INVALID,
+				       "'%s' is larger than %u bytes", label,
+				       YAML_MAX_INPUT);
+		return 0;
+	}
+	wd = repo_workdir(r);
+	file = xasprintf("%s%s%s", wd, wd[strlen(wd) - 1] == '/' ? "" : "/",
+			 path);
+	if (lstat(file, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		free(file);
+		*absent = 1;
+		return 0;
+	}
+	ret = fs_read_file(out, file, YAML_MAX_INPUT, err);
+	free(file);
+	return ret;
+}
+
+/*
+ * Render every path at one side. Invalid intents add diagnostics and are
+ * counted in s->failed (all files are tried, so every problem is shown);
+ * anything else (Git, I/O) stops with -1.
+ */
+static int side_render(struct side *s, struct repo *r, char **paths,
+		       size_t n, const char *repo_dir,
+		       const struct tmpl_set *t, struct err *err)
+{
+	s->r = xcalloc(n ? n : 1, sizeof(*s->r));
+	for (size_t i = 0; i < n; i++) {
+		char *label = side_label(s, repo_dir, paths[i]);
+		struct buf data = BUF_INIT;
+		struct err e = ERR_INIT;
+		size_t before = s->d.errors;
+		int absent, rc, fatal = 0;
+
+		rc = side_read(&data, &absent, r, s, paths[i], label, &e);
+		if (rc == 0 && !absent)
+			rc = pipeline_render(&s->r[i], label, buf_cstr(&data),
+					     data.len, t, &s->d, &e);
+		if (rc < 0 && e.code == ERR_INVALID) {
+			/* the diagnostics say it, unless the failure came
+			 * later (templates, CRD rules) or earlier (size) */
+			if (s->d.errors == before)
+				diags_add(&s->d, DIAG_ERROR, label, 0, 0, NULL,
+					  "%s", err_msg(&e));
+			s->failed++;
+		} else if (rc < 0) {
+			err_set(err, e.code, "%s", err_msg(&e));
+			fatal = 1;
+		}
+		err_release(&e);
+		buf_release(&data);
+		free(label);
+		if (fatal)
+			return -1;
+	}
+	return 0;
+}
+
+/* "at base 'origin/main'", "in the work tree" */
+static void side_name(struct buf *out, const struct side *s)
+{
+	if (s->rev)
+		buf_addf(out, "at %s '%s'", s->what, s->rev);
+	else
+		buf_adds(out, "in the work tree");
+}
+
+/* two intent files of one revision for the same cluster cannot be compared
+ * object by object (nor rendered together) */
+static int side_check_clusters(const struct side *s, char **paths, size_t n,
+			       struct err *err)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; s->r[i].docs && j < i; j++)
+			if (s->r[j].docs &&
+			    !strcmp(s->r[i].cluster, s->r[j].cluster)) {
+				struct buf where = BUF_INIT;
+				side_name(&where, s);
+				err_set(err, ERR_INVALID,
+					"'%s' and '%s' both describe cluster "
+					"'%s' %s", paths[j], paths[i],
+					s->r[i].cluster, buf_cstr(&where));
+				buf_release(&where);
+				return -1;
+			}
+	return 0;
+}
+
+static void side_release(struct side *s, size_t n)
+{
+	for (size_t i = 0; s->r && i < n; i++)
+		rendered_release(&s->r[i]);
+	free(s->r);
+	s->r = NULL;
+	diags_release(&s->d);
+}
+
+static int invalid_error(const struct side *a, const struct side *b,
+			 struct err *err)
+{
+	struct buf m = BUF_INIT;
+	const struct side *sides[] = { a, b };
+	int ret;
+
+	buf_addf(&m, "invalid intent%s ", a->failed + b->failed > 1 ? "s" : "");
+	for (int i = 0, first = 1; i < 2; i++) {
+		if (!sides[i]->failed)
+			continue;
+		if (!first)
+			buf_adds(&m, " and ");
+		first = 0;
+		side_name(&m, sides[i]);
+		buf_addf(&m, " (%zu error%s)", sides[i]->d.errors,
+			 sides[i]->d.errors == 1 ? "" : "s");
+	}
+	ret = err_set(err, ERR_INVALID, "%s; nothing compared", buf_cstr(&m));
+	buf_release(&m);
+	return ret;
+}
+
+enum { OPT_BASE = 3000, OPT_HEAD, OPT_REPO, OPT_DIFF_TEMPLATES };
+
+static int diff_git(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "base", required_argument, NULL, OPT_BASE },
+		{ "head", required_argument, NULL, OPT_HEAD },
+		{ "repo", required_argument, NULL, OPT_REPO },
+		{ "format", required_argument, NULL, 'f' },
+		{ "templates", required_argument, NULL, OPT_DIFF_TEMPLATES },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *repo_dir = ".", *templates = NULL;
+	enum diff_format fmt = DIFF_TEXT;
+	struct side base = { "base", NULL, "", NULL, DIAGS_INIT, 0 };
+	struct side head = { "head", NULL, "", NULL, DIAGS_INIT, 0 };
+	struct objset sa = OBJSET_INIT, sb = OBJSET_INIT;
+	struct objdiff d = OBJDIFF_INIT;
+	struct tmpl_set *t = NULL;
+	struct repo *r = NULL;
+	struct err err = ERR_INIT;
+	struct buf out = BUF_INIT;
+	char **paths = NULL;
+	size_t n = 0;
+	int c, code = EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_BASE:
+			base.rev = optarg;
+			break;
+		case OPT_HEAD:
+			head.rev = optarg;
+			break;
+		case OPT_REPO:
+			repo_dir = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				fmt = DIFF_TEXT;
+			else if (!strcmp(optarg, "markdown"))
+				fmt = DIFF_MARKDOWN;
+			else if (!strcmp(optarg, "json"))
+				fmt = DIFF_JSON;
+			else
+				return cmd_usage_error("diff",
+						       "unknown format '%s' (text, "
+						       "markdown or json)", optarg);
+			break;
+		case OPT_DIFF_TEMPLATES:
+			templates = optarg;
+			break;
+		case 'h':
+			return cmd_print_help("diff");
+		default:
+			return cmd_usage_error("diff", "invalid option (--base "
+						       "compares Git revisions; "
+						       "--live the cluster)");
+		}
+	}
+	if (!base.rev || !*base.rev)
+		return cmd_usage_error("diff", "--base needs a revision");
+	if (head.rev && !*head.rev)
+		return cmd_usage_error("diff", "--head needs a revision");
+	if (optind >= argc)
+		return cmd_usage_error("diff", "no intent file given");
+
+	if (tmpl_set_load(&t, templates, &err) < 0 ||
+	    repo_open(&r, repo_dir, &err) < 0) {
+		code = report_err(&err);
+		goto out;
+	}
+	if (repo_resolve(r, base.rev, base.oid, &err) < 0) {
+		err_wrap(&err, "--base");
+		code = report_err(&err);
+		goto out;
+	}
+	if (head.rev && repo_resolve(r, head.rev, head.oid, &err) < 0) {
+		err_wrap(&err, "--head");
+		code = report_err(&err);
+		goto out;
+	}
+	if (!head.rev && !repo_workdir(r)) {
+		code = cmd_usage_error("diff", "'%s' is a bare repository: "
+					       "give --head REV", repo_dir);
+		goto out;
+	}
+	n = (size_t)(argc - optind);
+	paths = xcalloc(n, sizeof(*paths));
+	for (size_t i = 0; i < n; i++)
+		if (!(paths[i] = repo_path(argv[optind + i], repo_workdir(r)))) {
+			code = cmd_usage_error("diff", "'%s' is not a file in "
+						       "the repository",
+					       argv[optind + i]);
+			goto out;
+		}
+
+	if (side_render(&base, r, paths, n, repo_dir, t, &err) < 0 ||
+	    side_render(&head, r, paths, n, repo_dir, t, &err) < 0) {
+		code = report_err(&err);
+		goto out;
+	}
+	if (base.failed || head.failed) {
+		diags_sort(&base.d);
+		diags_sort(&head.d);
+		report_diags(&base.d);
+		report_diags(&head.d);
+		invalid_error(&base, &head, &err);
+		code = report_err(&err);
+		goto out;
+	}
+	diags_sort(&head.d);
+	report_diags(&head.d); /* warnings of the new version only */
+	for (size_t i = 0; i < n; i++)
+		if (!base.r[i].docs && !head.r[i].docs) {
+			struct buf m = BUF_INIT;
+			buf_addf(&m, "'%s' exists neither ", paths[i]);
+			side_name(&m, &base);
+			buf_adds(&m, " nor ");
+			side_name(&m, &head);
+			err_set(&err, ERR_NOTFOUND, "%s", buf_cstr(&m));
+			buf_release(&m);
+			code = report_err(&err);
+			goto out;
+		}
+	if (side_check_clusters(&base, paths, n, &err) < 0 ||
+	    side_check_clusters(&head, paths, n, &err) < 0) {
+		code = report_err(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (base.r[i].docs)
+			objset_add(&sa, base.r[i].cluster, base.r[i].docs);
+		if (head.r[i].docs)
+			objset_add(&sb, head.r[i].cluster, head.r[i].docs);
+	}
+	if (objdiff_compute(&d, &sa, &sb, &err) < 0) {
+		code = report_err(&err);
+		goto out;
+	}
+	{
+		struct objdiff_rev rb = { base.rev, base.oid };
+		struct objdiff_rev rh = { head.rev, head.rev ? head.oid : NULL };
+
+		if (fmt == DIFF_MARKDOWN)
+			objdiff_format_markdown(&out, &d, &rb, &rh);
+		else if (fmt == DIFF_JSON)
+			objdiff_format_json(&out, &d, &rb, &rh);
+		else
+			objdiff_format_text(&out, &d);
+	}
+	fwrite(buf_cstr(&out), 1, out.len, stdout);
+	code = d.nr ? EXIT_DIFF : EXIT_OK;
+out:
+	buf_release(&out);
+	objdiff_release(&d);
+	objset_release(&sa);
+	objset_release(&sb);
+	side_release(&base, n);
+	side_release(&head, n);
+	for (size_t i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
+	repo_free(r);
+	tmpl_set_free(t);
+	err_release(&err);
+	return code;
+}
+
+/* which mode: --base (Git) or --live (cluster); they take different options */
+static int diff_mode_of(int argc, char **argv, int *base, int *live)
+{
+	*base = *live = 0;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--base") || !strncmp(argv[i], "--base=", 7))
+			*base = 1;
+		else if (!strcmp(argv[i], "--live"))
+			*live = 1;
+	}
+	return *base && *live ? -1 : 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
+	int base, live;
+
+	if (diff_mode_of(argc, argv, &base, &live) < 0)
+		return cmd_usage_error("diff", "--base (Git revisions) and "
+					       "--live (the cluster) cannot be "
+					       "combined");
+	if (base)
+		return diff_git(argc, argv);
 	return run("diff", argc, argv, 1);
 }

@@ -6,21 +6,22 @@
 #include <sys/stat.h>
 
 #include "cmd/inputs.h"
+#include "cmd/repo.h"
+#include "reconcile/digest.h"
 #include "generator/render.h"
 #include "generator/tmpl.h"
 #include "generator/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
-static int load_file_docs(cJSON *docs, const char *path, struct diags *d)
+static int load_bytes_docs(cJSON *docs, const char *path, const char *bytes,
+			   size_t len, struct diags *d)
 {
-	struct buf data = BUF_INIT;
 	struct ystream ys = YSTREAM_INIT;
 	struct err e = ERR_INIT;
 	int ret = -1;
 
-	if (fs_read_file(&data, path, YAML_MAX_INPUT, &e) < 0 ||
-	    yaml_parse(&ys, buf_cstr(&data), data.len, path, &e) < 0) {
+	if (yaml_parse(&ys, bytes, len, path, &e) < 0) {
 		diags_add(d, DIAG_ERROR, "", 0, 0, NULL, "%s", err_msg(&e));
 		goto out;
 	}
@@ -52,13 +53,31 @@ static int load_file_docs(cJSON *docs, const char *path, struct diags *d)
 	ret = 0;
 out:
 	ystream_release(&ys);
-	buf_release(&data);
 	err_release(&e);
 	return ret;
 }
 
-static int load_dir(struct source *s, const char *dir, struct diags *d,
-		    struct err *err)
+static int load_file_docs(cJSON *docs, const char *path, struct diags *d)
+{
+	struct buf data = BUF_INIT;
+	struct err e = ERR_INIT;
+	int ret;
+
+	if (fs_read_file(&data, path, YAML_MAX_INPUT, &e) < 0) {
+		diags_add(d, DIAG_ERROR, "", 0, 0, NULL, "%s", err_msg(&e));
+		err_release(&e);
+		return -1;
+	}
+	ret = load_bytes_docs(docs, path, buf_cstr(&data), data.len, d);
+	buf_release(&data);
+	return ret;
+}
+
+/* a rendered directory: from disk, or (tree != NULL) from a Git tree whose
+ * paths are relative to the directory */
+static int load_rendered(struct source *s, const char *dir,
+			 const struct fs_tree *tree, struct diags *d,
+			 struct err *err)
 {
 	char *kpath = xasprintf("%s/%s", dir, RENDER_OWNER_FILE);
 	struct buf data = BUF_INIT;
@@ -66,8 +85,20 @@ static int load_dir(struct source *s, const char *dir, struct diags *d,
 	const struct ynode *res;
 	int ret = -1;
 
-	if (fs_read_file(&data, kpath, YAML_MAX_INPUT, err) < 0 ||
-	    yaml_parse(&ys, buf_cstr(&data), data.len, kpath, err) < 0)
+	if (tree) {
+		const struct fs_file *f = fs_tree_find(tree, RENDER_OWNER_FILE);
+		if (!f) {
+			err_set(err, ERR_INVALID, "%s: no %s (is it a directory "
+						  "written by gpuform render -o or "
+						  "commit?)",
+				dir, RENDER_OWNER_FILE);
+			goto out;
+		}
+		buf_add(&data, f->data, f->len);
+	} else if (fs_read_file(&data, kpath, YAML_MAX_INPUT, err) < 0) {
+		goto out;
+	}
+	if (yaml_parse(&ys, buf_cstr(&data), data.len, kpath, err) < 0)
 		goto out;
 	res = ys.nr ? ynode_get(ys.docs[0].root, "resources") : NULL;
 	if (!res || res->type != YNODE_SEQ) {
@@ -85,7 +116,17 @@ static int load_dir(struct source *s, const char *dir, struct diags *d,
 			continue;
 		}
 		p = xasprintf("%s/%s", dir, f->value);
-		load_file_docs(s->docs, p, d);
+		if (tree) {
+			const struct fs_file *tf = fs_tree_find(tree, f->value);
+			if (!tf)
+				diags_add(d, DIAG_ERROR, kpath, f->line, f->col, NULL,
+					  "'%s' is listed but not in the tree",
+					  f->value);
+			else
+				load_bytes_docs(s->docs, p, tf->data, tf->len, d);
+		} else {
+			load_file_docs(s->docs, p, d);
+		}
 		free(p);
 	}
 	if (d->errors) {
@@ -110,6 +151,84 @@ static const char *cluster_label(const cJSON *o)
 	return cJSON_IsString(c) ? c->valuestring : NULL;
 }
 
+/* the one cluster the objects of a rendered directory are for */
+static int find_cluster(struct source *s, const char *what, struct err *err)
+{
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, s->docs)
+	{
+		const char *c = cluster_label(o);
+		if (!c)
+			continue;
+		if (!s->cluster)
+			s->cluster = xstrdup(c);
+		else if (strcmp(s->cluster, c))
+			return err_set(err, ERR_INVALID,
+				       "'%s' mixes clusters '%s' and '%s'", what,
+				       s->cluster, c);
+	}
+	if (!s->cluster)
+		return err_set(err, ERR_INVALID,
+			       "'%s': no object carries a gpuform.io/cluster "
+			       "label; render it with gpuform",
+			       what);
+	return 0;
+}
+
+int source_load_git(struct source *out, const struct source_git *g,
+		    struct diags *d, struct err *err)
+{
+	struct source s = SOURCE_INIT;
+	struct repo *r = NULL;
+	struct repo_cred cred = REPO_CRED_INIT;
+	struct fs_tree tree = FS_TREE_INIT;
+	char oid[REPO_OID_HEX];
+	char *cache = NULL, *label = NULL;
+	const char *ref = g->ref ? g->ref : "main";
+	int ret = -1;
+
+	if (g->cache) {
+		cache = xstrdup(g->cache);
+	} else {
+		struct buf h = BUF_INIT;
+		const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+		digest_sha256_hex(g->url, strlen(g->url), &h);
+		cache = xdg && *xdg ? xasprintf("%s/gpuform/git/%.16s", xdg, buf_cstr(&h))
+				    : xasprintf("%s/.cache/gpuform/git/%.16s",
+						home ? home : "/tmp", buf_cstr(&h));
+		buf_release(&h);
+	}
+	repo_cred_from_env(&cred);
+	if (repo_init_bare(&r, cache, err) < 0 ||
+	    repo_fetch(r, g->url, ref, &cred, oid, err) < 0 ||
+	    repo_read_tree(r, oid, g->path, &tree, err) < 0)
+		goto out;
+	if (!tree.nr) {
+		err_set(err, ERR_NOTFOUND, "'%s' at %s (%s) has nothing under '%s'",
+			g->url, ref, oid, g->path);
+		goto out;
+	}
+	label = xasprintf("%s@%.12s:%s", ref, oid, g->path);
+	if (load_rendered(&s, label, &tree, d, err) < 0 ||
+	    find_cluster(&s, label, err) < 0)
+		goto out;
+	free(s.desc);
+	s.desc = xasprintf("%s %s:%s", g->url, ref, g->path);
+	s.commit = xstrdup(oid);
+	*out = s;
+	memset(&s, 0, sizeof(s));
+	ret = 0;
+out:
+	source_release(&s);
+	fs_tree_release(&tree);
+	repo_cred_release(&cred);
+	repo_free(r);
+	free(cache);
+	free(label);
+	return ret;
+}
+
 int source_load(struct source *out, char **paths, size_t n,
 		const char *templates, struct diags *d, struct err *err)
 {
@@ -118,30 +237,9 @@ int source_load(struct source *out, char **paths, size_t n,
 	int ret = -1;
 
 	if (n == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)) {
-		const cJSON *o;
-		if (load_dir(&s, paths[0], d, err) < 0)
+		if (load_rendered(&s, paths[0], NULL, d, err) < 0 ||
+		    find_cluster(&s, paths[0], err) < 0)
 			goto out;
-		cJSON_ArrayForEach(o, s.docs)
-		{
-			const char *c = cluster_label(o);
-			if (!c)
-				continue;
-			if (!s.cluster)
-				s.cluster = xstrdup(c);
-			else if (strcmp(s.cluster, c)) {
-				err_set(err, ERR_INVALID,
-					"'%s' mixes clusters '%s' and '%s'",
-					paths[0], s.cluster, c);
-				goto out;
-			}
-		}
-		if (!s.cluster) {
-			err_set(err, ERR_INVALID,
-				"'%s': no object carries a gpuform.io/cluster "
-				"label; render it with gpuform",
-				paths[0]);
-			goto out;
-		}
 	} else {
 		struct tmpl_set *t = NULL;
 		struct inputs ins = INPUTS_INIT;
@@ -187,6 +285,7 @@ out:
 
 void source_release(struct source *s)
 {
+	free(s->commit);
 	free(s->cluster);
 	cJSON_Delete(s->docs);
 	free(s->desc);

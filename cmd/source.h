@@ -16,8 +16,26 @@ struct source {
 	char *cluster; /* the one cluster these objects are for */
 	cJSON *docs;   /* array of objects */
 	char *desc;    /* what was read, for the inventory ("specs/a.yaml") */
+	char *commit;  /* Git sources: the commit id the objects come from */
 };
-#define SOURCE_INIT { NULL, NULL, NULL }
+#define SOURCE_INIT { NULL, NULL, NULL, NULL }
+
+struct source_git {
+	const char *url;   /* repository URL (https://, ssh://, a path) */
+	const char *ref;   /* branch, default "main" */
+	const char *path;  /* directory written by render -o / commit */
+	const char *cache; /* bare cache repository; default
+			    * $XDG_CACHE_HOME or ~/.cache/gpuform/git/<sha256 of url> */
+};
+
+/*
+ * source_load_git: fetch `ref` of `url` into the cache (a bare repository
+ * reused between runs: only what changed is fetched), read the manifests
+ * under `path` straight from the tree at the fetched commit (no checkout)
+ * and load them as a rendered directory.
+ */
+int source_load_git(struct source *out, const struct source_git *g,
+		    struct diags *d, struct err *err);
 
 /*
  * source_load: every path is an intent file, or there is exactly one path

@@ -589,6 +589,7 @@ void recon_report_release(struct recon_report *r)
 	}
 	free(r->items);
 	free(r->cluster);
+	free(r->source_commit);
 	free(r->inventory);
 	memset(r, 0, sizeof(*r));
 }
@@ -607,6 +608,8 @@ cJSON *recon_report_json(const struct recon_report *r)
 	cJSON_AddStringToObject(j, "cluster", r->cluster ? r->cluster : "");
 	cJSON_AddStringToObject(j, "inventory", r->inventory ? r->inventory : "");
 	cJSON_AddBoolToObject(j, "dryRun", r->dry_run);
+	if (r->source_commit)
+		cJSON_AddStringToObject(j, "sourceCommit", r->source_commit);
 	counts = cJSON_AddObjectToObject(j, "counts");
 	for (int a = 0; a < RA_MAX; a++)
 		cJSON_AddNumberToObject(counts, recon_action_names[a],
@@ -820,6 +823,8 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 	cJSON_Delete(arr);
 	if (r->o->source)
 		cJSON_AddStringToObject(data, "source", r->o->source);
+	if (r->o->source_commit)
+		cJSON_AddStringToObject(data, "sourceCommit", r->o->source_commit);
 	buf_release(&gks);
 	buf_release(&nss);
 	return p;
@@ -1015,6 +1020,8 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	r.live = cJSON_CreateArray();
 	rep->cluster = xstrdup(cluster);
 	rep->dry_run = o.dry_run;
+	if (o.source_commit)
+		rep->source_commit = xstrdup(o.source_commit);
 
 	parent_name = xasprintf("gpuform-%s", cluster);
 	rep->inventory = xasprintf("%s/%s", o.inventory_ns, parent_name);

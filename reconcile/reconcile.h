@@ -34,7 +34,8 @@
 struct recon_opts {
 	const char *field_manager; /* default RECON_FIELD_MANAGER */
 	const char *inventory_ns;  /* default RECON_INVENTORY_NS */
-	const char *source;        /* recorded in the inventory (path, commit) */
+	const char *source;        /* recorded in the inventory (path, URL) */
+	const char *source_commit; /* Git sources: the commit applied */
 	int dry_run;
 	int prune;
 	int force_conflicts;
@@ -65,6 +66,7 @@ struct recon_item {
 
 struct recon_report {
 	char *cluster;
+	char *source_commit; /* the commit the objects came from, if any */
 	char *inventory; /* "namespace/name" of the parent */
 	struct recon_item *items;
 	size_t nr, alloc;

@@ -170,6 +170,32 @@ static int mkdirs_for(const char *root, const char *rel, struct buf *last,
 	return ret;
 }
 
+/* mkdir_p: create path and its missing parents (mode 0755) */
+static int mkdir_p(const char *path, struct err *err)
+{
+	char *p = xstrdup(path);
+	int ret = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s != '/' && *s)
+			continue;
+		{
+			char saved = *s;
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				ret = err_errno(err, "cannot create directory '%s'", p);
+				*s = saved;
+				break;
+			}
+			*s = saved;
+		}
+		if (!*s)
+			break;
+	}
+	free(p);
+	return ret;
+}
+
 static int write_all(int fd, const char *data, size_t len)
 {
 	while (len) {
@@ -275,6 +301,9 @@ int fs_tree_write_atomic(const struct fs_tree *t, const char *dir,
 		goto out;
 	}
 
+	/* like mkdir -p for the parents of dir */
+	if (mkdir_p(parent, err) < 0)
+		goto out;
 	tmp = xasprintf("%s/.gpuform-tmp-XXXXXX", parent);
 	if (!mkdtemp(tmp)) {
 		err_errno(err, "cannot create a temporary directory in '%s'",

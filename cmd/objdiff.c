@@ -1,0 +1,439 @@
+/*
+ * cmd/objdiff.c: object-by-object comparison of two rendered object sets,
+ * and its text, Markdown and JSON forms (see objdiff.h).
+ *
+ * Deliberately not here: reading revisions, rendering intents, printing.
+ */
+#include "cmd/objdiff.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "generator/render.h"
+#include "generator/yaml.h"
+#include "util/udiff.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+#define DIFF_CONTEXT 3
+#define SHORT_ID 12
+
+const char *const objdiff_change_names[OBJDIFF_NCHANGES] = {
+	"added", "removed", "modified"
+};
+
+void objset_add(struct objset *s, const char *cluster, const cJSON *docs)
+{
+	const cJSON *doc;
+
+	cJSON_ArrayForEach(doc, docs) {
+		GROW(s->items, s->nr + 1, s->alloc);
+		s->items[s->nr].cluster = cluster ? cluster : "";
+		s->items[s->nr].doc = doc;
+		s->nr++;
+	}
+}
+
+void objset_release(struct objset *s)
+{
+	free(s->items);
+	s->items = NULL;
+	s->nr = s->alloc = 0;
+}
+
+/* ---- identity ------------------------------------------------------------ */
+
+struct key {
+	const char *cluster, *api_version, *kind, *ns, *name;
+	char *group; /* "" for the core group */
+	const cJSON *doc;
+};
+
+static const char *str_at(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
+
+	if (b)
+		v = cJSON_GetObjectItemCaseSensitive(v, b);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static struct key *make_keys(const struct objset *s)
+{
+	struct key *k = xcalloc(s->nr ? s->nr : 1, sizeof(*k));
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const cJSON *doc = s->items[i].doc;
+		const char *slash;
+
+		k[i].cluster = s->items[i].cluster;
+		k[i].doc = doc;
+		k[i].api_version = str_at(doc, "apiVersion", NULL);
+		k[i].kind = str_at(doc, "kind", NULL);
+		k[i].ns = str_at(doc, "metadata", "namespace");
+		k[i].name = str_at(doc, "metadata", "name");
+		slash = strchr(k[i].api_version, '/');
+		k[i].group = slash ? xstrndup(k[i].api_version,
+					      (size_t)(slash - k[i].api_version))
+				   : xstrdup("");
+	}
+	return k;
+}
+
+static void free_keys(struct key *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(k[i].group);
+	free(k);
+}
+
+static int key_cmp(const struct key *a, const struct key *b)
+{
+	int c, ra, rb;
+
+	if ((c = strcmp(a->cluster, b->cluster)))
+		return c;
+	ra = render_kind_rank(a->kind);
+	rb = render_kind_rank(b->kind);
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	if ((c = strcmp(a->kind, b->kind)))
+		return c;
+	if ((c = strcmp(a->ns, b->ns)))
+		return c;
+	if ((c = strcmp(a->name, b->name)))
+		return c;
+	return strcmp(a->group, b->group);
+}
+
+static int key_qsort_cmp(const void *a, const void *b)
+{
+	return key_cmp(a, b);
+}
+
+/* "ml-prod/NodePool/chat-serving", "ml-prod/LocalQueue/serving/chat-serving" */
+static void add_path(struct buf *out, const char *cluster, const char *kind,
+		     const char *ns, const char *name)
+{
+	buf_addf(out, "%s/%s/", cluster, kind);
+	if (ns && *ns)
+		buf_addf(out, "%s/", ns);
+	buf_adds(out, name);
+}
+
+static int sort_and_check(struct key *k, size_t n, const char *side,
+			  struct err *err)
+{
+	if (n > 1)
+		qsort(k, n, sizeof(*k), key_qsort_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (!key_cmp(&k[i - 1], &k[i])) {
+			struct buf p = BUF_INIT;
+			add_path(&p, k[i].cluster, k[i].kind, k[i].ns,
+				 k[i].name);
+			err_set(err, ERR_INVALID,
+				"'%s' appears twice in the %s objects",
+				buf_cstr(&p), side);
+			buf_release(&p);
+			return -1;
+		}
+	return 0;
+}
+
+/* ---- comparison ---------------------------------------------------------- */
+
+static int emit(struct buf *out, const struct key *k, struct err *err)
+{
+	if (!k)
+		return 0;
+	if (yaml_emit(out, k->doc, err) < 0) {
+		struct buf p = BUF_INIT;
+		add_path(&p, k->cluster, k->kind, k->ns, k->name);
+		err_wrap(err, "'%s'", buf_cstr(&p));
+		buf_release(&p);
+		return -1;
+	}
+	return 0;
+}
+
+/* compare a (base, may be NULL) with b (head, may be NULL) */
+static int compare_one(struct objdiff *d, const struct key *a,
+		       const struct key *b, struct err *err)
+{
+	const struct key *k = b ? b : a;
+	struct buf ta = BUF_INIT, tb = BUF_INIT, diff = BUF_INIT;
+	struct buf la = BUF_INIT, lb = BUF_INIT;
+	struct objdiff_item *it;
+	int ret = -1;
+
+	if (emit(&ta, a, err) < 0 || emit(&tb, b, err) < 0)
+		goto out;
+	if (a) {
+		buf_adds(&la, "a/");
+		add_path(&la, a->cluster, a->kind, a->ns, a->name);
+	} else {
+		buf_adds(&la, "/dev/null");
+	}
+	if (b) {
+		buf_adds(&lb, "b/");
+		add_path(&lb, b->cluster, b->kind, b->ns, b->name);
+	} else {
+		buf_adds(&lb, "/dev/null");
+	}
+	if (!udiff(&diff, buf_cstr(&ta), buf_cstr(&tb), buf_cstr(&la),
+		   buf_cstr(&lb), DIFF_CONTEXT)) {
+		d->unchanged++;
+		ret = 0;
+		goto out;
+	}
+	GROW(d->items, d->nr + 1, d->alloc);
+	it = &d->items[d->nr++];
+	it->change = !a ? OBJDIFF_ADDED : !b ? OBJDIFF_REMOVED : OBJDIFF_MODIFIED;
+	it->cluster = xstrdup(k->cluster);
+	it->api_version = xstrdup(k->api_version);
+	it->kind = xstrdup(k->kind);
+	it->ns = *k->ns ? xstrdup(k->ns) : NULL;
+	it->name = xstrdup(k->name);
+	it->diff = buf_detach(&diff, NULL);
+	d->counts[it->change]++;
+	ret = 0;
+out:
+	buf_release(&ta);
+	buf_release(&tb);
+	buf_release(&la);
+	buf_release(&lb);
+	buf_release(&diff);
+	return ret;
+}
+
+int objdiff_compute(struct objdiff *out, const struct objset *base,
+		    const struct objset *head, struct err *err)
+{
+	struct objdiff d = OBJDIFF_INIT;
+	struct key *ka = make_keys(base), *kb = make_keys(head);
+	size_t i = 0, j = 0;
+	int ret = -1;
+
+	if (sort_and_check(ka, base->nr, "base", err) < 0 ||
+	    sort_and_check(kb, head->nr, "head", err) < 0)
+		goto out;
+	while (i < base->nr || j < head->nr) {
+		int c = i == base->nr ? 1
+			: j == head->nr ? -1
+					: key_cmp(&ka[i], &kb[j]);
+		const struct key *a = c <= 0 ? &ka[i++] : NULL;
+		const struct key *b = c >= 0 ? &kb[j++] : NULL;
+
+		if (compare_one(&d, a, b, err) < 0)
+			goto out;
+	}
+	*out = d;
+	d = (struct objdiff)OBJDIFF_INIT;
+	ret = 0;
+out:
+	objdiff_release(&d);
+	free_keys(ka, base->nr);
+	free_keys(kb, head->nr);
+	return ret;
+}
+
+void objdiff_release(struct objdiff *d)
+{
+	for (size_t i = 0; i < d->nr; i++) {
+		struct objdiff_item *it = &d->items[i];
+		free(it->cluster);
+		free(it->api_version);
+		free(it->kind);
+		free(it->ns);
+		free(it->name);
+		free(it->diff);
+	}
+	free(d->items);
+	*d = (struct objdiff)OBJDIFF_INIT;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+void objdiff_summary(struct buf *out, const struct objdiff *d)
+{
+	buf_addf(out, "%zu object%s changed: %zu added, %zu removed, %zu modified",
+		 d->nr, d->nr == 1 ? "" : "s", d->counts[OBJDIFF_ADDED],
+		 d->counts[OBJDIFF_REMOVED], d->counts[OBJDIFF_MODIFIED]);
+}
+
+static void item_path(struct buf *out, const struct objdiff_item *it)
+{
+	add_path(out, it->cluster, it->kind, it->ns, it->name);
+}
+
+void objdiff_format_text(struct buf *out, const struct objdiff *d)
+{
+	for (size_t i = 0; i < d->nr; i++) {
+		buf_addf(out, "%s ", objdiff_change_names[d->items[i].change]);
+		item_path(out, &d->items[i]);
+		buf_addc(out, '\n');
+		buf_adds(out, d->items[i].diff);
+	}
+	objdiff_summary(out, d);
+	buf_addc(out, '\n');
+}
+
+/* text inside HTML (the <summary> line) */
+static void add_html(struct buf *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '&')
+			buf_adds(out, "&amp;");
+		else if (*s == '<')
+			buf_adds(out, "&lt;");
+		else if (*s == '>')
+			buf_adds(out, "&gt;");
+		else
+			buf_addc(out, *s);
+	}
+}
+
+/* a Markdown table cell: no '|', no markup, no HTML (Kubernetes names never
+ * need this; it is here so that no input can break the table) */
+static void add_cell(struct buf *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n' || *s == '\r')
+			buf_addc(out, ' ');
+		else if (strchr("\\|`*_[]<>&#", *s))
+			buf_addf(out, "&#%d;", (unsigned char)*s);
+		else
+			buf_addc(out, *s);
+	}
+}
+
+/* an inline code span holding a revision name */
+static void add_code(struct buf *out, const char *s)
+{
+	buf_addc(out, '`');
+	for (; *s; s++)
+		buf_addc(out, *s == '`' ? '\'' : *s == '\n' ? ' ' : *s);
+	buf_addc(out, '`');
+}
+
+static void add_rev(struct buf *out, const char *what,
+		    const struct objdiff_rev *r)
+{
+	if (!r->id) {
+		buf_addf(out, "the working tree");
+		return;
+	}
+	buf_addf(out, "%s ", what);
+	add_code(out, r->rev ? r->rev : r->id);
+	/* a bare 12-digit id: GitHub links it to the commit */
+	buf_addf(out, " (%.*s)", SHORT_ID, r->id);
+}
+
+/* a fence longer than any run of backticks in the text (CommonMark) */
+static size_t fence_len(const char *s)
+{
+	size_t best = 0, run = 0;
+
+	for (; *s; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		if (run > best)
+			best = run;
+	}
+	return best < 3 ? 3 : best + 1;
+}
+
+static void add_fence(struct buf *out, size_t n)
+{
+	while (n--)
+		buf_addc(out, '`');
+}
+
+void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
+			     const struct objdiff_rev *base,
+			     const struct objdiff_rev *head)
+{
+	buf_adds(out, "### gpuform diff\n\nComparing ");
+	add_rev(out, "base", base);
+	buf_adds(out, " with ");
+	add_rev(out, "head", head);
+	buf_adds(out, ".\n\n**");
+	objdiff_summary(out, d);
+	buf_adds(out, "**\n");
+	if (!d->nr)
+		return;
+	buf_adds(out, "\n| cluster | kind | name | change |\n"
+		      "| --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct objdiff_item *it = &d->items[i];
+		buf_adds(out, "| ");
+		add_cell(out, it->cluster);
+		buf_adds(out, " | ");
+		add_cell(out, it->kind);
+		buf_adds(out, " | ");
+		if (it->ns) {
+			add_cell(out, it->ns);
+			buf_addc(out, '/');
+		}
+		add_cell(out, it->name);
+		buf_addf(out, " | %s |\n", objdiff_change_names[it->change]);
+	}
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct objdiff_item *it = &d->items[i];
+		struct buf p = BUF_INIT;
+		size_t f = fence_len(it->diff);
+
+		item_path(&p, it);
+		buf_addf(out, "\n<details><summary>%s: ",
+			 objdiff_change_names[it->change]);
+		add_html(out, buf_cstr(&p));
+		buf_adds(out, "</summary>\n\n");
+		add_fence(out, f);
+		buf_adds(out, "diff\n");
+		buf_adds(out, it->diff);
+		add_fence(out, f);
+		buf_adds(out, "\n\n</details>\n");
+		buf_release(&p);
+	}
+}
+
+void objdiff_format_json(struct buf *out, const struct objdiff *d,
+			 const struct objdiff_rev *base,
+			 const struct objdiff_rev *head)
+{
+	cJSON *root = cJSON_CreateObject(), *sum, *objs;
+	char *s;
+
+	cJSON_AddStringToObject(root, "base", base->id ? base->id : "worktree");
+	cJSON_AddStringToObject(root, "head", head->id ? head->id : "worktree");
+	sum = cJSON_AddObjectToObject(root, "summary");
+	cJSON_AddNumberToObject(sum, "changed", (double)d->nr);
+	for (int c = 0; c < OBJDIFF_NCHANGES; c++)
+		cJSON_AddNumberToObject(sum, objdiff_change_names[c],
+					(double)d->counts[c]);
+	cJSON_AddNumberToObject(sum, "unchanged", (double)d->unchanged);
+	objs = cJSON_AddArrayToObject(root, "objects");
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct objdiff_item *it = &d->items[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "cluster", it->cluster);
+		cJSON_AddStringToObject(o, "apiVersion", it->api_version);
+		cJSON_AddStringToObject(o, "kind", it->kind);
+		if (it->ns)
+			cJSON_AddStringToObject(o, "namespace", it->ns);
+		else
+			cJSON_AddNullToObject(o, "namespace");
+		cJSON_AddStringToObject(o, "name", it->name);
+		cJSON_AddStringToObject(o, "change",
+					objdiff_change_names[it->change]);
+		cJSON_AddStringToObject(o, "diff", it->diff);
+		cJSON_AddItemToArray(objs, o);
+	}
+	s = cJSON_Print(root);
+	if (!s)
+		BUG("cJSON_Print failed");
+	buf_adds(out, s);
+	buf_addc(out, '\n');
+	cJSON_free(s);
+	cJSON_Delete(root);
+}

@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# tests/diff.sh [--update]: `gpuform diff --base REV [--head REV]` — the pull-request
+# diff computed from Git alone. Each run builds a fresh repository in a temporary
+# directory with the git CLI (local user.name/email, fixed dates, so commit ids are
+# the same on every machine) and checks what diff reports against an independent
+# computation: the same revisions rendered with `gpuform render -o` and compared with
+# `diff -rq`. addons/ and kustomization.yaml are left out of that comparison: diff
+# compares Kubernetes objects only.
+#
+#   GPUFORM=build/san/gpuform bash tests/diff.sh
+#
+# --update rewrites the reviewed Markdown golden files in tests/golden-diff/ from the
+# current binary. Only do that for a deliberate change, and read
+# `git diff tests/golden-diff` before committing. Closing line: "N passed, N failed".
+
+# shellcheck disable=SC2317
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
+cd "$root" || exit 1
+export LC_ALL=C
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+
+GPUFORM=${GPUFORM:-./gpuform}
+case $GPUFORM in /*) ;; *) GPUFORM=$root/$GPUFORM ;; esac
+update=0
+[ "${1:-}" = --update ] && update=1
+GOLDEN=$root/tests/golden-diff
+
+if [[ ! -x $GPUFORM ]]; then
+	t_fail "GPUFORM is an executable (GPUFORM='$GPUFORM'; build it with make)"
+	t_summary
+	exit
+fi
+for tool in git jq; do
+	command -v "$tool" >/dev/null || { t_fail "$tool is on PATH"; t_summary; exit; }
+done
+
+t_tmpdir tmp
+REPO=$tmp/repo
+LOG=$tmp/all-runs.log # every run's stderr, for the sanitizer check at the end
+: >"$LOG"
+
+# the git CLI, isolated from the developer's configuration, with fixed identities and
+# dates: commit ids are reproducible, so the golden Markdown can show them
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME='Test Author' GIT_AUTHOR_EMAIL=author@example.com
+export GIT_COMMITTER_NAME='Test Committer' GIT_COMMITTER_EMAIL=committer@example.com
+export GIT_AUTHOR_DATE='2025-01-01T00:00:00Z' GIT_COMMITTER_DATE='2025-01-01T00:00:00Z'
+g() { git -C "$REPO" "$@"; }
+
+# gf ARGS...: run gpuform diff in $REPO; stdout in $OUT (byte for byte in
+# $tmp/stdout), stderr in $ERR, status in $RC
+gf() {
+	(cd "$REPO" && "$GPUFORM" diff "$@" >"$tmp/stdout" 2>"$tmp/stderr")
+	RC=$?
+	OUT=$(cat "$tmp/stdout")
+	ERR=$(cat "$tmp/stderr")
+	printf '%s\n' "--- gpuform diff $* (rc=$RC)" "$ERR" >>"$LOG"
+}
+# check NAME CONDITION: CONDITION is eval'd; on failure show the last run
+check() {
+	if eval "$2"; then
+		t_pass "$1"
+	else
+		t_fail "$1" "rc=$RC
+stdout: $(printf '%s\n' "$OUT" | head -20)
+stderr: $(printf '%s\n' "$ERR" | head -10)"
+	fi
+}
+
+# rendered REV PATH DIR: `render -o DIR` of PATH at REV ("-" = the work tree);
+# a file missing at REV gives an empty DIR
+rendered() {
+	local rev=$1 path=$2 dir=$3 src=$tmp/src.yaml
+	rm -rf "$dir"
+	if [ "$rev" = - ]; then
+		[ -f "$REPO/$path" ] || { mkdir -p "$dir"; return 0; }
+		cp "$REPO/$path" "$src"
+	elif ! g cat-file -e "$rev:$path" 2>/dev/null; then
+		mkdir -p "$dir"
+		return 0
+	else
+		g show "$rev:$path" >"$src"
+	fi
+	"$GPUFORM" render -o "$dir" "$src" 2>>"$LOG"
+}
+
+# expected_changes BASE HEAD PATH: "<change> <file>" lines from diff -rq of the two
+# render -o directories (objects only), sorted
+expected_changes() {
+	rendered "$1" "$3" "$tmp/exp-a" && rendered "$2" "$3" "$tmp/exp-b" || return 1
+	(cd "$tmp" && diff -rq exp-a exp-b) | sed -n \
+		-e 's|^Files exp-a/\([^/]*\) and exp-b/[^ ]* differ$|modified \1|p' \
+		-e 's|^Only in exp-a: \(.*\)$|removed \1|p' \
+		-e 's|^Only in exp-b: \(.*\)$|added \1|p' |
+		grep -v -e ' kustomization\.yaml$' -e ' addons$' | sort
+}
+
+# reported_changes: the same lines from the last run's JSON
+reported_changes() {
+	printf '%s\n' "$OUT" |
+		jq -r '.objects[] | "\(.change) \(.kind | ascii_downcase)-\(.name).yaml"' | sort
+}
+
+# same_changes NAME BASE HEAD PATH [files]: diff's JSON (already in $OUT) lists exactly
+# the objects that the independent computation finds. With "files", only the sets of
+# files are compared: render -o names a file <kind>-<name>.yaml, without the namespace,
+# so an object that moves to another namespace is one "modified" file for diff -r but
+# two objects for gpuform diff (removed from the old namespace, added to the new one),
+# which is what Kubernetes sees.
+same_changes() {
+	local exp rep
+	exp=$(expected_changes "$2" "$3" "$4")
+	rep=$(reported_changes)
+	if [ "${5:-}" = files ]; then
+		exp=$(printf '%s\n' "$exp" | cut -d' ' -f2 | sort -u)
+		rep=$(printf '%s\n' "$rep" | cut -d' ' -f2 | sort -u)
+	fi
+	if [ -n "$exp" ] && [ "$exp" = "$rep" ]; then
+		t_pass "$1"
+	else
+		t_fail "$1" "diff -rq of render -o says:
+$exp
+gpuform diff says:
+$rep"
+	fi
+}
+
+# ---- the repository ------------------------------------------------------------------
+mkdir -p "$REPO/specs"
+git init -q -b main "$REPO"
+g config user.name 'Test Author'
+g config user.email author@example.com
+cp specs/ml-prod.yaml "$REPO/specs/ml-prod.yaml"
+g add specs && g commit -q -m 'ml-prod cluster'
+C1=$(g rev-parse HEAD)
+# the change under review: chat-serving moves from "l4 or better" to exactly L40S
+sed -i 's/^      gpu: l4+$/      gpu: l40s/' "$REPO/specs/ml-prod.yaml"
+g commit -q -a -m 'chat-serving: L40S only'
+C2=$(g rev-parse HEAD)
+# a pull request's checkout: origin/main is the base, the work tree the head
+g update-ref refs/remotes/origin/main "$C1"
+
+check "setup: two commits, one GPU class changed" \
+	'[ -n "$C1" ] && [ -n "$C2" ] && [ "$(g diff --stat "$C1" "$C2" | tail -1)" = " 1 file changed, 1 insertion(+), 1 deletion(-)" ]'
+
+# ---- 1. C1 -> C2: exactly the objects that really change -----------------------------
+gf --base "$C1" --head "$C2" specs/ml-prod.yaml
+check "1: --base C1 --head C2: exit 1 (differences)" '[ "$RC" = 1 ] && [ -z "$ERR" ]'
+check "1: text: one header line per object, a/ b/ labels, summary last" \
+	'[ "$(printf "%s\n" "$OUT" | grep -c "^modified ml-prod/NodePool/chat-serving$")" = 1 ] &&
+	 printf "%s\n" "$OUT" | grep -qx -- "--- a/ml-prod/NodePool/chat-serving" &&
+	 printf "%s\n" "$OUT" | grep -qx -- "+++ b/ml-prod/NodePool/chat-serving" &&
+	 [ "$(printf "%s\n" "$OUT" | tail -1)" = "1 object changed: 0 added, 0 removed, 1 modified" ]'
+text_headers=$(printf '%s\n' "$OUT" | sed -En 's#^(added|removed|modified) [^/]+/([^/]+)/([^/]+/)?([^/]+)$#\1 \2 \4#p' |
+	awk '{ print $1 " " tolower($2) "-" $3 ".yaml" }' | sort)
+# the diff body is exactly `diff -u` of the two rendered files (context 3)
+rendered "$C1" specs/ml-prod.yaml "$tmp/r1"
+rendered "$C2" specs/ml-prod.yaml "$tmp/r2"
+(cd "$tmp" && diff -u r1/nodepool-chat-serving.yaml r2/nodepool-chat-serving.yaml | tail -n +3) >"$tmp/want-hunks"
+printf '%s\n' "$OUT" | sed -n '/^@@/,/^1 object changed/p' | sed '$d' >"$tmp/got-hunks"
+check "1: the hunks equal diff -u of the rendered files" 'cmp -s "$tmp/want-hunks" "$tmp/got-hunks"'
+
+gf --base "$C1" --head "$C2" --format json specs/ml-prod.yaml
+check "1: json: exit 1, parses" '[ "$RC" = 1 ] && printf "%s" "$OUT" | jq -e . >/dev/null'
+same_changes "1: json lists exactly what diff -r of two render -o finds" "$C1" "$C2" specs/ml-prod.yaml
+check "1: json: text and json list the same objects" '[ "$text_headers" = "$(reported_changes)" ]'
+check "1: json: counts (1 modified, 15 unchanged), ids, fields" \
+	'[ "$(printf "%s" "$OUT" | jq -c .summary)" = "{\"changed\":1,\"added\":0,\"removed\":0,\"modified\":1,\"unchanged\":15}" ] &&
+	 [ "$(printf "%s" "$OUT" | jq -r .base)" = "$C1" ] && [ "$(printf "%s" "$OUT" | jq -r .head)" = "$C2" ] &&
+	 [ "$(printf "%s" "$OUT" | jq -r ".objects[0] | [.cluster, .apiVersion, .kind, (.namespace // \"-\"), .name, .change] | join(\" \")")" = "ml-prod karpenter.sh/v1 NodePool - chat-serving modified" ] &&
+	 printf "%s" "$OUT" | jq -e ".objects[0].diff | startswith(\"--- a/ml-prod/NodePool/chat-serving\n+++ b/ml-prod/NodePool/chat-serving\n@@ \")" >/dev/null'
+
+# ---- 2. identical revisions: exit 0, only the summary --------------------------------
+gf --base "$C2" --head "$C2" specs/ml-prod.yaml
+check "2: same revision twice: exit 0, stdout is the summary line only, no stderr" \
+	'[ "$RC" = 0 ] && [ "$OUT" = "0 objects changed: 0 added, 0 removed, 0 modified" ] && [ -z "$ERR" ]'
+gf --base HEAD specs/ml-prod.yaml
+check "2: clean work tree against HEAD: exit 0" '[ "$RC" = 0 ] && [ "$OUT" = "0 objects changed: 0 added, 0 removed, 0 modified" ]'
+gf --base main --head "$C2" --format json specs/ml-prod.yaml
+check "2: json, no differences: exit 0, no objects, 16 unchanged" \
+	'[ "$RC" = 0 ] && [ "$(printf "%s" "$OUT" | jq -c "[.summary.changed, .summary.unchanged, (.objects | length)]")" = "[0,16,0]" ]'
+gf --base "$C2" --head "$C2" --format markdown specs/ml-prod.yaml
+check "2: markdown, no differences: heading and summary, no table" \
+	'[ "$RC" = 0 ] && printf "%s\n" "$OUT" | grep -qx "\*\*0 objects changed: 0 added, 0 removed, 0 modified\*\*" &&
+	 ! printf "%s\n" "$OUT" | grep -q "^|"'
+
+# ---- 3. markdown against the reviewed golden file (the PR comment) -------------------
+# what CI runs on the pull request: base origin/main, head = the checked-out work tree
+gf --base origin/main --format markdown specs/ml-prod.yaml
+md=$OUT
+cp "$tmp/stdout" "$tmp/golden.md"
+check "3: markdown: exit 1" '[ "$RC" = 1 ] && [ -z "$ERR" ]'
+if [ "$update" = 1 ]; then
+	mkdir -p "$GOLDEN"
+	cp "$tmp/golden.md" "$GOLDEN/ml-prod-gpu-class.md"
+	t_pass "3: golden-diff/ml-prod-gpu-class.md (updated; review it)"
+elif d=$(diff -u "$GOLDEN/ml-prod-gpu-class.md" "$tmp/golden.md" 2>&1); then
+	t_pass "3: markdown equals the reviewed tests/golden-diff/ml-prod-gpu-class.md"
+else
+	t_fail "3: markdown equals the reviewed tests/golden-diff/ml-prod-gpu-class.md" "$(printf '%s\n' "$d" | head -40)"
+fi
+gf --base origin/main --format markdown specs/ml-prod.yaml
+check "3: markdown is deterministic" '[ "$OUT" = "$md" ]'
+gf --base "$C1" --head "$C2" --format markdown specs/ml-prod.yaml
+check "3: markdown with --head names both revisions" \
+	'printf "%s\n" "$OUT" | grep -qxF "Comparing base \`$C1\` (${C1:0:12}) with head \`$C2\` (${C2:0:12})."'
+
+# ---- 4. head = the work tree, with an uncommitted edit -------------------------------
+# chat-serving: maxGpus 32 -> 16 (NodePool limits and ClusterQueue quotas)
+sed -i 's/^      maxGpus: 32$/      maxGpus: 16/' "$REPO/specs/ml-prod.yaml"
+gf --base HEAD --format json specs/ml-prod.yaml
+check "4: uncommitted edit against HEAD: exit 1, head is \"worktree\"" \
+	'[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq -r .head)" = worktree ] && [ "$(printf "%s" "$OUT" | jq -r .base)" = "$C2" ]'
+same_changes "4: work tree: exactly what diff -r of two render -o finds" HEAD - specs/ml-prod.yaml
+gf --base HEAD --repo "$REPO" --format json "$REPO/specs/ml-prod.yaml"
+check "4: an absolute path inside the work tree works too" '[ "$RC" = 1 ] && [ "$(reported_changes)" = "$(expected_changes HEAD - specs/ml-prod.yaml)" ]'
+OUT=$(cd / && "$GPUFORM" diff --base HEAD --repo "$REPO" specs/ml-prod.yaml 2>>"$LOG")
+RC=$?
+check "4: --repo DIR from another directory" '[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -q "^modified ml-prod/ClusterQueue/chat-serving$"'
+g checkout -q -- specs
+
+# ---- 5. objects added and removed inside one intent ----------------------------------
+# chat-serving moves from namespace serving to inference: Namespace and LocalQueue go
+# and come, the ClusterQueue's namespaceSelector changes
+sed -i 's/^      namespace: serving$/      namespace: inference/' "$REPO/specs/ml-prod.yaml"
+g commit -q -a -m 'chat-serving: namespace inference'
+C3=$(g rev-parse HEAD)
+gf --base "$C2" --head "$C3" --format json specs/ml-prod.yaml
+check "5: namespace move: exit 1, added and removed both counted" \
+	'[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq -c "[.summary.added, .summary.removed] | map(. > 0)")" = "[true,true]" ]'
+same_changes "5: namespace move: the files diff -r of two render -o finds" "$C2" "$C3" specs/ml-prod.yaml files
+check "5: namespaced objects carry their namespace" \
+	'[ "$(printf "%s" "$OUT" | jq -r "[.objects[] | select(.kind == \"LocalQueue\") | \"\(.change) \(.namespace)/\(.name)\"] | join(\",\")")" = "added inference/chat-serving,removed serving/chat-serving" ]'
+gf --base "$C2" --head "$C3" specs/ml-prod.yaml
+check "5: text: removed/added labels use /dev/null" \
+	'printf "%s\n" "$OUT" | grep -A1 -x -- "--- a/ml-prod/LocalQueue/serving/chat-serving" | grep -qx -- "+++ /dev/null" &&
+	 printf "%s\n" "$OUT" | grep -A1 -x -- "--- /dev/null" | grep -qx -- "+++ b/ml-prod/LocalQueue/inference/chat-serving"'
+
+# ---- 6. a new intent file at head, and one deleted at head ---------------------------
+cp specs/dev-spot.yaml "$REPO/specs/dev-spot.yaml" # untracked: only in the work tree
+rendered - specs/dev-spot.yaml "$tmp/dev"
+n_dev=$(find "$tmp/dev" -maxdepth 1 -name '*.yaml' ! -name kustomization.yaml | wc -l)
+gf --base HEAD --format json specs/ml-prod.yaml specs/dev-spot.yaml
+check "6: new file at head: all its $n_dev objects added, nothing else" \
+	'[ "$RC" = 1 ] && [ "$n_dev" -gt 0 ] &&
+	 [ "$(printf "%s" "$OUT" | jq -c "[.summary.changed, .summary.added, ([.objects[] | select(.change == \"added\" and .cluster == \"dev-sandbox\")] | length)]")" = "[$n_dev,$n_dev,$n_dev]" ]'
+same_changes "6: new file: exactly what diff -r of two render -o finds" HEAD - specs/dev-spot.yaml
+gf --base HEAD specs/dev-spot.yaml
+check "6: new file, text: every diff starts at /dev/null" \
+	'[ "$(printf "%s\n" "$OUT" | grep -c -x -- "--- /dev/null")" = "$n_dev" ] && ! printf "%s\n" "$OUT" | grep -q "^--- a/"'
+g add specs/dev-spot.yaml && g commit -q -m 'dev-sandbox cluster'
+C4=$(g rev-parse HEAD)
+g rm -q specs/dev-spot.yaml # deleted in the work tree
+gf --base "$C4" --format json specs/ml-prod.yaml specs/dev-spot.yaml
+check "6: file deleted at head: all its objects removed" \
+	'[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq -c "[.summary.changed, .summary.removed]")" = "[$n_dev,$n_dev]" ] &&
+	 [ "$(printf "%s" "$OUT" | jq -r "[.objects[].cluster] | unique | join(\",\")")" = dev-sandbox ]'
+g reset -q --hard "$C4"
+gf --base "$C4" --head "$C3" specs/dev-spot.yaml
+check "6: --head REV without the file: removed as well" '[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | tail -1)" = "$n_dev objects changed: 0 added, $n_dev removed, 0 modified" ]'
+gf --base "$C4" specs/nosuch.yaml
+check "6: a file at neither side: exit 4, named" \
+	'[ "$RC" = 4 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | grep -q "'"'"'specs/nosuch.yaml'"'"' exists neither at base '"'"'$C4'"'"' nor in the work tree"'
+cp specs/ml-prod.yaml "$REPO/specs/copy.yaml"
+gf --base "$C4" specs/ml-prod.yaml specs/copy.yaml
+check "6: two files for one cluster: exit 3, both named" \
+	'[ "$RC" = 3 ] && printf "%s\n" "$ERR" | grep -q "both describe cluster '"'"'ml-prod'"'"'"'
+rm "$REPO/specs/copy.yaml"
+
+# ---- 7. invalid intents: exit 3, file:line:col naming the revision --------------------
+sed -i 's/^      gpu: h100$/      gpu: h1000/' "$REPO/specs/ml-prod.yaml"
+line=$(grep -n '^      gpu: h1000$' "$REPO/specs/ml-prod.yaml" | cut -d: -f1)
+gf --base HEAD specs/ml-prod.yaml
+check "7: invalid intent in the work tree: exit 3, path:line:col, nothing on stdout" \
+	'[ "$RC" = 3 ] && [ -z "$OUT" ] &&
+	 printf "%s\n" "$ERR" | grep -q "^specs/ml-prod.yaml:$line:12: error: unknown GPU class '"'"'h1000'"'"'" &&
+	 printf "%s\n" "$ERR" | grep -q "invalid intent in the work tree (1 error)"'
+g commit -q -a -m 'broken'
+g tag broken
+g reset -q --hard "$C4"
+gf --base broken --head "$C4" specs/ml-prod.yaml
+check "7: invalid intent at the base revision: exit 3, REV:path:line:col" \
+	'[ "$RC" = 3 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | grep -q "^broken:specs/ml-prod.yaml:$line:12: error: " &&
+	 printf "%s\n" "$ERR" | grep -q "invalid intent at base '"'"'broken'"'"'"'
+gf --base "$C4" --head broken specs/ml-prod.yaml
+check "7: invalid intent at --head REV: exit 3, REV:path:line:col" \
+	'[ "$RC" = 3 ] && printf "%s\n" "$ERR" | grep -q "^broken:specs/ml-prod.yaml:$line:12: error: "'
+printf 'apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\nmetadata: [\n' >"$REPO/specs/ml-prod.yaml"
+gf --base broken specs/ml-prod.yaml
+check "7: both sides invalid: both reported, exit 3" \
+	'[ "$RC" = 3 ] && printf "%s\n" "$ERR" | grep -q "^broken:specs/ml-prod.yaml:" && printf "%s\n" "$ERR" | grep -q "^specs/ml-prod.yaml:[0-9]*:[0-9]*: error"'
+g checkout -q -- specs
+
+# ---- 8. bad revisions, usage errors, bare repositories -------------------------------
+gf --base no-such-branch specs/ml-prod.yaml
+check "8: unknown --base: exit > 1, message names the option and the revision" \
+	'[ "$RC" -gt 1 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | grep -q -- "--base.*no-such-branch"'
+gf --base HEAD --head no-such-branch specs/ml-prod.yaml
+check "8: unknown --head: exit > 1, message names it" \
+	'[ "$RC" -gt 1 ] && printf "%s\n" "$ERR" | grep -q -- "--head.*no-such-branch"'
+OUT=$(cd "$tmp" && "$GPUFORM" diff --base HEAD --repo "$tmp/nowhere" specs/ml-prod.yaml 2>&1)
+RC=$?
+check "8: --repo that is no repository: exit 4" '[ "$RC" = 4 ]'
+gf --base HEAD --live specs/ml-prod.yaml
+check "8: --base with --live: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | grep -q "cannot be combined"'
+gf specs/ml-prod.yaml
+check "8: neither --base nor --live: usage error naming both" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | grep -q -- "--base REV.*--live"'
+gf --base HEAD
+check "8: no intent file: usage error" '[ "$RC" = 2 ]'
+gf --base HEAD --format yaml specs/ml-prod.yaml
+check "8: unknown format: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | grep -q "unknown format '"'"'yaml'"'"'"'
+gf --base HEAD ../outside.yaml
+check "8: a path leaving the repository: usage error" '[ "$RC" = 2 ]'
+gf --base HEAD --help
+check "8: --help prints the usage, exit 0" '[ "$RC" = 0 ] && printf "%s\n" "$OUT" | grep -q "^usage: gpuform diff --base REV"'
+git clone -q --bare "$REPO" "$tmp/bare.git" 2>>"$LOG"
+OUT=$("$GPUFORM" diff --repo "$tmp/bare.git" --base "$C1" --head "$C2" --format json specs/ml-prod.yaml 2>>"$LOG")
+RC=$?
+check "8: bare repository with --head: works" '[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq .summary.modified)" = 1 ]'
+OUT=$("$GPUFORM" diff --repo "$tmp/bare.git" --base "$C1" specs/ml-prod.yaml 2>&1)
+RC=$?
+check "8: bare repository without --head: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$OUT" | grep -q "bare repository"'
+
+# ---- the sanitizers saw nothing ------------------------------------------------------
+if grep -q -e 'runtime error:' -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' "$LOG"; then
+	t_fail "no sanitizer reports in any run" "$(grep -B2 -A8 -m1 -e 'runtime error:' -e 'ERROR: [A-Za-z]*Sanitizer' "$LOG")"
+else
+	t_pass "no sanitizer reports in any run"
+fi
+
+t_summary
