@@ -5,11 +5,12 @@
 # The API-server build dependencies (golang-go etc.) are not listed here:
 # tests/kube-testenv build installs them itself, only when it has to build.
 # kubectl is needed too; it is not a Debian bookworm package, so it is only checked.
-# (jq is for tests/e2e.sh; etcd-server, curl and openssl for tests/kube-testenv.)
+# (jq is for tests/e2e.sh; etcd-server, curl and openssl for tests/kube-testenv;
+# git, lighttpd and openssh-server (sshd; ssh-keygen) for the Git servers of tests/git.sh.)
 set -eu
 
 PKGS="build-essential pkg-config libgit2-dev libyaml-dev libcurl4-openssl-dev libcjson-dev
-libssl-dev check etcd-server curl openssl jq"
+libssl-dev check etcd-server curl openssl jq git lighttpd openssh-server"
 
 missing=''
 for p in $PKGS; do

@@ -1,0 +1,627 @@
+/*
+ * cmd/commit.c: `gpuform commit` — render intents and commit exactly those
+ * files at one path of a Git branch (bare repositories too, nothing checked
+ * out), then optionally push. When the push loses a race (the branch moved
+ * on the remote) it fetches, resets the local branch to the fetched tip and
+ * redoes the commit on it: bounded attempts with jittered backoff, so an
+ * update is either published whole or reported as failed, never half-made
+ * and never written over someone else's commit.
+ *
+ * The files are the ones `render -o` writes (same render_tree calls, same
+ * top-level kustomization for several intents). Git itself is cmd/repo.c.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "cmd/cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "cmd/inputs.h"
+#include "cmd/repo.h"
+#include "generator/yaml.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+#ifndef GPUFORM_VERSION
+#define GPUFORM_VERSION "0.0.0"
+#endif
+
+#define COMMIT_ATTEMPTS 5    /* commit + push rounds before giving up */
+#define COMMIT_BACKOFF_MS 100 /* first backoff; doubles, plus jitter */
+#define COMMIT_LIST_MAX 200  /* changed files named in the message body */
+
+struct commit_opts {
+	const char *repo, *branch, *message, *templates, *remote;
+	char *path;
+	char *author_name, *author_email;
+	int push;
+};
+
+/* the files `render -o` would write for these intents (see render.c) */
+static int build_files(const struct inputs *ins, const struct tmpl_set *t,
+		       struct fs_tree *out, struct err *err)
+{
+	for (size_t i = 0; i < ins->nr; i++) {
+		char *prefix;
+		int r;
+
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(ins->items[j].r.cluster,
+				    ins->items[i].r.cluster))
+				return err_set(err, ERR_INVALID,
+					       "'%s' and '%s' both describe "
+					       "cluster '%s'; commit them "
+					       "separately",
+					       ins->items[j].path,
+					       ins->items[i].path,
+					       ins->items[i].r.cluster);
+		prefix = ins->nr == 1 ? xstrdup("")
+				      : xasprintf("%s/", ins->items[i].r.cluster);
+		r = render_tree(out, &ins->items[i].r, prefix, t, RENDER_YAML,
+				err);
+		free(prefix);
+		if (r < 0)
+			return -1;
+	}
+	if (ins->nr > 1) {
+		/* same bytes as render.c's top-level kustomization */
+		char *k = xstrdup(RENDER_OWNER_PREFIX
+				  "; one directory per cluster\n"
+				  "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+				  "kind: Kustomization\nresources: []\n");
+		fs_tree_add(out, RENDER_OWNER_FILE, k, strlen(k));
+	}
+	fs_tree_sort(out);
+	return 0;
+}
+
+/* blob_id: the id git gives `data` as a blob: SHA-1 of "blob <len>\0" data
+ * (what git hash-object and git_odb_hash compute) */
+static void blob_id(const char *data, size_t len, char hex[REPO_OID_HEX])
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	char hdr[32];
+	int hl = snprintf(hdr, sizeof(hdr), "blob %zu", len);
+
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) ||
+	    !EVP_DigestUpdate(ctx, hdr, (size_t)hl + 1) ||
+	    !EVP_DigestUpdate(ctx, data, len) ||
+	    !EVP_DigestFinal_ex(ctx, md, &n) || n != 20)
+		BUG("SHA-1 through OpenSSL failed");
+	EVP_MD_CTX_free(ctx);
+	for (unsigned int i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+/* intent_name: the intent's path relative to the work tree when it lies in
+ * it (then its blob id matches the committed file), else as given */
+static char *intent_name(const char *path, const char *workdir)
+{
+	char *abs = realpath(path, NULL), *wd = NULL, *ret = NULL;
+
+	if (abs && workdir && (wd = realpath(workdir, NULL))) {
+		size_t n = strlen(wd);
+		if (!strncmp(abs, wd, n) && abs[n] == '/')
+			ret = xstrdup(abs + n + 1);
+	}
+	free(wd);
+	free(abs);
+	return ret ? ret : xstrdup(path);
+}
+
+/* trailers: "Gpuform-Intent: <path> <blob id>" per intent + the version */
+static int make_trailers(const struct inputs *ins, const char *workdir,
+			 struct buf *out, struct err *err)
+{
+	for (size_t i = 0; i < ins->nr; i++) {
+		struct buf data = BUF_INIT;
+		char id[REPO_OID_HEX], *name;
+
+		if (fs_read_file(&data, ins->items[i].path, YAML_MAX_INPUT,
+				 err) < 0) {
+			buf_release(&data);
+			return -1;
+		}
+		blob_id(buf_cstr(&data), data.len, id);
+		name = intent_name(ins->items[i].path, workdir);
+		buf_addf(out, "Gpuform-Intent: %s %s\n", name, id);
+		free(name);
+		buf_release(&data);
+	}
+	buf_addf(out, "Gpuform-Version: %s\n", GPUFORM_VERSION);
+	return 0;
+}
+
+enum { CH_ADDED, CH_MODIFIED, CH_REMOVED };
+
+/* list_changes: old vs new (both sorted by path) as "  added:    x" lines */
+static void list_changes(const struct fs_tree *old, const struct fs_tree *new,
+			 struct buf *out, size_t counts[3])
+{
+	static const char *const label[] = { "added:   ", "modified:",
+					     "removed: " };
+	size_t i = 0, j = 0, listed = 0;
+
+	counts[0] = counts[1] = counts[2] = 0;
+	while (i < old->nr || j < new->nr) {
+		int c = i == old->nr   ? 1
+			: j == new->nr ? -1
+				       : strcmp(old->files[i].path,
+						new->files[j].path);
+		const char *path;
+		int kind;
+
+		if (c < 0) {
+			kind = CH_REMOVED;
+			path = old->files[i++].path;
+		} else if (c > 0) {
+			kind = CH_ADDED;
+			path = new->files[j++].path;
+		} else {
+			const struct fs_file *a = &old->files[i++];
+			const struct fs_file *b = &new->files[j++];
+			if (a->len == b->len &&
+			    !memcmp(a->data, b->data, a->len))
+				continue;
+			kind = CH_MODIFIED;
+			path = b->path;
+		}
+		counts[kind]++;
+		if (listed++ < COMMIT_LIST_MAX)
+			buf_addf(out, "  %s %s\n", label[kind], path);
+	}
+	if (listed > COMMIT_LIST_MAX)
+		buf_addf(out, "  ... and %zu more\n", listed - COMMIT_LIST_MAX);
+}
+
+static char *subject(const struct inputs *ins)
+{
+	struct buf b = BUF_INIT;
+
+	buf_adds(&b, "gpuform: render ");
+	for (size_t i = 0; i < ins->nr; i++)
+		buf_addf(&b, "%s%s", i ? ", " : "", ins->items[i].r.cluster);
+	return buf_detach(&b, NULL);
+}
+
+struct outcome {
+	char oid[REPO_OID_HEX];
+	int changed;
+	size_t counts[3];
+};
+
+/*
+ * commit_once: on the current tip of the branch, commit `files` at the
+ * path, with a message naming what changed there.
+ */
+static int commit_once(struct repo *r, const struct commit_opts *o,
+		       const struct inputs *ins, const struct fs_tree *files,
+		       const struct buf *trailers, struct outcome *res,
+		       struct err *err)
+{
+	struct fs_tree old = FS_TREE_INIT;
+	struct buf ref = BUF_INIT, msg = BUF_INIT, changes = BUF_INIT;
+	char tip[REPO_OID_HEX];
+	struct repo_commit rc = { o->branch, o->path, NULL, o->author_name,
+				  o->author_email };
+	int ret = -1;
+
+	res->changed = 0;
+	buf_addf(&ref, "refs/heads/%s", o->branch);
+	if (repo_resolve(r, buf_cstr(&ref), tip, err) == 0) {
+		if (repo_read_tree(r, tip, o->path, &old, err) < 0)
+			goto out;
+	} else if (err->code == ERR_NOTFOUND) {
+		err_clear(err); /* a new branch */
+	} else {
+		goto out;
+	}
+	list_changes(&old, files, &changes, res->counts);
+	if (o->message) {
+		size_t n = strlen(o->message);
+		while (n && o->message[n - 1] == '\n')
+			n--;
+		buf_add(&msg, o->message, n);
+		buf_adds(&msg, "\n");
+	} else {
+		char *s = subject(ins);
+		buf_addf(&msg, "%s\n", s);
+		free(s);
+	}
+	buf_addf(&msg, "\nChanged under %s/:\n", o->path);
+	if (changes.len)
+		buf_add(&msg, changes.ptr, changes.len);
+	else
+		buf_adds(&msg, "  (file modes only)\n");
+	buf_addf(&msg, "\n%s", buf_cstr(trailers));
+	rc.message = buf_cstr(&msg);
+	ret = repo_commit_tree(r, files, &rc, res->oid, &res->changed, err);
+out:
+	buf_release(&changes);
+	buf_release(&msg);
+	buf_release(&ref);
+	fs_tree_release(&old);
+	return ret;
+}
+
+/* backoff: sleep 100 ms << (attempt - 1), plus up to as much again */
+static void backoff(int attempt, unsigned long *seed)
+{
+	long ms = (long)COMMIT_BACKOFF_MS << (attempt - 1);
+	struct timespec ts;
+
+	*seed ^= *seed << 13;
+	*seed ^= *seed >> 7;
+	*seed ^= *seed << 17;
+	ms += (long)(*seed % (unsigned long)ms);
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* normalise_path: strip "./" and trailing '/'; NULL if not a plain
+ * relative directory path */
+static char *normalise_path(const char *p)
+{
+	char *s, *q;
+	size_t n;
+
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	s = xstrdup(p);
+	n = strlen(s);
+	while (n && s[n - 1] == '/')
+		s[--n] = '\0';
+	if (!n || s[0] == '/')
+		goto bad;
+	for (q = s;;) {
+		size_t l = strcspn(q, "/");
+		if (!l || (l == 1 && q[0] == '.') ||
+		    (l == 2 && !strncmp(q, "..", 2)) ||
+		    (l == 4 && !strncmp(q, ".git", 4)))
+			goto bad;
+		if (!q[l])
+			break;
+		q += l + 1;
+	}
+	return s;
+bad:
+	free(s);
+	return NULL;
+}
+
+/* valid_branch: git check-ref-format's rules for refs/heads/<name> (repo.c
+ * checks again with libgit2; this one answers before anything is read) */
+static int valid_branch(const char *b)
+{
+	size_t n = strlen(b);
+
+	if (!n || b[0] == '-' || b[0] == '/' || b[n - 1] == '/' ||
+	    b[n - 1] == '.' || !strcmp(b, "@") || strstr(b, "..") ||
+	    strstr(b, "//") || strstr(b, "@{") || strstr(b, "/.") ||
+	    b[0] == '.' || strpbrk(b, " ~^:?*[\\\x7f"))
+		return 0;
+	for (const char *p = b; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			return 0;
+	for (const char *p = b;;) {
+		const char *end = strchr(p, '/');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+		if (l >= 5 && !strncmp(p + l - 5, ".lock", 5))
+			return 0;
+		if (!end)
+			return 1;
+		p = end + 1;
+	}
+}
+
+/* parse_author: "Name <email>" */
+static int parse_author(const char *s, struct commit_opts *o)
+{
+	const char *lt = strchr(s, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+	size_t n;
+
+	if (!lt || !gt || gt[1] != '\0' || gt == lt + 1)
+		return -1;
+	n = (size_t)(lt - s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (!n)
+		return -1;
+	o->author_name = xstrndup(s, n);
+	o->author_email = xstrndup(lt + 1, (size_t)(gt - lt - 1));
+	return 0;
+}
+
+/* looks_like_remote: after a bare --push, is this argument the REMOTE
+ * rather than the first intent? (not a file, not named like one) */
+static int looks_like_remote(const char *s)
+{
+	struct stat st;
+	size_t n = strlen(s);
+
+	if (stat(s, &st) == 0)
+		return 0;
+	if ((n > 5 && !strcmp(s + n - 5, ".yaml")) ||
+	    (n > 4 && !strcmp(s + n - 4, ".yml")) ||
+	    (n > 5 && !strcmp(s + n - 5, ".json")))
+		return 0;
+	return 1;
+}
+
+static void print_commit(const struct commit_opts *o, const struct outcome *res)
+{
+	if (res->changed)
+		printf("committed %.12s to %s: %s/ (%zu added, %zu modified, "
+		       "%zu removed)\n",
+		       res->oid, o->branch, o->path, res->counts[CH_ADDED],
+		       res->counts[CH_MODIFIED], res->counts[CH_REMOVED]);
+	else
+		printf("no changes under %s/ on %s; nothing committed\n",
+		       o->path, o->branch);
+}
+
+enum {
+	OPT_REPO = 256,
+	OPT_BRANCH,
+	OPT_PATH,
+	OPT_AUTHOR,
+	OPT_PUSH,
+	OPT_TEMPLATES,
+};
+
+int cmd_commit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repo", required_argument, NULL, OPT_REPO },
+		{ "branch", required_argument, NULL, OPT_BRANCH },
+		{ "path", required_argument, NULL, OPT_PATH },
+		{ "message", required_argument, NULL, 'm' },
+		{ "author", required_argument, NULL, OPT_AUTHOR },
+		{ "push", optional_argument, NULL, OPT_PUSH },
+		{ "templates", required_argument, NULL, OPT_TEMPLATES },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct commit_opts o = { NULL, "main", NULL, NULL, NULL, NULL,
+				 NULL, NULL, 0 };
+	struct tmpl_set *t = NULL;
+	struct inputs ins = INPUTS_INIT;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	struct fs_tree files = FS_TREE_INIT;
+	struct buf trailers = BUF_INIT;
+	struct repo_cred cred = REPO_CRED_INIT;
+	struct repo *r = NULL;
+	struct outcome res;
+	unsigned long seed;
+	struct timespec now;
+	int c, code = EXIT_OK, attempt;
+
+	memset(&res, 0, sizeof(res));
+	while ((c = getopt_long(argc, argv, "+m:h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_REPO:
+			o.repo = optarg;
+			break;
+		case OPT_BRANCH:
+			o.branch = optarg;
+			break;
+		case OPT_PATH:
+			free(o.path);
+			o.path = normalise_path(optarg);
+			if (!o.path) {
+				code = cmd_usage_error(
+					"commit",
+					"--path '%s' must be a directory below "
+					"the top of the repository (relative, "
+					"no '.', '..' or '.git' parts)",
+					optarg);
+				goto out;
+			}
+			break;
+		case 'm':
+			if (!*optarg) {
+				code = cmd_usage_error("commit",
+						       "empty message (-m)");
+				goto out;
+			}
+			o.message = optarg;
+			break;
+		case OPT_AUTHOR:
+			free(o.author_name);
+			free(o.author_email);
+			o.author_name = o.author_email = NULL;
+			if (parse_author(optarg, &o) < 0) {
+				code = cmd_usage_error(
+					"commit",
+					"--author '%s': expected 'Name <email>'",
+					optarg);
+				goto out;
+			}
+			break;
+		case OPT_PUSH:
+			o.push = 1;
+			o.remote = optarg && *optarg ? optarg : NULL;
+			break;
+		case OPT_TEMPLATES:
+			o.templates = optarg;
+			break;
+		case 'h':
+			code = cmd_print_help("commit");
+			goto out;
+		default:
+			code = cmd_usage_error("commit", "invalid option");
+			goto out;
+		}
+	}
+	if (o.push && !o.remote && argc - optind >= 2 &&
+	    looks_like_remote(argv[optind]))
+		o.remote = argv[optind++];
+	if (o.push && !o.remote)
+		o.remote = "origin";
+	if (!o.repo) {
+		code = cmd_usage_error("commit", "--repo is required");
+		goto out;
+	}
+	if (!valid_branch(o.branch)) {
+		code = cmd_usage_error("commit", "'%s' is not a valid branch name",
+				       o.branch);
+		goto out;
+	}
+	if (optind >= argc) {
+		code = cmd_usage_error("commit", "no intent file given");
+		goto out;
+	}
+	if (argc - optind > 1 && !o.path) {
+		code = cmd_usage_error("commit",
+				       "several intents need --path (the "
+				       "directory that gets one subdirectory "
+				       "per cluster)");
+		goto out;
+	}
+
+	/* render everything first: invalid input commits nothing */
+	if (tmpl_set_load(&t, o.templates, &err) < 0) {
+		code = report_err(&err);
+		goto out;
+	}
+	if (inputs_render(&ins, argv + optind, (size_t)(argc - optind), t, 0,
+			  &d, &err) < 0) {
+		diags_sort(&d);
+		report_diags(&d);
+		if (err.code == ERR_INVALID) {
+			err_release(&err);
+			err_set(&err, ERR_INVALID, "%zu error%s; nothing committed",
+				d.errors, d.errors == 1 ? "" : "s");
+		}
+		code = report_err(&err);
+		goto out;
+	}
+	diags_sort(&d);
+	report_diags(&d); /* warnings */
+	if (build_files(&ins, t, &files, &err) < 0) {
+		code = report_err(&err);
+		goto out;
+	}
+	if (!o.path) {
+		char *p = xasprintf("clusters/%s", ins.items[0].r.cluster);
+		o.path = normalise_path(p);
+		free(p);
+		if (!o.path) {
+			err_set(&err, ERR_INVALID,
+				"cluster name '%s' cannot be a directory name; "
+				"use --path",
+				ins.items[0].r.cluster);
+			code = report_err(&err);
+			goto out;
+		}
+	}
+
+	if (repo_open(&r, o.repo, &err) < 0 ||
+	    make_trailers(&ins, repo_workdir(r), &trailers, &err) < 0) {
+		code = report_err(&err);
+		goto out;
+	}
+	if (o.push) {
+		struct sigaction sa;
+
+		/* a server that hangs up must be an error, not a kill */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_IGN;
+		sigaction(SIGPIPE, &sa, NULL);
+		repo_cred_from_env(&cred);
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	seed = ((unsigned long)now.tv_nsec << 16) ^ (unsigned long)getpid() ^
+	       (unsigned long)now.tv_sec;
+	if (!seed)
+		seed = 1;
+
+	for (attempt = 1;; attempt++) {
+		char tip[REPO_OID_HEX];
+
+		if (commit_once(r, &o, &ins, &files, &trailers, &res, &err) < 0) {
+			/* the local branch moved under us (another local
+			 * run): redo on its new tip */
+			if (err.code == ERR_CONFLICT && attempt < COMMIT_ATTEMPTS) {
+				fprintf(stderr, "gpuform commit: %s (attempt %d "
+						"of %d)\n",
+					err_msg(&err), attempt + 1,
+					COMMIT_ATTEMPTS);
+				err_clear(&err);
+				backoff(attempt, &seed);
+				continue;
+			}
+			goto fail;
+		}
+		if (!o.push)
+			break;
+		if (repo_push(r, o.remote, o.branch, &cred, &err) == 0)
+			break;
+		if (err.code != ERR_CONFLICT)
+			goto fail;
+		if (attempt == COMMIT_ATTEMPTS) {
+			err_wrap(&err, "gave up after %d attempts",
+				 COMMIT_ATTEMPTS);
+			err.code = ERR_CONFLICT;
+			goto fail;
+		}
+		fprintf(stderr,
+			"gpuform commit: push rejected, '%s' moved on '%s' "
+			"(%s): fetching it and redoing the commit on its tip "
+			"(attempt %d of %d)\n",
+			o.branch, o.remote, err_msg(&err), attempt + 1,
+			COMMIT_ATTEMPTS);
+		err_clear(&err);
+		backoff(attempt, &seed);
+		if (repo_fetch(r, o.remote, o.branch, &cred, tip, &err) < 0 ||
+		    repo_reset_branch(r, o.branch, tip, &err) < 0)
+			goto fail;
+	}
+	print_commit(&o, &res);
+	if (o.push)
+		printf("pushed %s to %s (%.12s)\n", o.branch, o.remote,
+		       res.oid);
+	goto out;
+fail:
+	if (res.changed && (err.code == ERR_HTTP || err.code == ERR_AUTH ||
+			    err.code == ERR_GIT || err.code == ERR_CONFLICT ||
+			    err.code == ERR_NOTFOUND)) {
+		/* the local commit stands; say so next to the push error */
+		print_commit(&o, &res);
+		if (o.push)
+			fprintf(stderr, "gpuform commit: %.12s is committed "
+					"locally but not pushed; run again to "
+					"push it\n",
+				res.oid);
+	}
+	code = report_err(&err);
+	if (code == EXIT_INVALID)
+		code = EXIT_RUNTIME; /* bad branch names etc. are not intents */
+out:
+	repo_cred_release(&cred);
+	repo_free(r);
+	buf_release(&trailers);
+	fs_tree_release(&files);
+	inputs_release(&ins);
+	diags_release(&d);
+	err_release(&err);
+	tmpl_set_free(t);
+	free(o.path);
+	free(o.author_name);
+	free(o.author_email);
+	return code;
+}

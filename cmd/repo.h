@@ -1,0 +1,99 @@
+/*
+ * cmd/repo.h: Git through libgit2 — the only libgit2 user.
+ *
+ * Everything works on object ids and trees in memory: no working tree is
+ * needed (bare repositories are fine), nothing is checked out. Credentials
+ * come from struct repo_cred and never appear in messages.
+ */
+#ifndef CMD_REPO_H
+#define CMD_REPO_H
+
+#include <stddef.h>
+
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/fs.h"
+
+struct repo;
+
+#define REPO_OID_HEX 41 /* 40 hex digits + NUL */
+
+struct repo_cred {
+	/* HTTPS: username/password (or token as password); NULL = none.
+	 * Filled by repo_cred_from_env() from GPUFORM_GIT_USERNAME /
+	 * GPUFORM_GIT_PASSWORD (or GPUFORM_GIT_TOKEN), or a credential file
+	 * named by GPUFORM_GIT_CREDENTIALS ("https://user:pass@host" lines,
+	 * git's credential-store format). */
+	char *username, *password;
+	/* SSH: private key file (+ optional public key file and passphrase)
+	 * and the known_hosts file that MUST list the server's host key
+	 * (GPUFORM_GIT_SSH_KEY, GPUFORM_GIT_SSH_KNOWN_HOSTS, default
+	 * ~/.ssh/known_hosts). An unknown or different host key is refused. */
+	char *ssh_key, *ssh_pubkey, *ssh_passphrase, *known_hosts;
+};
+#define REPO_CRED_INIT { 0 }
+
+void repo_cred_from_env(struct repo_cred *c);
+void repo_cred_release(struct repo_cred *c);
+
+/* repo_open: an existing repository (bare or not) at path. */
+int repo_open(struct repo **out, const char *path, struct err *err);
+/* repo_init_bare: create (or open) a bare repository at path. */
+int repo_init_bare(struct repo **out, const char *path, struct err *err);
+void repo_free(struct repo *r);
+
+/* repo_resolve: a revision ("HEAD", "main", "origin/main", an id) to an
+ * id; ERR_NOTFOUND when it does not exist. */
+int repo_resolve(struct repo *r, const char *rev, char oid[REPO_OID_HEX],
+		 struct err *err);
+
+/* repo_read: the file at `path` in the tree of `rev`; ERR_NOTFOUND if absent.
+ * blob_oid (may be NULL) receives the blob id. */
+int repo_read(struct repo *r, const char *rev, const char *path,
+	      struct buf *out, char blob_oid[REPO_OID_HEX], struct err *err);
+
+/* repo_read_tree: every file below `dir` in the tree of `rev`, with paths
+ * relative to dir. */
+int repo_read_tree(struct repo *r, const char *rev, const char *dir,
+		   struct fs_tree *out, struct err *err);
+
+/* repo_workdir: the work tree path, or NULL for a bare repository. */
+const char *repo_workdir(struct repo *r);
+
+struct repo_commit {
+	const char *branch;  /* refs/heads/<branch>; created if missing */
+	const char *path;    /* subtree to replace ("clusters/ml-prod") */
+	const char *message; /* full message (subject, body, trailers) */
+	const char *author_name, *author_email; /* NULL: git config, then
+						  * GIT_AUTHOR_NAME/EMAIL */
+};
+
+/*
+ * repo_commit_tree: on top of the branch tip (or as a root commit), make
+ * the subtree at o->path hold exactly `files` (stale files disappear, other
+ * paths untouched) and commit it. *changed = 0 and no commit when the tree
+ * is the same. oid receives the new (or unchanged tip) commit id.
+ */
+int repo_commit_tree(struct repo *r, const struct fs_tree *files,
+		     const struct repo_commit *o, char oid[REPO_OID_HEX],
+		     int *changed, struct err *err);
+
+/*
+ * repo_push: push refs/heads/<branch> to `remote` (a name or a URL).
+ * A rejected non-fast-forward is ERR_CONFLICT (caller fetches, redoes,
+ * retries); authentication failures ERR_AUTH; host key problems ERR_AUTH.
+ */
+int repo_push(struct repo *r, const char *remote, const char *branch,
+	      const struct repo_cred *c, struct err *err);
+
+/* repo_fetch: fetch refs/heads/<branch> from remote into
+ * refs/remotes/gpuform/<branch>; oid receives the fetched tip. */
+int repo_fetch(struct repo *r, const char *remote, const char *branch,
+	       const struct repo_cred *c, char oid[REPO_OID_HEX],
+	       struct err *err);
+
+/* repo_reset_branch: point refs/heads/<branch> at oid (after a fetch). */
+int repo_reset_branch(struct repo *r, const char *branch, const char *oid,
+		      struct err *err);
+
+#endif
