@@ -346,19 +346,24 @@ static int parse_author(const char *s, struct commit_opts *o)
 }
 
 /* looks_like_remote: after a bare --push, is this argument the REMOTE
- * rather than the first intent? (not a file, not named like one) */
+ * rather than the first intent? A URL, an scp-like address, a directory
+ * or a plain name ("origin") is; a file, or a path named like an intent,
+ * is not (a mistyped intent then fails before anything is committed). */
 static int looks_like_remote(const char *s)
 {
 	struct stat st;
 	size_t n = strlen(s);
+	const char *colon = strchr(s, ':'), *slash = strchr(s, '/');
 
 	if (stat(s, &st) == 0)
-		return 0;
+		return S_ISDIR(st.st_mode);
 	if ((n > 5 && !strcmp(s + n - 5, ".yaml")) ||
 	    (n > 4 && !strcmp(s + n - 4, ".yml")) ||
 	    (n > 5 && !strcmp(s + n - 5, ".json")))
 		return 0;
-	return 1;
+	if (strstr(s, "://") || (colon && (!slash || colon < slash)))
+		return 1;
+	return !slash;
 }
 
 static void print_commit(const struct commit_opts *o, const struct outcome *res)
@@ -502,11 +507,9 @@ int cmd_commit(int argc, char **argv)
 			  &d, &err) < 0) {
 		diags_sort(&d);
 		report_diags(&d);
-		if (err.code == ERR_INVALID) {
-			err_release(&err);
-			err_set(&err, ERR_INVALID, "%zu error%s; nothing committed",
+		if (err.code == ERR_INVALID || err.code == ERR_IO)
+			err_set(&err, err.code, "%zu error%s; nothing committed",
 				d.errors, d.errors == 1 ? "" : "s");
-		}
 		code = report_err(&err);
 		goto out;
 	}
@@ -604,9 +607,11 @@ fail:
 		print_commit(&o, &res);
 		if (o.push)
 			fprintf(stderr, "gpuform commit: %.12s is committed "
-					"locally but not pushed; run again to "
-					"push it\n",
-				res.oid);
+					"locally but not pushed%s\n",
+				res.oid,
+				err.code == ERR_HTTP || err.code == ERR_CONFLICT
+					? "; run again to push it"
+					: "");
 	}
 	code = report_err(&err);
 	if (code == EXIT_INVALID)

@@ -26,13 +26,14 @@ else
 	status=1
 fi
 
-# shell suites; the last three talk to a real kube-apiserver + etcd that
-# each starts on loopback (tests/kube-testenv)
-for suite in golden invalid cli e2e kube-client reconcile; do
+# shell suites; e2e, kube-client and reconcile talk to a real kube-apiserver +
+# etcd that each starts on loopback (tests/kube-testenv); git to real Git
+# servers (lighttpd + git http-backend, sshd) on loopback (tests/git-servers)
+for suite in golden invalid cli e2e kube-client reconcile diff git; do
 	[ -f "tests/$suite.sh" ] || { echo "missing tests/$suite.sh" >&2; status=1; continue; }
 	echo "== $suite"
 	case $suite in
-	e2e | kube-client | reconcile) bash "tests/$suite.sh" || status=1 ;;
+	e2e | kube-client | reconcile | diff | git) bash "tests/$suite.sh" || status=1 ;;
 	*) sh "tests/$suite.sh" || status=1 ;;
 	esac
 done

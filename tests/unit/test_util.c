@@ -1151,12 +1151,25 @@ START_TEST(test_fs_write_missing_parent)
 	struct fs_tree t = FS_TREE_INIT;
 	struct err e = ERR_INIT;
 
+	/* missing parents are created, like mkdir -p (render -o
+	 * clusters/ml-prod in a fresh repository) */
 	tree_add(&t, "a.yaml", "a\n");
-	ck_assert_int_eq(fs_tree_write_atomic(&t, P("missing/out"), OWNER_FILE,
+	ck_assert_msg(fs_tree_write_atomic(&t, P("missing/deeper/out"), OWNER_FILE,
+					   OWNER_PREFIX, &e) == 0,
+		      "%s", err_msg(&e));
+	assert_listing(P("missing/deeper/out"), "a.yaml");
+	assert_listing(P("missing/deeper"), "out");
+	/* but a parent that is a regular file still fails, writing nothing */
+	tree_add(&t, "b.yaml", "b\n");
+	{
+		FILE *f = fopen(P("plainfile"), "w");
+		ck_assert_ptr_nonnull(f);
+		fclose(f);
+	}
+	ck_assert_int_eq(fs_tree_write_atomic(&t, P("plainfile/out"), OWNER_FILE,
 					      OWNER_PREFIX, &e),
 			 -1);
 	ck_assert_int_eq(e.code, ERR_IO);
-	assert_listing(tdir, "");
 	fs_tree_release(&t);
 	err_release(&e);
 }
