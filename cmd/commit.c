@@ -47,43 +47,6 @@ struct commit_opts {
 };
 
 /* the files `render -o` would write for these intents (see render.c) */
-static int build_files(const struct inputs *ins, const struct tmpl_set *t,
-		       struct fs_tree *out, struct err *err)
-{
-	for (size_t i = 0; i < ins->nr; i++) {
-		char *prefix;
-		int r;
-
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(ins->items[j].r.cluster,
-				    ins->items[i].r.cluster))
-				return err_set(err, ERR_INVALID,
-					       "'%s' and '%s' both describe "
-					       "cluster '%s'; commit them "
-					       "separately",
-					       ins->items[j].path,
-					       ins->items[i].path,
-					       ins->items[i].r.cluster);
-		prefix = ins->nr == 1 ? xstrdup("")
-				      : xasprintf("%s/", ins->items[i].r.cluster);
-		r = render_tree(out, &ins->items[i].r, prefix, t, RENDER_YAML,
-				err);
-		free(prefix);
-		if (r < 0)
-			return -1;
-	}
-	if (ins->nr > 1) {
-		/* same bytes as render.c's top-level kustomization */
-		char *k = xstrdup(RENDER_OWNER_PREFIX
-				  "; one directory per cluster\n"
-				  "apiVersion: kustomize.config.k8s.io/v1beta1\n"
-				  "kind: Kustomization\nresources: []\n");
-		fs_tree_add(out, RENDER_OWNER_FILE, k, strlen(k));
-	}
-	fs_tree_sort(out);
-	return 0;
-}
-
 /* blob_id: the id git gives `data` as a blob: SHA-1 of "blob <len>\0" data
  * (what git hash-object and git_odb_hash compute) */
 static void blob_id(const char *data, size_t len, char hex[REPO_OID_HEX])
@@ -515,7 +478,7 @@ int cmd_commit(int argc, char **argv)
 	}
 	diags_sort(&d);
 	report_diags(&d); /* warnings */
-	if (build_files(&ins, t, &files, &err) < 0) {
+	if (inputs_tree(&ins, t, RENDER_YAML, &files, &err) < 0) {
 		code = report_err(&err);
 		goto out;
 	}

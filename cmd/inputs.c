@@ -2,6 +2,7 @@
 #include "cmd/inputs.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "generator/pipeline.h"
 #include "generator/yaml.h"
@@ -54,6 +55,42 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 	return err_set(err, invalid ? ERR_INVALID : ERR_IO, "%zu error%s%s",
 		       d->errors, d->errors == 1 ? "" : "s",
 		       validate_only ? "" : "; nothing written");
+}
+
+int inputs_tree(const struct inputs *ins, const struct tmpl_set *t,
+		enum render_format f, struct fs_tree *out, struct err *err)
+{
+	for (size_t i = 0; i < ins->nr; i++) {
+		char *prefix;
+		int r;
+
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(ins->items[j].r.cluster,
+				    ins->items[i].r.cluster))
+				return err_set(err, ERR_INVALID,
+					       "'%s' and '%s' both describe "
+					       "cluster '%s'; render them "
+					       "separately",
+					       ins->items[j].path,
+					       ins->items[i].path,
+					       ins->items[i].r.cluster);
+		prefix = ins->nr == 1 ? xstrdup("")
+				      : xasprintf("%s/", ins->items[i].r.cluster);
+		r = render_tree(out, &ins->items[i].r, prefix, t, f, err);
+		free(prefix);
+		if (r < 0)
+			return -1;
+	}
+	if (ins->nr > 1) {
+		/* the top directory is ours too: mark it for the next run */
+		char *k = xstrdup(RENDER_OWNER_PREFIX
+				  "; one directory per cluster\n"
+				  "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+				  "kind: Kustomization\nresources: []\n");
+		fs_tree_add(out, RENDER_OWNER_FILE, k, strlen(k));
+	}
+	fs_tree_sort(out);
+	return 0;
 }
 
 void inputs_release(struct inputs *in)

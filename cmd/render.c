@@ -21,40 +21,9 @@ static int write_outputs(const struct inputs *ins, const char *dir,
 	struct fs_tree tree = FS_TREE_INIT;
 	int ret = -1;
 
-	for (size_t i = 0; i < ins->nr; i++) {
-		char *prefix = ins->nr == 1 ? xstrdup("")
-					    : xasprintf("%s/", ins->items[i].r.cluster);
-		for (size_t j = 0; j < i; j++)
-			if (ins->nr > 1 && !strcmp(ins->items[j].r.cluster,
-						   ins->items[i].r.cluster)) {
-				err_set(err, ERR_INVALID,
-					"'%s' and '%s' both describe cluster "
-					"'%s'; render them separately",
-					ins->items[j].path, ins->items[i].path,
-					ins->items[i].r.cluster);
-				free(prefix);
-				goto out;
-			}
-		if (render_tree(&tree, &ins->items[i].r, prefix, t, f, err) < 0) {
-			free(prefix);
-			goto out;
-		}
-		free(prefix);
-	}
-	if (ins->nr > 1) {
-		/* the top directory is ours too: mark it for the next run */
-		fs_tree_add(&tree, RENDER_OWNER_FILE,
-			    xstrdup(RENDER_OWNER_PREFIX "; one directory per "
-							"cluster\n"
-							"apiVersion: kustomize.config.k8s.io/v1beta1\n"
-							"kind: Kustomization\nresources: []\n"),
-			    0);
-		tree.files[tree.nr - 1].len = strlen(tree.files[tree.nr - 1].data);
-	}
-	fs_tree_sort(&tree);
-	ret = fs_tree_write_atomic(&tree, dir, RENDER_OWNER_FILE,
-				   RENDER_OWNER_PREFIX, err);
-out:
+	if (inputs_tree(ins, t, f, &tree, err) == 0)
+		ret = fs_tree_write_atomic(&tree, dir, RENDER_OWNER_FILE,
+					   RENDER_OWNER_PREFIX, err);
 	fs_tree_release(&tree);
 	return ret;
 }
