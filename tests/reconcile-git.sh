@@ -1,0 +1,91 @@
+#!/bin/bash
+# tests/reconcile-git.sh: reconcile from Git, end to end with real servers —
+# lighttpd + git http-backend (basic auth) and kube-apiserver + etcd, all on
+# 127.0.0.1. `gpuform commit --push` writes the manifests to the Git server;
+# `gpuform reconcile --git` fetches them into its cache and applies them.
+set -u
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+. tests/git-servers/servers.sh
+GPUFORM=${GPUFORM:-./gpuform}
+case $GPUFORM in /*) ;; */*) GPUFORM=$(pwd)/$GPUFORM ;; esac
+unset GPUFORM_GIT_USERNAME GPUFORM_GIT_PASSWORD GPUFORM_GIT_TOKEN GPUFORM_GIT_CREDENTIALS
+export LSAN_OPTIONS="suppressions=$(pwd)/tests/git-servers/lsan.supp:${LSAN_OPTIONS:-}"
+t_tmpdir W
+USER_=gitops PASS_=pw-$RANDOM$RANDOM
+
+# ---- servers --------------------------------------------------------------
+t_on_exit 'gs_http_stop "$W/http"'
+mkdir -p "$W/http"
+if ! gs_http_start "$W/http" "$USER_" "$PASS_" >"$W/http.out" 2>&1; then
+	t_fail "start lighttpd + git http-backend" "$(cat "$W/http.out")"
+	t_summary; exit
+fi
+SRV=$W/http/repos/gitops.git
+git init -q --bare -b main "$SRV" && git --git-dir="$SRV" config http.receivepack true
+URL=http://127.0.0.1:$GS_HTTP_PORT/git/gitops.git
+
+t_on_exit 'bash tests/kube-testenv stop "$W/k8s" >/dev/null 2>&1'
+if ! bash tests/kube-testenv start "$W/k8s" >"$W/k8s.out" 2>&1 ||
+	! bash tests/kube-testenv crds "$W/k8s" tests/fixtures/crds/*.yaml >>"$W/k8s.out" 2>&1; then
+	t_fail "start kube-apiserver + etcd with the CRDs" "$(tail -5 "$W/k8s.out")"
+	t_summary; exit
+fi
+export KUBECONFIG=$W/k8s/kubeconfig
+export GPUFORM_GIT_USERNAME=$USER_ GPUFORM_GIT_PASSWORD=$PASS_
+
+# run gpuform; output in $W/out, $W/err, exit status in RC
+gf() { "$GPUFORM" "$@" >"$W/out" 2>"$W/err"; RC=$?; }
+check() {
+	if eval "$2"; then t_pass "$1"; else t_fail "$1" "exit $RC; $(head -c 600 "$W/err")"; fi
+}
+inv() { kubectl get cm -n gpuform-system gpuform-ml-prod -o jsonpath="{.data.$1}" 2>/dev/null; }
+tip() { git --git-dir="$SRV" rev-parse main 2>/dev/null; }
+RECON=(reconcile --git "$URL" --ref main --path clusters/ml-prod --git-cache "$W/cache" -o json)
+
+# ---- 1. commit, push, reconcile from the HTTP server ----------------------
+git init -q --bare -b main "$W/local.git"
+gf commit --repo "$W/local.git" --author "CI <ci@example.com>" --push="$URL" specs/ml-prod.yaml
+check "commit --push writes clusters/ml-prod to the HTTP Git server" '[[ $RC == 0 && -n $(tip) ]]'
+C1=$(tip)
+gf "${RECON[@]}"
+check "reconcile --git: exit 0, every object created" \
+	'[[ $RC == 0 ]] && [[ $(jq .counts.created "$W/out") == 16 ]]'
+check "the run summary names the commit" '[[ $(jq -r .sourceCommit "$W/out") == "$C1" ]]'
+check "the inventory names the commit" '[[ $(inv sourceCommit) == "$C1" ]]'
+check "the cache is a bare repository holding that commit" \
+	'git --git-dir="$W/cache" cat-file -e "$C1^{commit}" 2>/dev/null'
+check "no checkout: the cache has no work tree files" '[[ ! -e $W/cache/clusters ]]'
+gf "${RECON[@]}"
+check "second reconcile from the same commit: zero writes" \
+	'[[ $RC == 0 ]] && [[ $(jq .requests.writes "$W/out") == 0 ]]'
+
+# ---- 2. a new commit on the branch is picked up -----------------------------
+sed 's/maxGpus: 32/maxGpus: 48/' specs/ml-prod.yaml >"$W/ml-prod.yaml"
+gf commit --repo "$W/local.git" --author "CI <ci@example.com>" --push="$URL" "$W/ml-prod.yaml"
+C2=$(tip)
+check "a second commit lands on the server" '[[ $RC == 0 && $C2 != "$C1" ]]'
+gf "${RECON[@]}"
+check "the next reconcile applies it: only chat-serving objects change" \
+	'[[ $RC == 0 ]] && [[ $(jq "[.items[] | select(.result==\"configured\") | .name] | unique" -c "$W/out") == "[\"chat-serving\"]" ]]'
+check "the summary and the inventory name the new commit" \
+	'[[ $(jq -r .sourceCommit "$W/out") == "$C2" && $(inv sourceCommit) == "$C2" ]]'
+check "the NodePool limit changed in the cluster" \
+	'[[ $(kubectl get nodepool chat-serving -o jsonpath="{.spec.limits.nvidia\.com/gpu}") == 48 ]]'
+
+# ---- 3. failures: wrong password, server down ------------------------------
+GPUFORM_GIT_PASSWORD=wrong-pw-123 gf "${RECON[@]}"
+check "wrong password: exit 4, the password is not printed" \
+	'[[ $RC == 4 ]] && ! grep -q -e wrong-pw-123 -e "$PASS_" "$W/out" "$W/err"'
+gs_http_stop "$W/http"
+gf "${RECON[@]}"
+check "Git server stopped: non-zero exit (4) with a clear message about the fetch" \
+	'[[ $RC == 4 ]] && grep -qi "fetch" "$W/err"'
+gs_http_start "$W/http" "$USER_" "$PASS_" >/dev/null 2>&1
+gf "${RECON[@]}"
+check "server back: the cache is still usable, the run succeeds with zero writes" \
+	'[[ $RC == 0 ]] && [[ $(jq .requests.writes "$W/out") == 0 ]] && [[ $(jq -r .sourceCommit "$W/out") == "$C2" ]]'
+check "the cache passes git fsck" 'git --git-dir="$W/cache" fsck --no-progress >/dev/null 2>&1'
+check "usage: --git without --path is refused (exit 2)" \
+	'"$GPUFORM" reconcile --git "$URL" >/dev/null 2>&1; [[ $? == 2 ]]'
+t_summary
