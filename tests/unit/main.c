@@ -33,6 +33,7 @@ static Suite *(*const suites[])(void) = {
 	udiff_suite,
 	kubeconfig_suite,
 	check_suite,
+	digest_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

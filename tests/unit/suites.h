@@ -23,6 +23,7 @@ Suite *render_suite(void);   /* test_render.c: generator/render.c, pipeline.c */
 Suite *udiff_suite(void);    /* test_udiff.c: util/udiff.c */
 Suite *kubeconfig_suite(void); /* test_kubeconfig.c: reconcile/kubeconfig.c */
 Suite *check_suite(void);    /* test_check.c: generator/check.c */
+Suite *digest_suite(void);   /* test_digest.c: reconcile/digest.c, ApplySet id */
 
 /*
  * ---- more suites go here ----
