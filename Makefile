@@ -122,7 +122,7 @@ golden invalid cli e2e: $(PROGRAM)
 # ---- the main job ------------------------------------------------------
 demo: deps
 	@$(MAKE) --no-print-directory gpuform
-	@sh tests/demo.sh
+	@bash tests/demo.sh
 
 # ---- benchmarks --------------------------------------------------------
 bench: deps
@@ -157,3 +157,53 @@ format:
 
 clean:
 	rm -rf build gpuform
+
+# ---- fuzzing (libFuzzer) -----------------------------------------------
+# Separate from everything above: its own compiler (clang), flags and
+# build/fuzz/ tree; `make`, `make test` and `make bench` never touch it.
+#
+#   make fuzz                 build the targets, run each for FUZZ_SECONDS
+#   make fuzz FUZZ_SECONDS=60
+#   make fuzz-build           only build build/fuzz/fuzz_<target>
+#
+# Project sources are compiled directly into build/fuzz/ (cmd/ is not
+# used); see tests/fuzz/README.md.
+.PHONY: fuzz fuzz-build
+
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 600
+FZ := build/fuzz
+FUZZ_SAN = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -g -O1
+FUZZ_CFLAGS = $(BASE_CFLAGS) $(FUZZ_SAN) \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
+	-DGPUFORM_VERSION='"$(VERSION)"' $(CPPFLAGS)
+FUZZ_NAMES = intent yaml kubeconfig json_response template
+FUZZ_BINS = $(FUZZ_NAMES:%=$(FZ)/fuzz_%)
+FUZZ_CORE_OBJS = $(CORE_SRCS:%.c=$(FZ)/%.o) $(FZ)/embedded.o
+FUZZ_LIB = $(FZ)/libgpuform.a
+
+# keep the targets' objects (make would delete them as intermediates)
+.SECONDARY: $(FUZZ_NAMES:%=$(FZ)/tests/fuzz/fuzz_%.o)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+$(FZ)/embedded.c: util/embed.sh $(EMBED_INPUTS)
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)sh util/embed.sh $(EMBED_INPUTS) > $@.tmp && mv $@.tmp $@
+
+$(FZ)/embedded.o: $(FZ)/embedded.c
+	$(QUIET_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+
+$(FZ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_CORE_OBJS)
+	$(QUIET_LINK)rm -f $@ && ar rcs $@ $^
+
+$(FZ)/fuzz_%: $(FZ)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
+	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ $(LIBS) -lm
