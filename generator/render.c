@@ -43,26 +43,33 @@ static int key_cmp(const void *a, const void *b)
 	return strcmp(x->string, y->string);
 }
 
-/* sort_keys: order an object's members by key (deterministic maps) */
-static cJSON *sort_keys(cJSON *obj)
+/* sort_children: order the members of an object or array (qsort over the
+ * cJSON child list) */
+static void sort_children(cJSON *parent, int (*cmp)(const void *, const void *))
 {
 	size_t n = 0, i = 0;
 	cJSON *c, **v;
 
-	for (c = obj->child; c; c = c->next)
+	for (c = parent->child; c; c = c->next)
 		n++;
 	if (n < 2)
-		return obj;
+		return;
 	v = xmalloc(n * sizeof(*v));
-	for (c = obj->child; c; c = c->next)
+	for (c = parent->child; c; c = c->next)
 		v[i++] = c;
-	qsort(v, n, sizeof(*v), key_cmp);
+	qsort(v, n, sizeof(*v), cmp);
 	for (i = 0; i < n; i++) {
 		v[i]->prev = i ? v[i - 1] : v[n - 1];
 		v[i]->next = i + 1 < n ? v[i + 1] : NULL;
 	}
-	obj->child = v[0];
+	parent->child = v[0];
 	free(v);
+}
+
+/* sort_keys: order an object's members by key (deterministic maps) */
+static cJSON *sort_keys(cJSON *obj)
+{
+	sort_children(obj, key_cmp);
 	return obj;
 }
 
@@ -741,21 +748,7 @@ static int doc_qsort_cmp(const void *a, const void *b)
 
 static void sort_docs(cJSON *docs)
 {
-	size_t n = (size_t)cJSON_GetArraySize(docs), i = 0;
-	cJSON **v, *c;
-
-	if (n < 2)
-		return;
-	v = xmalloc(n * sizeof(*v));
-	for (c = docs->child; c; c = c->next)
-		v[i++] = c;
-	qsort(v, n, sizeof(*v), doc_qsort_cmp);
-	for (i = 0; i < n; i++) {
-		v[i]->prev = i ? v[i - 1] : v[n - 1];
-		v[i]->next = i + 1 < n ? v[i + 1] : NULL;
-	}
-	docs->child = v[0];
-	free(v);
+	sort_children(docs, doc_qsort_cmp);
 }
 
 int render_plan(struct rendered *out, const struct plan *p,

@@ -691,21 +691,12 @@ static void server_message(struct buf *out, const struct kube *k,
 			   const cJSON *j)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
-	const char *p;
-	size_t n;
 
 	if (cJSON_IsString(m) && m->valuestring[0]) {
 		buf_adds(out, m->valuestring);
 		return;
 	}
-	p = buf_cstr(&k->body);
-	while (*p && isspace((unsigned char)*p))
-		p++;
-	n = strcspn(p, "\r\n");
-	if (n > 300)
-		n = 300;
-	for (size_t i = 0; i < n; i++)
-		buf_addc(out, isprint((unsigned char)p[i]) ? p[i] : '?');
+	buf_add_first_line(out, buf_cstr(&k->body), 300);
 }
 
 /* http_fail: the message for a status that means failure */

@@ -1149,16 +1149,7 @@ static char **exec_envp(const struct kube_config *c, char *info)
 /* first_line: the first non-empty line of a plugin's stderr, for messages */
 static void first_line(struct buf *out, const struct buf *in)
 {
-	const char *p = buf_cstr(in);
-	size_t n;
-
-	while (*p && isspace((unsigned char)*p))
-		p++;
-	n = strcspn(p, "\r\n");
-	if (n > 300)
-		n = 300;
-	for (size_t i = 0; i < n; i++)
-		buf_addc(out, isprint((unsigned char)p[i]) ? p[i] : '?');
+	buf_add_first_line(out, buf_cstr(in), 300);
 }
 
 static int set_cloexec(int fd)

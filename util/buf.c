@@ -1,6 +1,7 @@
 /* util/buf.c: growable, NUL-terminated, optionally capped buffer. */
 #include "util/buf.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,19 @@ int buf_addf(struct buf *b, const char *fmt, ...)
 	r = buf_vaddf(b, fmt, ap);
 	va_end(ap);
 	return r;
+}
+
+void buf_add_first_line(struct buf *b, const char *s, size_t max)
+{
+	size_t n;
+
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	n = strcspn(s, "\r\n");
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++)
+		buf_addc(b, isprint((unsigned char)s[i]) ? s[i] : '?');
 }
 
 const char *buf_cstr(const struct buf *b)

@@ -30,6 +30,10 @@ int buf_addf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* buf_add_first_line: the first non-blank line of s, at most max bytes,
+ * unprintable bytes as '?' (for quoting other programs' output in one-line
+ * messages). */
+void buf_add_first_line(struct buf *b, const char *s, size_t max);
 const char *buf_cstr(const struct buf *b);
 /* buf_detach: hands over the memory (never NULL); the caller free()s it. */
 char *buf_detach(struct buf *b, size_t *len_out);
