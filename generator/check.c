@@ -122,7 +122,7 @@ static size_t check_nodepool(const cJSON *o, const char *where,
 	static const char *const ops[] = { "In", "NotIn", "Exists",
 					   "DoesNotExist", "Gt", "Lt", "Gte",
 					   "Lte", NULL };
-	const cJSON *spec = get(o, "spec"), *tspec, *r, *b, *l;
+	const cJSON *spec = get(o, "spec"), *tspec, *r, *b, *l, *labels;
 	size_t n = 0, i = 0;
 
 	tspec = get(get(spec, "template"), "spec");
@@ -163,7 +163,12 @@ static size_t check_nodepool(const cJSON *o, const char *where,
 			ERR("%s: minValues %d is more than the %d values given",
 			    path, get(r, "minValues")->valueint, nv);
 	}
-	cJSON_ArrayForEach(l, get(get(get(spec, "template"), "metadata"), "labels"))
+	labels = get(get(get(spec, "template"), "metadata"), "labels");
+	if (labels && !cJSON_IsObject(labels)) {
+		ERR("spec.template.metadata.labels must be a map");
+		labels = NULL;
+	}
+	cJSON_ArrayForEach(l, labels)
 	{
 		n += check_label_key(l->string, "spec.template.metadata.labels",
 				     where, d);
@@ -220,7 +225,7 @@ static size_t check_ec2nodeclass(const cJSON *o, const char *where,
 						 "Windows2025", NULL };
 	static const char *const subnet_sel[] = { "id", "tags", NULL };
 	static const char *const sg_sel[] = { "id", "tags", "name", NULL };
-	const cJSON *spec = get(o, "spec"), *t, *bdm, *tag;
+	const cJSON *spec = get(o, "spec"), *t, *bdm, *tag, *tags;
 	const char *alias_family = NULL;
 	size_t n = 0, i = 0;
 	int aliases = 0, roots = 0;
@@ -309,7 +314,12 @@ static size_t check_ec2nodeclass(const cJSON *o, const char *where,
 	}
 	if (roots > 1)
 		ERR("spec.blockDeviceMappings: at most one rootVolume");
-	cJSON_ArrayForEach(tag, get(spec, "tags"))
+	tags = get(spec, "tags");
+	if (tags && !cJSON_IsObject(tags)) {
+		ERR("spec.tags must be a map");
+		tags = NULL;
+	}
+	cJSON_ArrayForEach(tag, tags)
 	{
 		const char *k = tag->string;
 		if (!*k || !strcmp(k, "eks:eks-cluster-name") ||

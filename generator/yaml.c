@@ -774,6 +774,14 @@ int yaml_to_json(cJSON **out, const struct ynode *n, const char *file,
 		j = cJSON_CreateObject();
 		for (size_t i = 0; i + 1 < n->nr; i += 2) {
 			cJSON *v;
+			if (memchr(n->kids[i]->value, '\0', n->kids[i]->len)) {
+				cJSON_Delete(j);
+				return err_set(err, ERR_INVALID,
+					       "%s:%d:%d: a key contains a NUL "
+					       "character",
+					       file, n->kids[i]->line,
+					       n->kids[i]->col);
+			}
 			if (yaml_to_json(&v, n->kids[i + 1], file, err) < 0) {
 				cJSON_Delete(j);
 				return -1;
@@ -793,6 +801,10 @@ int yaml_to_json(cJSON **out, const struct ynode *n, const char *file,
 		}
 		break;
 	case YNODE_SCALAR:
+		if (memchr(n->value, '\0', n->len))
+			return err_set(err, ERR_INVALID,
+				       "%s:%d:%d: a value contains a NUL character",
+				       file, n->line, n->col);
 		if (tag_mismatch(n))
 			return err_set(err, ERR_INVALID,
 				       "%s:%d:%d: '%.40s' is not a valid %s",
@@ -868,6 +880,10 @@ void yaml_format_number(struct buf *out, double v)
 				break;
 		}
 		buf_adds(out, tmp);
+		/* an integral value past 2^53 must still read back as a
+		 * number with a fraction, not as an out-of-range integer */
+		if (!strpbrk(tmp, ".eE"))
+			buf_adds(out, ".0");
 	}
 }
 

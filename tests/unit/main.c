@@ -34,6 +34,8 @@ static Suite *(*const suites[])(void) = {
 	kubeconfig_suite,
 	check_suite,
 	digest_suite,
+	yaml_fuzz_regressions_suite,
+	check_fuzz_regressions_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

@@ -24,6 +24,8 @@ Suite *udiff_suite(void);    /* test_udiff.c: util/udiff.c */
 Suite *kubeconfig_suite(void); /* test_kubeconfig.c: reconcile/kubeconfig.c */
 Suite *check_suite(void);    /* test_check.c: generator/check.c */
 Suite *digest_suite(void);   /* test_digest.c: reconcile/digest.c, ApplySet id */
+Suite *yaml_fuzz_regressions_suite(void); /* test_yaml.c: fuzz finds */
+Suite *check_fuzz_regressions_suite(void); /* test_check.c: fuzz finds */
 
 /*
  * ---- more suites go here ----

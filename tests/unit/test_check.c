@@ -1435,3 +1435,32 @@ Suite *check_suite(void)
 	suite_add_tcase(s, tc);
 	return s;
 }
+
+/* regressions found by fuzzing: server-shaped objects whose maps are lists */
+START_TEST(test_fuzz_maps_that_are_lists)
+{
+	struct diags d = DIAGS_INIT;
+	cJSON *a = cJSON_Parse("{\"apiVersion\":\"karpenter.k8s.aws/v1\","
+			       "\"kind\":\"EC2NodeClass\",\"spec\":{\"tags\":[\"a\"]}}");
+	cJSON *b = cJSON_Parse("{\"apiVersion\":\"karpenter.sh/v1\",\"kind\":"
+			       "\"NodePool\",\"spec\":{\"template\":{\"metadata\":"
+			       "{\"labels\":[\"a\"]}}}}");
+
+	ck_assert_uint_gt(check_object(a, "a", &d), 0);
+	ck_assert_uint_gt(check_object(b, "b", &d), 0);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	diags_release(&d);
+}
+END_TEST
+
+Suite *check_fuzz_regressions_suite(void);
+Suite *check_fuzz_regressions_suite(void)
+{
+	Suite *s = suite_create("check_fuzz");
+	TCase *tc = tcase_create("regressions");
+
+	tcase_add_test(tc, test_fuzz_maps_that_are_lists);
+	suite_add_tcase(s, tc);
+	return s;
+}

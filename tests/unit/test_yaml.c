@@ -1451,3 +1451,62 @@ Suite *yaml_suite(void)
 
 	return s;
 }
+
+/* ---- regressions found by fuzzing (tests/fuzz/crashes/) ---------------- */
+
+/* yaml-bigint-roundtrip: an integral float past 2^53 is written with a
+ * fraction, so it reads back as the same number, not an out-of-range int */
+START_TEST(test_fuzz_bigint_float_roundtrip)
+{
+	cJSON *j = cJSON_CreateObject(), *k = NULL;
+	struct buf out = BUF_INIT;
+	struct ystream s = YSTREAM_INIT;
+	struct err e = ERR_INIT;
+
+	cJSON_AddNumberToObject(j, "a", 18014398509481984.0);
+	ck_assert_int_eq(yaml_emit(&out, j, &e), 0);
+	ck_assert_str_eq(buf_cstr(&out), "a: 18014398509481984.0\n");
+	ck_assert_int_eq(yaml_parse(&s, out.ptr, out.len, "f", &e), 0);
+	ck_assert_int_eq(yaml_to_json(&k, s.docs[0].root, "f", &e), 0);
+	ck_assert(cJSON_Compare(j, k, 1));
+	cJSON_Delete(j);
+	cJSON_Delete(k);
+	ystream_release(&s);
+	buf_release(&out);
+	err_release(&e);
+}
+END_TEST
+
+/* yaml-nul-key-roundtrip: "a\0b" and "a\0c" are different YAML keys but the
+ * same C string: refuse NUL in keys and values instead of merging them */
+START_TEST(test_fuzz_nul_in_keys_and_values)
+{
+	static const char k[] = "\"a\\0b\": 1\n\"a\\0c\": 2\n";
+	static const char v[] = "a: \"x\\0y\"\n";
+	struct ystream s = YSTREAM_INIT;
+	struct err e = ERR_INIT;
+	cJSON *j = NULL;
+
+	ck_assert_int_eq(yaml_parse(&s, k, sizeof(k) - 1, "f", &e), 0);
+	ck_assert_int_eq(yaml_to_json(&j, s.docs[0].root, "f", &e), -1);
+	ck_assert(strstr(err_msg(&e), "NUL") != NULL);
+	ystream_release(&s);
+	ck_assert_int_eq(yaml_parse(&s, v, sizeof(v) - 1, "f", &e), 0);
+	ck_assert_int_eq(yaml_to_json(&j, s.docs[0].root, "f", &e), -1);
+	ck_assert(strstr(err_msg(&e), "NUL") != NULL);
+	ystream_release(&s);
+	err_release(&e);
+}
+END_TEST
+
+Suite *yaml_fuzz_regressions_suite(void);
+Suite *yaml_fuzz_regressions_suite(void)
+{
+	Suite *s = suite_create("yaml_fuzz");
+	TCase *tc = tcase_create("regressions");
+
+	tcase_add_test(tc, test_fuzz_bigint_float_roundtrip);
+	tcase_add_test(tc, test_fuzz_nul_in_keys_and_values);
+	suite_add_tcase(s, tc);
+	return s;
+}
