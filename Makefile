@@ -189,7 +189,7 @@ FUZZ_LIB = $(FZ)/libgpuform.a
 fuzz-build: $(FUZZ_BINS)
 
 fuzz: fuzz-build
-	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+	@FUZZ_NO_BUILD=1 sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 $(FZ)/embedded.c: util/embed.sh $(EMBED_INPUTS)
 	@mkdir -p $(dir $@)

@@ -776,7 +776,8 @@ int kubeconfig_load(struct kube_config *out, const char *path,
 					goto out;
 				}
 			}
-			p = colon + 1;
+			if (colon)
+				p = colon + 1;
 		} while (colon);
 		free(list);
 	} else {
