@@ -133,6 +133,9 @@ static int is_int_text(const char *s, size_t len)
 
 	if (i < len && (s[i] == '-' || s[i] == '+'))
 		i++;
+	/* a number starts with a digit: "_1" is a string (YAML 1.1 and 1.2) */
+	if (i >= len || !isdigit((unsigned char)s[i]))
+		return 0;
 	if (len - i > 2 && s[i] == '0' &&
 	    (s[i + 1] == 'x' || s[i + 1] == 'o' || s[i + 1] == 'b')) {
 		char kind = s[i + 1];
@@ -171,6 +174,8 @@ static int is_float_text(const char *s, size_t len)
 		return 1;
 	if (i < len && (s[i] == '-' || s[i] == '+'))
 		i++;
+	if (i >= len || !(isdigit((unsigned char)s[i]) || s[i] == '.'))
+		return 0;
 	while (i < len && (isdigit((unsigned char)s[i]) || s[i] == '_')) {
 		if (s[i] != '_')
 			digits++;
