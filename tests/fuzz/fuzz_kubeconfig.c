@@ -9,8 +9,8 @@
  *   2. by path, with the context "x";
  *   3. through KUBECONFIG="<input>:<base>" (merged like kubectl, the input
  *      first), with the current-context -- skipped when the environment
- *      has FUZZ_KUBECONFIG_NO_MERGE=1 (to get past a finding in the
- *      KUBECONFIG list splitting that every input hits, until it is fixed);
+ *      has FUZZ_KUBECONFIG_NO_MERGE=1 (for when a finding on this path,
+ *      hit by every input, would hide the rest of the loader);
  * and every configuration that loads is handed to kube_new()/kube_free()
  * (copies the secrets, sets up libcurl; no request is made).
  *
