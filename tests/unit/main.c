@@ -36,7 +36,6 @@ static Suite *(*const suites[])(void) = {
 	digest_suite,
 	yaml_fuzz_regressions_suite,
 	check_fuzz_regressions_suite,
-	yaml_fuzz_regressions2_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

@@ -26,7 +26,6 @@ Suite *check_suite(void);    /* test_check.c: generator/check.c */
 Suite *digest_suite(void);   /* test_digest.c: reconcile/digest.c, ApplySet id */
 Suite *yaml_fuzz_regressions_suite(void); /* test_yaml.c: fuzz finds */
 Suite *check_fuzz_regressions_suite(void); /* test_check.c: fuzz finds */
-Suite *yaml_fuzz_regressions2_suite(void); /* test_yaml.c: fuzz finds */
 
 /*
  * ---- more suites go here ----
