@@ -169,6 +169,40 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "Exit: 0 committed, pushed or nothing to do, 2 usage, 3 invalid\n"
 	  "intents, 4 Git, network or authentication error.\n" },
+	/* lint, explain: best-practice checks (cmd/lint.c, generator/lint.c) */
+	{ "lint", cmd_lint, "check intents and manifests for GPU pitfalls",
+	  "usage: gpuform lint [--format text|json|sarif] "
+	  "[--snapshot-size snap-ID=SIZE]... PATH...\n"
+	  "\n"
+	  "Check intent files and Kubernetes manifests (NodePool, EC2NodeClass,\n"
+	  "Kueue queues and flavors, Job, JobSet, PyTorchJob, Deployment,\n"
+	  "StatefulSet, Pod, CronJob, device-plugin DaemonSets and Helm values)\n"
+	  "for known GPU mistakes. Directories are walked for *.yaml and *.yml;\n"
+	  "'-' reads standard input. Everything given is linted together, so a\n"
+	  "Job is checked against the NodePool, queue and intent pod contract it\n"
+	  "lands on. Intents are recognised by apiVersion gpuform.io/v1alpha1\n"
+	  "and kind ClusterIntent and linted with what they render; unknown\n"
+	  "kinds are accepted silently. Each finding is\n"
+	  "file:line:col: severity: message [RULE-ID rule-name].\n"
+	  "\n"
+	  "  -f, --format FORMAT   text (default), json, or sarif (SARIF 2.1.0,\n"
+	  "                        for GitHub code scanning)\n"
+	  "      --snapshot-size snap-ID=SIZE  the size of an image-cache\n"
+	  "                        snapshot (e.g. snap-0123...=150Gi), for GPU017\n"
+	  "  -h, --help            this text\n"
+	  "\n"
+	  "'gpuform explain' lists the rules; 'gpuform explain RULE' says why\n"
+	  "one matters and how to fix it.\n"
+	  "\n"
+	  "Exit: 0 no error-severity finding (warnings allowed), 1 findings at\n"
+	  "error severity, 2 usage, 3 invalid input (not YAML, or an intent\n"
+	  "that 'gpuform validate' rejects), 4 unreadable file.\n" },
+	{ "explain", cmd_explain, "explain a lint rule (or list them all)",
+	  "usage: gpuform explain [RULE]\n"
+	  "\n"
+	  "Without RULE, list every lint rule: id, severity, name, summary.\n"
+	  "With RULE (an id such as GPU003, or a name such as\n"
+	  "gpu-family-allowlist), print why it matters and how to fix it.\n" },
 	{ "version", cmd_version, "print the version",
 	  "usage: gpuform version\n" },
 	{ "help", cmd_help, "show help for a command",

@@ -1,0 +1,428 @@
+/*
+ * cmd/lint.c: `gpuform lint` — best-practice findings for intents and
+ * Kubernetes manifests as text, JSON or SARIF 2.1.0 — and `gpuform explain`.
+ *
+ * This file reads the files (directories are walked for YAML files),
+ * formats and picks the exit code; the checks are generator/lint.c.
+ */
+#include "cmd/cmd.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "generator/intent.h"
+#include "generator/lint.h"
+#include "generator/yaml.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+#ifndef GPUFORM_VERSION
+#define GPUFORM_VERSION "0.0.0"
+#endif
+
+enum lint_format { FMT_TEXT, FMT_JSON, FMT_SARIF };
+
+struct pathlist {
+	char **items;
+	size_t nr, alloc;
+};
+
+static void pl_add(struct pathlist *l, char *p)
+{
+	GROW(l->items, l->nr + 1, l->alloc);
+	l->items[l->nr++] = p;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_yaml_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	return (len > 5 && !strcmp(n + len - 5, ".yaml")) ||
+	       (len > 4 && !strcmp(n + len - 4, ".yml"));
+}
+
+/* every *.yaml / *.yml under dir, sorted, hidden entries skipped */
+static int walk(struct pathlist *out, const char *dir, struct diags *d)
+{
+	struct pathlist here = { NULL, 0, 0 };
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!dh) {
+		diags_add(d, DIAG_ERROR, dir, 0, 0, NULL,
+			  "cannot read directory: %s", strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(dh)))
+		if (e->d_name[0] != '.')
+			pl_add(&here, xasprintf("%s%s%s", dir,
+						dir[strlen(dir) - 1] == '/'
+							? "" : "/",
+						e->d_name));
+	closedir(dh);
+	if (here.nr)
+		qsort(here.items, here.nr, sizeof(*here.items), cmp_str);
+	for (size_t i = 0; i < here.nr; i++) {
+		struct stat st;
+		if (stat(here.items[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (walk(out, here.items[i], d) < 0)
+				ret = -1;
+			free(here.items[i]);
+		} else if (is_yaml_name(here.items[i])) {
+			pl_add(out, here.items[i]);
+		} else {
+			free(here.items[i]);
+		}
+	}
+	free(here.items);
+	return ret;
+}
+
+/* a relative URI reference for SARIF: unreserved characters and '/' kept */
+static void add_uri(struct buf *b, const char *path)
+{
+	const char *p = path;
+
+	if (path[0] == '/')
+		buf_adds(b, "file://");
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	for (; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || strchr("-._~/", ch))
+			buf_addc(b, (char)ch);
+		else
+			buf_addf(b, "%%%02X", ch);
+	}
+}
+
+static const char *sarif_level(enum lint_severity s)
+{
+	return s == LINT_ERROR ? "error" : s == LINT_WARNING ? "warning"
+							     : "note";
+}
+
+static cJSON *text_obj(const char *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "text", s);
+	return o;
+}
+
+static char *format_sarif(const struct lint_findings *f)
+{
+	cJSON *root = cJSON_CreateObject(), *runs, *run, *driver, *rules,
+	      *results;
+	char *s;
+
+	cJSON_AddStringToObject(root, "$schema",
+				"https://json.schemastore.org/sarif-2.1.0.json");
+	cJSON_AddStringToObject(root, "version", "2.1.0");
+	runs = cJSON_AddArrayToObject(root, "runs");
+	run = cJSON_CreateObject();
+	cJSON_AddItemToArray(runs, run);
+	driver = cJSON_CreateObject();
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(run, "tool"), "driver",
+			      driver);
+	cJSON_AddStringToObject(driver, "name", "gpuform");
+	cJSON_AddStringToObject(driver, "version", GPUFORM_VERSION);
+	rules = cJSON_AddArrayToObject(driver, "rules");
+	for (size_t i = 0; i < lint_nrules; i++) {
+		const struct lint_rule *r = &lint_rules[i];
+		cJSON *o = cJSON_CreateObject(), *cfg;
+		struct buf full = BUF_INIT;
+
+		buf_addf(&full, "%s.\n\n%s", r->summary, r->explain);
+		cJSON_AddStringToObject(o, "id", r->id);
+		cJSON_AddStringToObject(o, "name", r->name);
+		cJSON_AddItemToObject(o, "shortDescription", text_obj(r->summary));
+		cJSON_AddItemToObject(o, "fullDescription",
+				      text_obj(buf_cstr(&full)));
+		cJSON_AddItemToObject(o, "help", text_obj(r->explain));
+		cfg = cJSON_AddObjectToObject(o, "defaultConfiguration");
+		cJSON_AddStringToObject(cfg, "level", sarif_level(r->severity));
+		cJSON_AddItemToArray(rules, o);
+		buf_release(&full);
+	}
+	results = cJSON_AddArrayToObject(run, "results");
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct lint_finding *x = &f->items[i];
+		cJSON *o = cJSON_CreateObject(), *locs, *loc, *phys, *art, *reg;
+		struct buf uri = BUF_INIT;
+
+		cJSON_AddStringToObject(o, "ruleId", x->rule->id);
+		cJSON_AddNumberToObject(o, "ruleIndex",
+					(double)(x->rule - lint_rules));
+		cJSON_AddStringToObject(o, "level", sarif_level(x->sev));
+		cJSON_AddItemToObject(o, "message", text_obj(x->msg));
+		locs = cJSON_AddArrayToObject(o, "locations");
+		loc = cJSON_CreateObject();
+		cJSON_AddItemToArray(locs, loc);
+		phys = cJSON_AddObjectToObject(loc, "physicalLocation");
+		art = cJSON_AddObjectToObject(phys, "artifactLocation");
+		add_uri(&uri, x->file);
+		cJSON_AddStringToObject(art, "uri", buf_cstr(&uri));
+		if (x->file[0] != '/')
+			cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
+		if (x->line > 0) {
+			reg = cJSON_AddObjectToObject(phys, "region");
+			cJSON_AddNumberToObject(reg, "startLine", x->line);
+			if (x->col > 0)
+				cJSON_AddNumberToObject(reg, "startColumn",
+							x->col);
+		}
+		cJSON_AddItemToArray(results, o);
+		buf_release(&uri);
+	}
+	s = cJSON_Print(root);
+	cJSON_Delete(root);
+	return s;
+}
+
+static char *format_json(const struct lint_findings *f, size_t nfiles)
+{
+	cJSON *root = cJSON_CreateObject(), *arr;
+	char *s;
+
+	cJSON_AddNumberToObject(root, "files", (double)nfiles);
+	cJSON_AddNumberToObject(root, "errors", (double)f->counts[LINT_ERROR]);
+	cJSON_AddNumberToObject(root, "warnings",
+				(double)f->counts[LINT_WARNING]);
+	cJSON_AddNumberToObject(root, "info", (double)f->counts[LINT_INFO]);
+	arr = cJSON_AddArrayToObject(root, "findings");
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct lint_finding *x = &f->items[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "file", x->file);
+		cJSON_AddNumberToObject(o, "line", x->line);
+		cJSON_AddNumberToObject(o, "column", x->col);
+		cJSON_AddStringToObject(o, "severity",
+					lint_severity_names[x->sev]);
+		cJSON_AddStringToObject(o, "rule", x->rule->id);
+		cJSON_AddStringToObject(o, "name", x->rule->name);
+		cJSON_AddStringToObject(o, "message", x->msg);
+		cJSON_AddItemToArray(arr, o);
+	}
+	s = cJSON_Print(root);
+	cJSON_Delete(root);
+	return s;
+}
+
+static void print_text(const struct lint_findings *f)
+{
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct lint_finding *x = &f->items[i];
+		if (x->line > 0)
+			printf("%s:%d:%d: ", x->file, x->line, x->col);
+		else
+			printf("%s: ", x->file);
+		printf("%s: %s [%s %s]\n", lint_severity_names[x->sev], x->msg,
+		       x->rule->id, x->rule->name);
+	}
+}
+
+static int parse_snapshot(const char *arg, struct lint_snapshot *out)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || strncmp(arg, "snap-", 5))
+		return -1;
+	out->id = xstrndup(arg, (size_t)(eq - arg));
+	out->gib = intent_parse_gib(eq + 1);
+	return out->gib > 0 ? 0 : -1;
+}
+
+int cmd_lint(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "snapshot-size", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum lint_format fmt = FMT_TEXT;
+	struct lint_snapshot *snaps = NULL;
+	size_t nsnaps = 0, asnaps = 0;
+	struct pathlist paths = { NULL, 0, 0 };
+	struct lint_input *ins = NULL;
+	struct buf *data = NULL;
+	struct lint_findings f = LINT_FINDINGS_INIT;
+	struct lint_opts o;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	int c, code = EXIT_OK, input_err = 0;
+	size_t nin = 0;
+
+	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				fmt = FMT_JSON;
+			else if (!strcmp(optarg, "sarif"))
+				fmt = FMT_SARIF;
+			else
+				return cmd_usage_error("lint",
+						       "unknown format '%s' "
+						       "(text, json or sarif)",
+						       optarg);
+			break;
+		case 'S':
+			GROW(snaps, nsnaps + 1, asnaps);
+			if (parse_snapshot(optarg, &snaps[nsnaps]) < 0) {
+				for (size_t i = 0; i < nsnaps; i++)
+					free((char *)snaps[i].id);
+				if (snaps[nsnaps].id)
+					free((char *)snaps[nsnaps].id);
+				free(snaps);
+				return cmd_usage_error(
+					"lint",
+					"--snapshot-size wants snap-ID=SIZE "
+					"(e.g. snap-0123456789abcdef0=200Gi), "
+					"not '%s'", optarg);
+			}
+			nsnaps++;
+			break;
+		case 'h':
+			free(snaps);
+			return cmd_print_help("lint");
+		default:
+			free(snaps);
+			return cmd_usage_error("lint", "invalid option");
+		}
+	}
+	if (optind >= argc) {
+		free(snaps);
+		return cmd_usage_error("lint", "no file or directory given");
+	}
+
+	for (int i = optind; i < argc; i++) {
+		struct stat st;
+		if (strcmp(argv[i], "-") && stat(argv[i], &st) == 0 &&
+		    S_ISDIR(st.st_mode)) {
+			if (walk(&paths, argv[i], &d) < 0)
+				input_err = EXIT_RUNTIME;
+		} else {
+			pl_add(&paths, xstrdup(argv[i]));
+		}
+	}
+	ins = xcalloc(paths.nr ? paths.nr : 1, sizeof(*ins));
+	data = xcalloc(paths.nr ? paths.nr : 1, sizeof(*data));
+	for (size_t i = 0; i < paths.nr; i++) {
+		struct err e = ERR_INIT;
+		const char *p = paths.items[i];
+		int r = !strcmp(p, "-")
+			? fs_read_file(&data[i], "/dev/stdin", YAML_MAX_INPUT, &e)
+			: fs_read_file(&data[i], p, YAML_MAX_INPUT, &e);
+		if (r < 0) {
+			diags_add(&d, DIAG_ERROR, p, 0, 0, NULL, "%s",
+				  err_msg(&e));
+			if (input_err < (e.code == ERR_INVALID ? EXIT_INVALID
+							       : EXIT_RUNTIME))
+				input_err = e.code == ERR_INVALID
+						    ? EXIT_INVALID
+						    : EXIT_RUNTIME;
+			err_release(&e);
+			continue;
+		}
+		ins[nin].path = !strcmp(p, "-") ? "<stdin>" : p;
+		ins[nin].data = buf_cstr(&data[i]);
+		ins[nin].len = data[i].len;
+		nin++;
+	}
+
+	o.snapshots = snaps;
+	o.nsnapshots = nsnaps;
+	if (lint_run(&f, ins, nin, &o, &d, &err) < 0) {
+		if (err.code != ERR_INVALID) {
+			report_diags(&d);
+			code = report_err(&err);
+			goto out;
+		}
+		if (input_err < EXIT_INVALID)
+			input_err = EXIT_INVALID;
+	}
+	diags_sort(&d);
+	report_diags(&d);
+
+	if (fmt == FMT_TEXT) {
+		print_text(&f);
+		fprintf(stderr,
+			"gpuform lint: %zu file%s, %zu error%s, %zu warning%s, "
+			"%zu info\n",
+			nin, nin == 1 ? "" : "s", f.counts[LINT_ERROR],
+			f.counts[LINT_ERROR] == 1 ? "" : "s",
+			f.counts[LINT_WARNING],
+			f.counts[LINT_WARNING] == 1 ? "" : "s",
+			f.counts[LINT_INFO]);
+	} else {
+		char *s = fmt == FMT_JSON ? format_json(&f, nin)
+					  : format_sarif(&f);
+		if (s) {
+			fputs(s, stdout);
+			fputc('\n', stdout);
+		}
+		free(s);
+	}
+	if (input_err)
+		code = input_err;
+	else if (f.counts[LINT_ERROR])
+		code = EXIT_DIFF;
+out:
+	lint_findings_release(&f);
+	for (size_t i = 0; i < paths.nr; i++) {
+		free(paths.items[i]);
+		buf_release(&data[i]);
+	}
+	free(paths.items);
+	free(data);
+	free(ins);
+	for (size_t i = 0; i < nsnaps; i++)
+		free((char *)snaps[i].id);
+	free(snaps);
+	diags_release(&d);
+	err_release(&err);
+	return code;
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	const struct lint_rule *r;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return cmd_print_help("explain");
+	if (argc > 2)
+		return cmd_usage_error("explain", "one rule at a time");
+	if (argc < 2) {
+		for (size_t i = 0; i < lint_nrules; i++)
+			printf("%-7s %-8s %-28s %s\n", lint_rules[i].id,
+			       lint_severity_names[lint_rules[i].severity],
+			       lint_rules[i].name, lint_rules[i].summary);
+		return EXIT_OK;
+	}
+	r = lint_rule_find(argv[1]);
+	if (!r)
+		return cmd_usage_error("explain",
+				       "unknown rule '%s' ('gpuform explain' "
+				       "lists them)", argv[1]);
+	printf("%s %s (%s)\n\n%s.\n\n%s", r->id, r->name,
+	       lint_severity_names[r->severity], r->summary, r->explain);
+	return EXIT_OK;
+}

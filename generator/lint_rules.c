@@ -1,0 +1,219 @@
+/*
+ * generator/lint_rules.c: the rule table of `gpuform lint` — stable ids,
+ * default severities and the `gpuform explain` texts. The checks themselves
+ * are in lint.c. Ids never change meaning; retired rules keep their id.
+ */
+#include "generator/lint.h"
+
+#include <string.h>
+#include <strings.h>
+
+const char *const lint_severity_names[] = { "error", "warning", "info",
+					    NULL };
+
+const struct lint_rule lint_rules[] = {
+	{ "GPU001", "single-instance-choice", LINT_WARNING,
+	  "GPU NodePool limited to one instance type or family where its GPU "
+	  "class offers more",
+	  "Why: a NodePool that can launch exactly one instance type (or one\n"
+	  "family) fails whenever EC2 has no capacity for it in the chosen\n"
+	  "zones (InsufficientInstanceCapacity), and big GPU types run out\n"
+	  "often (aws/karpenter-provider-aws#1233, #6168). On spot it is worse:\n"
+	  "one type means one spot pool, frequent interruptions, and\n"
+	  "Karpenter's spot-to-spot consolidation needs 15 candidate types.\n"
+	  "Fix: allow every family and size of the GPU class that fits the\n"
+	  "pods, e.g. instance-family In [p5e, p5en] for H200, or g5 sizes\n"
+	  "12xlarge and 24xlarge for 4 x A10G, and narrow with\n"
+	  "instance-gpu-count Gt N-1 instead of naming one type. gpuform\n"
+	  "renders the whole class (see README 'What is rendered').\n" },
+	{ "GPU002", "ami-unpinned", LINT_ERROR,
+	  "EC2NodeClass AMI not pinned (@latest alias, no version, or a "
+	  "moving selector)",
+	  "Why: Karpenter hashes the resolved AMI into every node; when\n"
+	  "'al2023@latest' or a wildcard name/tag/SSM selector resolves to a\n"
+	  "new release, every node of every NodePool using the class drifts and\n"
+	  "is replaced — a multi-day training run dies, and the NVIDIA driver\n"
+	  "(e.g. 570 -> 580) changes under the workloads. Upstream discourages\n"
+	  "@latest in production (docs/domain.md section 2).\n"
+	  "Fix: pin the alias, e.g. 'alias: al2023@v20250505' or\n"
+	  "'alias: bottlerocket@v1.26.1', or select one AMI by 'id'; bump it\n"
+	  "deliberately, inside a maintenance window.\n" },
+	{ "GPU003", "gpu-family-allowlist", LINT_ERROR,
+	  "GPU NodePool without an explicit instance-family allow-list, or "
+	  "allowing families that misreport their GPU count",
+	  "Why: EC2 reports 0 GPUs for g6f/gr6f (fractional L4) and did so for\n"
+	  "p5.4xlarge (aws/karpenter-provider-aws#8368); a pod asking for one\n"
+	  "GPU landed on a quarter GPU in production (#8324), nvidia.com/gpu\n"
+	  "limits can be overshot, and 'instance-gpu-count DoesNotExist' does\n"
+	  "not exclude them. A GPU pool selected only by gpu-name, gpu-count\n"
+	  "or category can also pick up new families nobody reviewed.\n"
+	  "Fix: add 'karpenter.k8s.aws/instance-family In [...]' listing the\n"
+	  "families of the GPU class (g5, g6, g6e, p4d, p4de, p5, p5e, p5en,\n"
+	  "p6-b200, ...), never g6f or gr6f.\n" },
+	{ "GPU004", "general-pool-gpu-families", LINT_WARNING,
+	  "general-purpose NodePool can launch GPU instances or families that "
+	  "misreport their GPU count",
+	  "Why: a NodePool without a GPU taint or GPU requirement serves every\n"
+	  "pending pod; if its requirements do not exclude GPU families,\n"
+	  "Karpenter may pick a g/p instance for CPU pods when it is the\n"
+	  "cheapest fit, and g6f/gr6f report 0 GPUs so\n"
+	  "'instance-gpu-count DoesNotExist' does not keep them out\n"
+	  "(aws/karpenter-provider-aws#8368, #2132).\n"
+	  "Fix: restrict categories ('instance-category In [c, m, r]'), or add\n"
+	  "'instance-gpu-count DoesNotExist' together with\n"
+	  "'instance-family NotIn [g4dn, g5, g6, g6e, g6f, gr6f, p3, p3dn, p4d,\n"
+	  "p4de, p5, p5e, p5en, p6-b200]' as gpuform's general pool does.\n" },
+	{ "GPU005", "efa-security-group", LINT_WARNING,
+	  "EFA node class without an explicit security-group term for the "
+	  "self-referencing EFA group",
+	  "Why: EFA traffic needs a security group that allows all protocols\n"
+	  "inbound and outbound to and from itself. Groups selected only by a\n"
+	  "discovery tag are usually the node group, which lacks the\n"
+	  "self-reference; NCCL over EFA then hangs or falls back to TCP\n"
+	  "(docs/domain.md section 9).\n"
+	  "Fix: add a securityGroupSelectorTerms entry with the 'id' (or\n"
+	  "'name') of a group that allows all traffic to and from itself; in an\n"
+	  "intent, set spec.network.efaSecurityGroup.\n" },
+	{ "GPU006", "efa-instance-types", LINT_ERROR,
+	  "EFA requested but the pool offers no instance type with that many "
+	  "EFA interfaces",
+	  "Why: pods requesting vpc.amazonaws.com/efa stay Pending when none\n"
+	  "of the instance types they can land on has EFA (g5/g6 below 8xlarge,\n"
+	  "p3 have none) or has fewer interfaces than requested (p5.48xlarge 32,\n"
+	  "p5en 16, p4d 4, p6-b200 8; docs/domain.md section 9).\n"
+	  "Fix: allow EFA-capable families and sizes in the NodePool, or lower\n"
+	  "the request to what the instance types have.\n" },
+	{ "GPU007", "device-plugin-toleration", LINT_ERROR,
+	  "EFA or NVIDIA device plugin without a toleration for the GPU taint",
+	  "Why: GPU NodePools are tainted nvidia.com/gpu:NoSchedule. The\n"
+	  "aws-efa-k8s-device-plugin chart ships empty tolerations, so its\n"
+	  "DaemonSet never runs on GPU nodes; the EFA resource never appears and\n"
+	  "Karpenter never marks the node initialised (docs/domain.md section\n"
+	  "9; aws/karpenter-provider-aws#1914).\n"
+	  "Fix: add 'tolerations: [{key: nvidia.com/gpu, operator: Exists,\n"
+	  "effect: NoSchedule}]' to the DaemonSet or the chart values.\n" },
+	{ "GPU008", "time-slicing-inference", LINT_WARNING,
+	  "production inference on time-sliced GPUs (no memory or fault "
+	  "isolation); prefer MIG",
+	  "Why: time-slicing gives every replica the whole GPU memory and no\n"
+	  "fault isolation: one model's OOM or Xid error takes down its\n"
+	  "neighbours, and latency depends on them (NVIDIA device plugin\n"
+	  "docs; docs/domain.md section 7).\n"
+	  "Fix: on A100/H100/H200/B200 use MIG ('sharing: {mig: 1g.10gb}' in an\n"
+	  "intent, or a MIG device-plugin config) for isolated slices; on\n"
+	  "T4/A10G/L4/L40S give production inference whole GPUs and keep\n"
+	  "time-slicing for dev and batch pools.\n" },
+	{ "GPU009", "do-not-disrupt-missing", LINT_ERROR,
+	  "pods of an uninterruptible pool (or a GPU gang) lack "
+	  "karpenter.sh/do-not-disrupt",
+	  "Why: without 'karpenter.sh/do-not-disrupt: \"true\"' on the pods,\n"
+	  "Karpenter consolidation and drift may drain a node under a running\n"
+	  "gang; Kueue then evicts and requeues the whole gang\n"
+	  "(docs/domain.md sections 4 and 11). Budgets on the NodePool are not\n"
+	  "enough when the pool is shared.\n"
+	  "Fix: add the annotation to the pod template (for Jobs, JobSets and\n"
+	  "PyTorchJobs: every replica's template), as the intent's pod contract\n"
+	  "(addons/pod-contract-<workload>.yaml) lists.\n" },
+	{ "GPU010", "kueue-queue-name", LINT_ERROR,
+	  "GPU job without a kueue.x-k8s.io/queue-name label, or naming a "
+	  "LocalQueue that does not exist",
+	  "Why: a job without the queue-name label bypasses Kueue: no quota,\n"
+	  "no gang admission, and it grabs GPUs other teams were promised. A\n"
+	  "label naming a missing LocalQueue leaves the job suspended forever.\n"
+	  "Fix: label the job 'kueue.x-k8s.io/queue-name: <LocalQueue>' with a\n"
+	  "LocalQueue of its namespace (gpuform names it after the workload).\n" },
+	{ "GPU011", "gpu-toleration-missing", LINT_ERROR,
+	  "GPU pods without the toleration for the GPU pool's taint",
+	  "Why: GPU NodePools are tainted (nvidia.com/gpu=true:NoSchedule) so\n"
+	  "CPU pods stay off expensive nodes; a GPU pod without the toleration\n"
+	  "never schedules there, and Karpenter may keep launching nodes for\n"
+	  "it (docs/domain.md section 13).\n"
+	  "Fix: add 'tolerations: [{key: nvidia.com/gpu, operator: Exists,\n"
+	  "effect: NoSchedule}]' to the pod template, as the pod contract lists\n"
+	  "(Kueue also injects its ResourceFlavor's tolerations on admission).\n" },
+	{ "GPU012", "gpus-exceed-instance", LINT_ERROR,
+	  "pod requests more GPUs than any instance type it can land on has",
+	  "Why: a pod must fit on one node; asking for 16 GPUs when the\n"
+	  "largest type of the pool has 8 keeps it Pending forever (no EC2 GPU\n"
+	  "instance has more than 8 GPUs).\n"
+	  "Fix: request at most the GPUs of one instance (8 on p4d/p5/p5e/\n"
+	  "p5en/p6-b200/g5.48xlarge) and scale out with more pods (a gang), or\n"
+	  "allow larger instance types in the pool.\n" },
+	{ "GPU013", "expire-without-grace-period", LINT_WARNING,
+	  "NodePool expires nodes while its pods use do-not-disrupt, without "
+	  "terminationGracePeriod",
+	  "Why: expireAfter (default 720h) is forceful, but draining waits for\n"
+	  "do-not-disrupt pods; without terminationGracePeriod the node can\n"
+	  "hang in draining forever (Karpenter docs; docs/domain.md sections 1\n"
+	  "and 4).\n"
+	  "Fix: set 'terminationGracePeriod' (e.g. 1h, longer than a\n"
+	  "checkpoint interval) next to expireAfter, or 'expireAfter: Never'\n"
+	  "for pools that must never be interrupted.\n" },
+	{ "GPU014", "quota-below-gang", LINT_ERROR,
+	  "Kueue ClusterQueue GPU quota is smaller than the gang the job needs",
+	  "Why: Kueue admits a workload only if all its pods fit the quota at\n"
+	  "once (all-or-nothing); a gang of 16 x 8 GPUs in a queue with 64 GPUs\n"
+	  "of nominal quota is never admitted and waits forever\n"
+	  "(docs/domain.md section 10).\n"
+	  "Fix: raise the ClusterQueue's nvidia.com/gpu nominalQuota (and the\n"
+	  "NodePool limit) to at least pods x GPUs per pod, or shrink the gang.\n" },
+	{ "GPU015", "limits-below-quota", LINT_ERROR,
+	  "NodePool nvidia.com/gpu limit is below the Kueue quota of the "
+	  "ClusterQueue that feeds it",
+	  "Why: Kueue admits work up to its quota, then Karpenter refuses to\n"
+	  "launch past the NodePool limit: admitted pods stay Pending,\n"
+	  "waitForPodsReady evicts the gang and requeues it, over and over\n"
+	  "(docs/domain.md sections 11 and 13: keep quotas <= limits).\n"
+	  "Fix: make the NodePool's limits.nvidia.com/gpu at least the quota\n"
+	  "(for time-sliced or MIG pools: quota / replicas per GPU), or lower\n"
+	  "the quota.\n" },
+	{ "GPU016", "spot-to-spot-narrow", LINT_WARNING,
+	  "spotToSpotConsolidation is enabled but no spot NodePool offers 15 "
+	  "instance types",
+	  "Why: Karpenter replaces a spot node with a cheaper spot node only\n"
+	  "when at least 15 cheaper candidate types exist; narrow GPU pools\n"
+	  "never qualify, so the gate buys nothing there and its churn is\n"
+	  "pure risk (docs/domain.md section 5). The gate is controller-wide:\n"
+	  "when some spot pool in the lint run does offer 15 or more types,\n"
+	  "narrow pools just do not take part and are not reported.\n"
+	  "Fix: widen the pool to 15+ instance types, or leave\n"
+	  "settings.featureGates.spotToSpotConsolidation off (gpuform's\n"
+	  "karpenter-values turns it on only when a pool qualifies).\n" },
+	{ "GPU017", "image-cache-volume", LINT_ERROR,
+	  "Bottlerocket image-cache snapshot larger than its data volume, or "
+	  "put on the OS volume",
+	  "Why: the pre-pulled image cache is an EBS snapshot of a Bottlerocket\n"
+	  "data volume and must seed /dev/xvdb; EC2 refuses to launch when the\n"
+	  "volume is smaller than its snapshot, so every node launch fails\n"
+	  "(aws-samples/bottlerocket-images-cache; docs/domain.md section 2).\n"
+	  "Fix: put snapshotID on the /dev/xvdb mapping and make its\n"
+	  "volumeSize at least the snapshot size (gpuform lint\n"
+	  "--snapshot-size snap-...=SIZE tells lint the size).\n" },
+	{ "GPU018", "al2023-device-plugin", LINT_WARNING,
+	  "AL2023 GPU pool with no NVIDIA device-plugin configuration",
+	  "Why: the AL2023 NVIDIA AMI has the driver but not the device\n"
+	  "plugin; without it nodes never advertise nvidia.com/gpu, Karpenter\n"
+	  "never marks them initialised, and they are never consolidated\n"
+	  "(docs/domain.md sections 1 and 7).\n"
+	  "Fix: deploy the NVIDIA device plugin (include its DaemonSet, Helm\n"
+	  "values or config ConfigMap in the lint run), and select a config\n"
+	  "per pool with the 'nvidia.com/device-plugin.config' node label.\n" },
+	{ "GPU019", "gpu-pool-no-limits", LINT_WARNING,
+	  "GPU NodePool without an nvidia.com/gpu limit",
+	  "Why: without limits a pending-pod storm or a mis-sized job launches\n"
+	  "GPU instances without bound — runaway GPU spend is the first fear of\n"
+	  "every platform team (docs/domain.md section 13).\n"
+	  "Fix: set 'limits: {nvidia.com/gpu: N}' (and keep Kueue quotas at or\n"
+	  "below it).\n" },
+};
+
+const size_t lint_nrules = sizeof(lint_rules) / sizeof(lint_rules[0]);
+
+const struct lint_rule *lint_rule_find(const char *s)
+{
+	for (size_t i = 0; i < lint_nrules; i++)
+		if (!strcasecmp(lint_rules[i].id, s) ||
+		    !strcmp(lint_rules[i].name, s))
+			return &lint_rules[i];
+	return NULL;
+}
