@@ -70,10 +70,12 @@ static int walk(struct pathlist *out, const char *dir, struct diags *d)
 	}
 	while ((e = readdir(dh)))
 		if (e->d_name[0] != '.')
-			pl_add(&here, xasprintf("%s%s%s", dir,
-						dir[strlen(dir) - 1] == '/'
-							? "" : "/",
-						e->d_name));
+			pl_add(&here, !strcmp(dir, ".")
+				? xstrdup(e->d_name)
+				: xasprintf("%s%s%s", dir,
+					    dir[strlen(dir) - 1] == '/' ? ""
+									: "/",
+					    e->d_name));
 	closedir(dh);
 	if (here.nr)
 		qsort(here.items, here.nr, sizeof(*here.items), cmp_str);

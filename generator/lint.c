@@ -56,6 +56,7 @@ enum rule_idx {
 /* ---- documents ----------------------------------------------------------- */
 
 struct doc {
+	size_t seq; /* input order, to keep one file's documents in order */
 	const char *file;
 	const struct ynode *root;
 	const char *api, *kind, *name, *ns;
@@ -432,6 +433,7 @@ static void add_doc(struct lctx *c, const char *file, const struct ynode *root,
 		return;
 	GROW(c->docs, c->ndocs + 1, c->adocs);
 	d = &c->docs[c->ndocs++];
+	d->seq = c->ndocs;
 	d->file = file;
 	d->root = root;
 	d->api = sget(root, "apiVersion");
@@ -983,7 +985,8 @@ static int workload_of(const struct doc *d, struct workload_ref *w)
 					   *par = kid(js, "parallelism");
 			long cnt = (num(r) < 0 ? 1 : num(r)) *
 				   (num(par) < 0 ? 1 : num(par));
-			add_set(w, kid(js, "template"), cnt, r ? r : par);
+			add_set(w, kid(js, "template"), cnt,
+				num(r) > 1 || !par ? r : par);
 		}
 	} else if (!strcmp(d->kind, "Deployment") ||
 		   !strcmp(d->kind, "StatefulSet") ||
@@ -1227,9 +1230,10 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 		if (ncand > 0 && p->gpus > cap)
 			report(c, R_GPUS, d, p->gpu_node,
 			       "pod requests %ld GPUs but the largest instance "
-			       "type it can land on%s%s has %ld",
+			       "type it can land on%s%s%s has %ld",
 			       p->gpus, r.npools ? " (pool " : "",
-			       r.npools ? buf_cstr(&names) : "", cap);
+			       r.npools ? buf_cstr(&names) : "",
+			       r.npools ? ")" : "", cap);
 		else if (ncand == 0 && r.npools)
 			report(c, R_GPUS, d, p->gpu_node,
 			       "pod requests %ld GPUs but pool %s can launch no "
@@ -1249,14 +1253,24 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 	}
 
 	/* GPU006: EFA on types without (enough) EFA */
-	if (p->efa > 0 && ncand >= 0 && max_e < p->efa)
-		report(c, R_EFA_TYPES, d, p->efa_node,
-		       "pod requests %ld EFA interfaces but %s%s%s offers "
-		       "%s%d",
-		       p->efa, r.npools ? "pool " : "",
-		       r.npools ? buf_cstr(&names) : "its nodeSelector",
-		       r.npools ? "" : "",
-		       max_e ? "at most " : "", max_e);
+	if (p->efa > 0 && ncand >= 0 && max_e < p->efa) {
+		struct buf what = BUF_INIT;
+		if (r.npools)
+			buf_addf(&what, "pool %s", buf_cstr(&names));
+		else
+			buf_adds(&what, "its nodeSelector");
+		if (max_e)
+			report(c, R_EFA_TYPES, d, p->efa_node,
+			       "pod requests %ld EFA interfaces but the instance "
+			       "types of %s have at most %d",
+			       p->efa, buf_cstr(&what), max_e);
+		else
+			report(c, R_EFA_TYPES, d, p->efa_node,
+			       "pod requests %ld EFA interface%s but no instance "
+			       "type of %s has EFA",
+			       p->efa, p->efa == 1 ? "" : "s", buf_cstr(&what));
+		buf_release(&what);
+	}
 
 	/* GPU005: EFA pods on a node class without an explicit SG term */
 	for (size_t i = 0; p->efa > 0 && i < r.npools; i++) {
@@ -1638,7 +1652,7 @@ static void check_pool(struct lctx *c, struct pool *p)
 			       "'%s'), whose AMI has no NVIDIA device plugin, and "
 			       "nothing here deploys or configures one",
 			       p->name, p->nc->name ? p->nc->name : "");
-		else if (cfg && cm && !kid(kid(cm->root, "data"), cfg))
+		else if (cfg && cm && !plugin_config(c, cfg, NULL))
 			report(c, R_AL2023, d, kid(p->labels, LBL_PLUGIN_CONFIG),
 			       "GPU NodePool '%s' selects device-plugin config "
 			       "'%s', which ConfigMap '%s' does not define",
@@ -1827,6 +1841,18 @@ static void check_intent(struct lctx *c, const struct intent *in)
 
 /* ---- driver -------------------------------------------------------------- */
 
+/* documents by file name, then in file order: name lookups that several
+ * files answer then give the same result whatever the argument order */
+static int doc_cmp(const void *pa, const void *pb)
+{
+	const struct doc *a = pa, *b = pb;
+	int r = strcmp(a->file, b->file);
+
+	if (r)
+		return r;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 static int finding_cmp(const void *pa, const void *pb)
 {
 	const struct lint_finding *a = pa, *b = pb;
@@ -1906,6 +1932,8 @@ int lint_run(struct lint_findings *out, const struct lint_input *in,
 		}
 	}
 
+	if (c.ndocs)
+		qsort(c.docs, c.ndocs, sizeof(*c.docs), doc_cmp);
 	index_globals(&c);
 	for (size_t i = 0; i < c.nintents; i++)
 		if (c.intents[i]->file)
