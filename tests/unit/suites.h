@@ -27,6 +27,8 @@ Suite *digest_suite(void);   /* test_digest.c: reconcile/digest.c, ApplySet id *
 Suite *yaml_fuzz_regressions_suite(void); /* test_yaml.c: fuzz finds */
 Suite *check_fuzz_regressions_suite(void); /* test_check.c: fuzz finds */
 
+Suite *lint_suite(void);     /* test_lint.c: generator/lint.c, lint_rules.c */
+
 /*
  * ---- more suites go here ----
  * (declare the new <mod>_suite here once its test_<mod>.c exists; also
