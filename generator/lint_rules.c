@@ -34,7 +34,7 @@ const struct lint_rule lint_rules[] = {
 	  "new release, every node of every NodePool using the class drifts and\n"
 	  "is replaced — a multi-day training run dies, and the NVIDIA driver\n"
 	  "(e.g. 570 -> 580) changes under the workloads. Upstream discourages\n"
-	  "@latest in production (docs/domain.md section 2).\n"
+	  "@latest in production (Karpenter EC2NodeClass docs, amiSelectorTerms).\n"
 	  "Fix: pin the alias, e.g. 'alias: al2023@v20250505' or\n"
 	  "'alias: bottlerocket@v1.26.1', or select one AMI by 'id'; bump it\n"
 	  "deliberately, inside a maintenance window.\n" },
@@ -70,7 +70,7 @@ const struct lint_rule lint_rules[] = {
 	  "inbound and outbound to and from itself. Groups selected only by a\n"
 	  "discovery tag are usually the node group, which lacks the\n"
 	  "self-reference; NCCL over EFA then hangs or falls back to TCP\n"
-	  "(docs/domain.md section 9).\n"
+	  "(AWS EFA user guide: an EFA-enabled security group).\n"
 	  "Fix: add a securityGroupSelectorTerms entry with the 'id' (or\n"
 	  "'name') of a group that allows all traffic to and from itself; in an\n"
 	  "intent, set spec.network.efaSecurityGroup.\n" },
@@ -80,7 +80,7 @@ const struct lint_rule lint_rules[] = {
 	  "Why: pods requesting vpc.amazonaws.com/efa stay Pending when none\n"
 	  "of the instance types they can land on has EFA (g5/g6 below 8xlarge,\n"
 	  "p3 have none) or has fewer interfaces than requested (p5.48xlarge 32,\n"
-	  "p5en 16, p4d 4, p6-b200 8; docs/domain.md section 9).\n"
+	  "p5en 16, p4d 4, p6-b200 8; Karpenter instance-type reference).\n"
 	  "Fix: allow EFA-capable families and sizes in the NodePool, or lower\n"
 	  "the request to what the instance types have.\n" },
 	{ "GPU007", "device-plugin-toleration", LINT_ERROR,
@@ -88,8 +88,8 @@ const struct lint_rule lint_rules[] = {
 	  "Why: GPU NodePools are tainted nvidia.com/gpu:NoSchedule. The\n"
 	  "aws-efa-k8s-device-plugin chart ships empty tolerations, so its\n"
 	  "DaemonSet never runs on GPU nodes; the EFA resource never appears and\n"
-	  "Karpenter never marks the node initialised (docs/domain.md section\n"
-	  "9; aws/karpenter-provider-aws#1914).\n"
+	  "Karpenter never marks the node initialised (aws/eks-charts\n"
+	  "aws-efa-k8s-device-plugin values; aws/karpenter-provider-aws#1914).\n"
 	  "Fix: add 'tolerations: [{key: nvidia.com/gpu, operator: Exists,\n"
 	  "effect: NoSchedule}]' to the DaemonSet or the chart values.\n" },
 	{ "GPU008", "time-slicing-inference", LINT_WARNING,
@@ -97,8 +97,8 @@ const struct lint_rule lint_rules[] = {
 	  "isolation); prefer MIG",
 	  "Why: time-slicing gives every replica the whole GPU memory and no\n"
 	  "fault isolation: one model's OOM or Xid error takes down its\n"
-	  "neighbours, and latency depends on them (NVIDIA device plugin\n"
-	  "docs; docs/domain.md section 7).\n"
+	  "neighbours, and latency depends on them (NVIDIA k8s-device-plugin\n"
+	  "README, shared access to GPUs).\n"
 	  "Fix: on A100/H100/H200/B200 use MIG ('sharing: {mig: 1g.10gb}' in an\n"
 	  "intent, or a MIG device-plugin config) for isolated slices; on\n"
 	  "T4/A10G/L4/L40S give production inference whole GPUs and keep\n"
@@ -108,8 +108,8 @@ const struct lint_rule lint_rules[] = {
 	  "karpenter.sh/do-not-disrupt",
 	  "Why: without 'karpenter.sh/do-not-disrupt: \"true\"' on the pods,\n"
 	  "Karpenter consolidation and drift may drain a node under a running\n"
-	  "gang; Kueue then evicts and requeues the whole gang\n"
-	  "(docs/domain.md sections 4 and 11). Budgets on the NodePool are not\n"
+	  "gang; Kueue's waitForPodsReady then evicts and requeues the whole\n"
+	  "gang (Karpenter disruption docs). Budgets on the NodePool are not\n"
 	  "enough when the pool is shared.\n"
 	  "Fix: add the annotation to the pod template (for Jobs, JobSets and\n"
 	  "PyTorchJobs: every replica's template), as the intent's pod contract\n"
@@ -127,7 +127,7 @@ const struct lint_rule lint_rules[] = {
 	  "Why: GPU NodePools are tainted (nvidia.com/gpu=true:NoSchedule) so\n"
 	  "CPU pods stay off expensive nodes; a GPU pod without the toleration\n"
 	  "never schedules there, and Karpenter may keep launching nodes for\n"
-	  "it (docs/domain.md section 13).\n"
+	  "it.\n"
 	  "Fix: add 'tolerations: [{key: nvidia.com/gpu, operator: Exists,\n"
 	  "effect: NoSchedule}]' to the pod template, as the pod contract lists\n"
 	  "(Kueue also injects its ResourceFlavor's tolerations on admission).\n" },
@@ -144,8 +144,8 @@ const struct lint_rule lint_rules[] = {
 	  "terminationGracePeriod",
 	  "Why: expireAfter (default 720h) is forceful, but draining waits for\n"
 	  "do-not-disrupt pods; without terminationGracePeriod the node can\n"
-	  "hang in draining forever (Karpenter docs; docs/domain.md sections 1\n"
-	  "and 4).\n"
+	  "hang in draining forever (Karpenter NodePool docs, expireAfter and\n"
+	  "terminationGracePeriod).\n"
 	  "Fix: set 'terminationGracePeriod' (e.g. 1h, longer than a\n"
 	  "checkpoint interval) next to expireAfter, or 'expireAfter: Never'\n"
 	  "for pools that must never be interrupted.\n" },
@@ -153,8 +153,8 @@ const struct lint_rule lint_rules[] = {
 	  "Kueue ClusterQueue GPU quota is smaller than the gang the job needs",
 	  "Why: Kueue admits a workload only if all its pods fit the quota at\n"
 	  "once (all-or-nothing); a gang of 16 x 8 GPUs in a queue with 64 GPUs\n"
-	  "of nominal quota is never admitted and waits forever\n"
-	  "(docs/domain.md section 10).\n"
+	  "of nominal quota is never admitted and waits forever (Kueue\n"
+	  "docs, all-or-nothing admission).\n"
 	  "Fix: raise the ClusterQueue's nvidia.com/gpu nominalQuota (and the\n"
 	  "NodePool limit) to at least pods x GPUs per pod, or shrink the gang.\n" },
 	{ "GPU015", "limits-below-quota", LINT_ERROR,
@@ -162,8 +162,11 @@ const struct lint_rule lint_rules[] = {
 	  "ClusterQueue that feeds it",
 	  "Why: Kueue admits work up to its quota, then Karpenter refuses to\n"
 	  "launch past the NodePool limit: admitted pods stay Pending,\n"
-	  "waitForPodsReady evicts the gang and requeues it, over and over\n"
-	  "(docs/domain.md sections 11 and 13: keep quotas <= limits).\n"
+	  "waitForPodsReady evicts the gang and requeues it, over and over.\n"
+	  "Kueue cannot ask Karpenter for capacity (no ProvisioningRequest,\n"
+	  "kubernetes-sigs/kueue#2508), and Karpenter counts physical GPUs,\n"
+	  "not time-slice replicas or MIG slices (kubernetes-sigs/karpenter#729,\n"
+	  "aws/karpenter-provider-aws#3376).\n"
 	  "Fix: make the NodePool's limits.nvidia.com/gpu at least the quota\n"
 	  "(for time-sliced or MIG pools: quota / replicas per GPU), or lower\n"
 	  "the quota.\n" },
@@ -173,9 +176,10 @@ const struct lint_rule lint_rules[] = {
 	  "Why: Karpenter replaces a spot node with a cheaper spot node only\n"
 	  "when at least 15 cheaper candidate types exist; narrow GPU pools\n"
 	  "never qualify, so the gate buys nothing there and its churn is\n"
-	  "pure risk (docs/domain.md section 5). The gate is controller-wide:\n"
-	  "when some spot pool in the lint run does offer 15 or more types,\n"
-	  "narrow pools just do not take part and are not reported.\n"
+	  "pure risk (Karpenter feature gate SpotToSpotConsolidation). The\n"
+	  "gate is controller-wide: when some spot pool in the lint run does\n"
+	  "offer 15 or more types, narrow pools just do not take part and are\n"
+	  "not reported.\n"
 	  "Fix: widen the pool to 15+ instance types, or leave\n"
 	  "settings.featureGates.spotToSpotConsolidation off (gpuform's\n"
 	  "karpenter-values turns it on only when a pool qualifies).\n" },
@@ -185,7 +189,7 @@ const struct lint_rule lint_rules[] = {
 	  "Why: the pre-pulled image cache is an EBS snapshot of a Bottlerocket\n"
 	  "data volume and must seed /dev/xvdb; EC2 refuses to launch when the\n"
 	  "volume is smaller than its snapshot, so every node launch fails\n"
-	  "(aws-samples/bottlerocket-images-cache; docs/domain.md section 2).\n"
+	  "(aws-samples/bottlerocket-images-cache).\n"
 	  "Fix: put snapshotID on the /dev/xvdb mapping and make its\n"
 	  "volumeSize at least the snapshot size (gpuform lint\n"
 	  "--snapshot-size snap-...=SIZE tells lint the size).\n" },
@@ -194,7 +198,7 @@ const struct lint_rule lint_rules[] = {
 	  "Why: the AL2023 NVIDIA AMI has the driver but not the device\n"
 	  "plugin; without it nodes never advertise nvidia.com/gpu, Karpenter\n"
 	  "never marks them initialised, and they are never consolidated\n"
-	  "(docs/domain.md sections 1 and 7).\n"
+	  "(Karpenter troubleshooting; aws/karpenter-provider-aws#1914).\n"
 	  "Fix: deploy the NVIDIA device plugin (include its DaemonSet, Helm\n"
 	  "values or config ConfigMap in the lint run), and select a config\n"
 	  "per pool with the 'nvidia.com/device-plugin.config' node label.\n" },
@@ -202,7 +206,7 @@ const struct lint_rule lint_rules[] = {
 	  "GPU NodePool without an nvidia.com/gpu limit",
 	  "Why: without limits a pending-pod storm or a mis-sized job launches\n"
 	  "GPU instances without bound — runaway GPU spend is the first fear of\n"
-	  "every platform team (docs/domain.md section 13).\n"
+	  "every platform team.\n"
 	  "Fix: set 'limits: {nvidia.com/gpu: N}' (and keep Kueue quotas at or\n"
 	  "below it).\n" },
 };
