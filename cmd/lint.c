@@ -243,11 +243,14 @@ static int parse_snapshot(const char *arg, struct lint_snapshot *out)
 {
 	const char *eq = strchr(arg, '=');
 
+	out->id = NULL;
 	if (!eq || eq == arg || strncmp(arg, "snap-", 5))
 		return -1;
-	out->id = xstrndup(arg, (size_t)(eq - arg));
 	out->gib = intent_parse_gib(eq + 1);
-	return out->gib > 0 ? 0 : -1;
+	if (out->gib <= 0)
+		return -1;
+	out->id = xstrndup(arg, (size_t)(eq - arg));
+	return 0;
 }
 
 int cmd_lint(int argc, char **argv)
@@ -280,19 +283,19 @@ int cmd_lint(int argc, char **argv)
 				fmt = FMT_JSON;
 			else if (!strcmp(optarg, "sarif"))
 				fmt = FMT_SARIF;
-			else
-				return cmd_usage_error("lint",
+			else {
+				code = cmd_usage_error("lint",
 						       "unknown format '%s' "
 						       "(text, json or sarif)",
 						       optarg);
+				goto out;
+			}
 			break;
 		case 'S':
 			GROW(snaps, nsnaps + 1, asnaps);
 			if (parse_snapshot(optarg, &snaps[nsnaps]) < 0) {
 				for (size_t i = 0; i < nsnaps; i++)
 					free((char *)snaps[i].id);
-				if (snaps[nsnaps].id)
-					free((char *)snaps[nsnaps].id);
 				free(snaps);
 				return cmd_usage_error(
 					"lint",
@@ -303,16 +306,16 @@ int cmd_lint(int argc, char **argv)
 			nsnaps++;
 			break;
 		case 'h':
-			free(snaps);
-			return cmd_print_help("lint");
+			code = cmd_print_help("lint");
+			goto out;
 		default:
-			free(snaps);
-			return cmd_usage_error("lint", "invalid option");
+			code = cmd_usage_error("lint", "invalid option");
+			goto out;
 		}
 	}
 	if (optind >= argc) {
-		free(snaps);
-		return cmd_usage_error("lint", "no file or directory given");
+		code = cmd_usage_error("lint", "no file or directory given");
+		goto out;
 	}
 
 	for (int i = optind; i < argc; i++) {

@@ -1124,9 +1124,7 @@ static void resolve(const struct lctx *c, const struct doc *d,
 		if (!kind_is(pc, "PodContract") ||
 		    (d->ns && pc->ns && strcmp(d->ns, pc->ns)))
 			continue;
-		qn = sget(pc->root, "labels." LBL_QUEUE);
-		if (!qn)
-			qn = str(kid(kid(pc->root, "labels"), LBL_QUEUE));
+		qn = str(kid(kid(pc->root, "labels"), LBL_QUEUE));
 		if (qn && !strcmp(qn, r->queue)) {
 			r->contract = pc;
 			break;
