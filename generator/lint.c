@@ -713,7 +713,8 @@ static void index_pool(struct lctx *c, const struct doc *d)
 		if (!k || !op)
 			continue;
 		if ((!strcmp(k, "karpenter.k8s.aws/instance-gpu-name") ||
-		     !strcmp(k, "karpenter.k8s.aws/instance-gpu-count")) &&
+		     !strcmp(k, "karpenter.k8s.aws/instance-gpu-count") ||
+		     !strcmp(k, "karpenter.k8s.aws/instance-gpu-manufacturer")) &&
 		    (!strcmp(op, "In") || !strcmp(op, "Gt") ||
 		     !strcmp(op, "Gte") || !strcmp(op, "Exists"))) {
 			p->gpu = 1;
@@ -1682,6 +1683,9 @@ static void check_nodeclass(struct lctx *c, const struct doc *d)
 		const char *a = sget(t, "alias"), *nm = sget(t, "name"),
 			   *ssm = sget(t, "ssmParameter");
 		const char *at = a ? strchr(a, '@') : NULL;
+		/* Windows aliases accept only @latest: nothing to pin */
+		if (a && !strncasecmp(a, "windows", 7))
+			continue;
 		if (a && (!at || !strcmp(at, "@latest") || !at[1]))
 			report(c, R_AMI, d, kid(t, "alias"),
 			       "AMI alias '%s' is not pinned: every new release "
