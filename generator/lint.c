@@ -1618,6 +1618,33 @@ static void check_pool(struct lctx *c, struct pool *p)
 			       alt_fams == 1 ? "y" : "ies");
 	}
 
+	/* GPU006: static EFA interfaces on types without EFA */
+	if (p->nc && p->confined) {
+		const struct ynode *nis = get(p->nc->root,
+					      "spec.networkInterfaces");
+		int efa_ifs = 0, without = 0;
+		const char *example = NULL;
+		for (int i = 0; i < seq_len(nis); i++) {
+			const char *it = sget(nis->kids[i], "interfaceType");
+			if (it && !strncmp(it, "efa", 3))
+				efa_ifs++;
+		}
+		for (size_t i = 0; efa_ifs && i < c->cat->ntypes; i++)
+			if (p->admit[i] && c->cat->types[i].gpus > 0 &&
+			    c->cat->types[i].efa < efa_ifs) {
+				without++;
+				if (!example)
+					example = c->cat->types[i].name;
+			}
+		if (without)
+			report(c, R_EFA_TYPES, d, fam ? fam : typ ? typ : at_reqs,
+			       "NodePool '%s' uses EC2NodeClass '%s' with %d EFA "
+			       "interface%s, but %d of its instance types (e.g. "
+			       "%s) have fewer; launches there fail",
+			       p->name, p->nc->name ? p->nc->name : "", efa_ifs,
+			       efa_ifs == 1 ? "" : "s", without, example);
+	}
+
 	/* GPU019: no GPU limit */
 	if (!p->has_limit)
 		report(c, R_NOLIMIT, d, kid(d->root, "spec"),
