@@ -81,8 +81,11 @@ const struct lint_rule lint_rules[] = {
 	  "of the instance types they can land on has EFA (g5/g6 below 8xlarge,\n"
 	  "p3 have none) or has fewer interfaces than requested (p5.48xlarge 32,\n"
 	  "p5en 16, p4d 4, p6-b200 8; Karpenter instance-type reference).\n"
-	  "Fix: allow EFA-capable families and sizes in the NodePool, or lower\n"
-	  "the request to what the instance types have.\n" },
+	  "An EC2NodeClass with static EFA networkInterfaces fails to launch\n"
+	  "every instance type of its pools that has fewer EFA interfaces.\n"
+	  "Fix: allow only EFA-capable families and sizes in the NodePool\n"
+	  "(e.g. instance-size In [8xlarge, ...] for g5/g6/g6e), or lower the\n"
+	  "request to what the instance types have.\n" },
 	{ "GPU007", "device-plugin-toleration", LINT_ERROR,
 	  "EFA or NVIDIA device plugin without a toleration for the GPU taint",
 	  "Why: GPU NodePools are tainted nvidia.com/gpu:NoSchedule. The\n"
