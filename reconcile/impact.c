@@ -139,24 +139,77 @@ static void add_rule(struct impact *im, enum impact_class cls,
 		im->cls = cls;
 }
 
-static void add_pool(struct impact *im, const char *name)
+/* insert name into a sorted, unique list */
+static void set_add(char ***v, size_t *n, size_t *alloc, const char *name)
 {
 	size_t i;
 
 	if (!name || !*name)
 		return;
-	for (i = 0; i < im->npools; i++) {
-		int c = strcmp(im->pools[i], name);
+	for (i = 0; i < *n; i++) {
+		int c = strcmp((*v)[i], name);
 		if (!c)
 			return;
 		if (c > 0)
 			break;
 	}
-	GROW(im->pools, im->npools + 1, im->apools);
-	memmove(im->pools + i + 1, im->pools + i,
-		(im->npools - i) * sizeof(*im->pools));
-	im->pools[i] = xstrdup(name);
-	im->npools++;
+	GROW(*v, *n + 1, *alloc);
+	memmove(*v + i + 1, *v + i, (*n - i) * sizeof(**v));
+	(*v)[i] = xstrdup(name);
+	(*n)++;
+}
+
+static void add_pool(struct impact *im, const char *name)
+{
+	set_add(&im->pools, &im->npools, &im->apools, name);
+}
+
+static void add_pool_list(struct buf *out, char *const *pools, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		buf_addf(out, "%s%s", i ? ", " : "", pools[i]);
+}
+
+void impact_describe(struct buf *out, const struct impact *im)
+{
+	buf_adds(out, impact_class_names[im->cls]);
+	if (im->npools) {
+		buf_addf(out, " [pool%s ", im->npools == 1 ? "" : "s");
+		add_pool_list(out, im->pools, im->npools);
+		buf_addc(out, ']');
+	}
+	buf_adds(out, ": ");
+	impact_rules_text(im, out);
+}
+
+void impact_tally_add(struct impact_tally *t, const struct impact *im)
+{
+	t->counts[im->cls]++;
+	if (im->cls == IMPACT_REPLACES)
+		for (size_t i = 0; i < im->npools; i++)
+			set_add(&t->pools, &t->npools, &t->apools, im->pools[i]);
+}
+
+void impact_tally_summary(struct buf *out, const struct impact_tally *t)
+{
+	size_t r = t->counts[IMPACT_REPLACES];
+
+	buf_addf(out, "%zu node-replacing change%s", r, r == 1 ? "" : "s");
+	if (t->npools) {
+		buf_addf(out, " (pool%s ", t->npools == 1 ? "" : "s");
+		add_pool_list(out, t->pools, t->npools);
+		buf_addc(out, ')');
+	}
+	buf_addf(out, ", %zu may disrupt, %zu no node effect",
+		 t->counts[IMPACT_MAY_DISRUPT], t->counts[IMPACT_NONE]);
+}
+
+void impact_tally_release(struct impact_tally *t)
+{
+	for (size_t i = 0; i < t->npools; i++)
+		free(t->pools[i]);
+	free(t->pools);
+	memset(t, 0, sizeof(*t));
 }
 
 void impact_release(struct impact *im)
@@ -850,4 +903,20 @@ void impact_classify(struct impact *out, const cJSON *old, const cJSON *new,
 			free(out->pools[i]);
 		out->npools = 0;
 	}
+}
+
+cJSON *impact_json(const struct impact *im)
+{
+	cJSON *o = cJSON_CreateObject(), *rules, *pools;
+
+	cJSON_AddStringToObject(o, "class", impact_class_names[im->cls]);
+	rules = cJSON_AddArrayToObject(o, "rules");
+	for (size_t i = 0; i < im->nr; i++)
+		if (im->rules[i].cls == im->cls)
+			cJSON_AddItemToArray(rules,
+					     cJSON_CreateString(im->rules[i].text));
+	pools = cJSON_AddArrayToObject(o, "pools");
+	for (size_t i = 0; i < im->npools; i++)
+		cJSON_AddItemToArray(pools, cJSON_CreateString(im->pools[i]));
+	return o;
 }

@@ -66,6 +66,25 @@ void impact_release(struct impact *im);
 /* impact_rules_text: the rules of the strongest class, "; "-separated */
 void impact_rules_text(const struct impact *im, struct buf *out);
 
+/* impact_describe: "replaces nodes [pools a, b]: <rules>" */
+void impact_describe(struct buf *out, const struct impact *im);
+
+/* impact_json: {"class", "rules" (of the strongest class), "pools"} */
+cJSON *impact_json(const struct impact *im);
+
+/* counts per class over several changes, and the pools whose nodes the
+ * node-replacing ones replace */
+struct impact_tally {
+	size_t counts[IMPACT_NCLASSES];
+	char **pools;
+	size_t npools, apools;
+};
+#define IMPACT_TALLY_INIT { { 0, 0, 0 }, NULL, 0, 0 }
+void impact_tally_add(struct impact_tally *t, const struct impact *im);
+/* "2 node-replacing changes (pools a, b), 1 may disrupt, 3 no node effect" */
+void impact_tally_summary(struct buf *out, const struct impact_tally *t);
+void impact_tally_release(struct impact_tally *t);
+
 /*
  * impact_labels_satisfy: 1 if a node with `labels` (an object of strings)
  * satisfies every requirement in `requirements` (NodePool
