@@ -63,6 +63,9 @@ void nodeimpact_release(struct nodeimpact *ni)
 		impact_release(&ni->e[i].im);
 	}
 	free(ni->e);
+	for (size_t i = 0; i < ni->npools; i++)
+		free(ni->pools[i].name);
+	free(ni->pools);
 	impact_tally_release(&ni->tally);
 	nodecount_release(&ni->counts);
 	buf_release(&ni->notes);
@@ -124,25 +127,9 @@ static void add_span(struct buf *out, long minutes)
 
 /* ---- counts ---------------------------------------------------------------- */
 
-static void add_counts(struct buf *out, const struct nodecount *c,
-		       char *const *pools, size_t n)
+static void add_counts(struct buf *out, long claims, long pods)
 {
-	long claims = 0, pods = 0;
-	int unknown = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct nodecount_pool *p = nodecount_find(c, pools[i]);
-		if (!p || p->nodeclaims < 0) {
-			unknown = 1;
-			break;
-		}
-		claims += p->nodeclaims;
-		if (p->protected_pods < 0)
-			pods = -1;
-		else if (pods >= 0)
-			pods += p->protected_pods;
-	}
-	if (unknown) {
+	if (claims < 0) {
 		buf_adds(out, "NodeClaim count unknown");
 		return;
 	}
@@ -153,6 +140,15 @@ static void add_counts(struct buf *out, const struct nodecount *c,
 		buf_addf(out, "%ld do-not-disrupt pod%s", pods, pods == 1 ? "" : "s");
 }
 
+static const struct ni_entry *entry_of(const struct nodeimpact *ni,
+				       const struct impact *im)
+{
+	for (size_t i = 0; i < ni->n; i++)
+		if (&ni->e[i].im == im)
+			return &ni->e[i];
+	return NULL;
+}
+
 void nodeimpact_describe(struct buf *out, const struct nodeimpact *ni,
 			 const struct impact *im)
 {
@@ -161,9 +157,10 @@ void nodeimpact_describe(struct buf *out, const struct nodeimpact *ni,
 		buf_addf(out, " [pool%s ", im->npools == 1 ? "" : "s");
 		for (size_t i = 0; i < im->npools; i++)
 			buf_addf(out, "%s%s", i ? ", " : "", im->pools[i]);
-		if (im->cls == IMPACT_REPLACES && ni->counts.n) {
+		const struct ni_entry *e = entry_of(ni, im);
+		if (im->cls == IMPACT_REPLACES && ni->npools && e) {
 			buf_adds(out, ": ");
-			add_counts(out, &ni->counts, im->pools, im->npools);
+			add_counts(out, e->claims, e->pods);
 		}
 		buf_addc(out, ']');
 	}
@@ -178,11 +175,20 @@ void nodeimpact_summary(struct buf *out, const struct nodeimpact *ni)
 
 	buf_addf(out, "%zu node-replacing change%s", r, r == 1 ? "" : "s");
 	if (t->npools) {
+		long claims = 0, pods = 0;
 		buf_addf(out, " (pool%s ", t->npools == 1 ? "" : "s");
 		for (size_t i = 0; i < t->npools; i++)
 			buf_addf(out, "%s%s", i ? ", " : "", t->pools[i]);
-		buf_adds(out, ": ");
-		add_counts(out, &ni->counts, t->pools, t->npools);
+		for (size_t i = 0; i < ni->npools; i++) {
+			claims = claims < 0 || ni->pools[i].claims < 0
+					 ? -1 : claims + ni->pools[i].claims;
+			pods = pods < 0 || ni->pools[i].pods < 0
+				       ? -1 : pods + ni->pools[i].pods;
+		}
+		if (ni->npools) {
+			buf_adds(out, ": ");
+			add_counts(out, claims, pods);
+		}
 		buf_addc(out, ')');
 	}
 	buf_addf(out, ", %zu may disrupt, %zu no node effect",
@@ -200,18 +206,16 @@ cJSON *nodeimpact_json(const struct nodeimpact *ni)
 	cJSON_AddNumberToObject(o, "noNodeEffect",
 				(double)ni->tally.counts[IMPACT_NONE]);
 	pools = cJSON_AddArrayToObject(o, "pools");
-	for (size_t i = 0; i < ni->tally.npools; i++) {
-		const struct nodecount_pool *p =
-			nodecount_find(&ni->counts, ni->tally.pools[i]);
+	for (size_t i = 0; i < ni->npools; i++) {
+		const struct ni_pool *p = &ni->pools[i];
 		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", ni->tally.pools[i]);
-		if (p && p->nodeclaims >= 0)
-			cJSON_AddNumberToObject(e, "nodeClaims", (double)p->nodeclaims);
+		cJSON_AddStringToObject(e, "name", p->name);
+		if (p->claims >= 0)
+			cJSON_AddNumberToObject(e, "nodeClaims", (double)p->claims);
 		else
 			cJSON_AddNullToObject(e, "nodeClaims");
-		if (p && p->protected_pods >= 0)
-			cJSON_AddNumberToObject(e, "doNotDisruptPods",
-						(double)p->protected_pods);
+		if (p->claims >= 0 && p->pods >= 0)
+			cJSON_AddNumberToObject(e, "doNotDisruptPods", (double)p->pods);
 		else
 			cJSON_AddNullToObject(e, "doNotDisruptPods");
 		cJSON_AddItemToArray(pools, e);
@@ -255,7 +259,7 @@ static const cJSON *pool_object(const struct nodeimpact *ni,
 }
 
 static void check_pool(struct nodeimpact *ni, const struct ni_entry *e,
-		       const char *pool, const cJSON *np)
+		       const char *pool, const cJSON *np, long claims, long pods)
 {
 	const char *mode = np ? annotation(np, ANN_INTERRUPTION) : NULL;
 	const char *sched = np ? annotation(np, ANN_WINDOW) : NULL;
@@ -285,10 +289,7 @@ static void check_pool(struct nodeimpact *ni, const struct ni_entry *e,
 		 : ni->enforce	       ? "held back"
 				       : "would be held back",
 		 e->kind, e->name, buf_cstr(&rules), pool);
-	{
-		char *const one[] = { (char *)pool };
-		add_counts(&line, &ni->counts, one, 1);
-	}
+	add_counts(&line, claims, pods);
 	if (has_window) {
 		buf_addf(&line, ") outside its maintenance window \"%s\" for %s; "
 				"the window next opens at ", sched, dur);
@@ -311,12 +312,75 @@ out:
 	buf_release(&rules);
 }
 
+static const cJSON *requirements_of(const cJSON *np)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(np, "spec"), "template");
+	return cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(t, "spec"), "requirements");
+}
+
+/* requirement sets of the NodePool changes that drift only through them */
+struct reqsets {
+	const cJSON **r;
+	size_t n;
+};
+
+/* a NodeClaim drifts when its labels fail one of the new requirement sets */
+static int violates_any(const cJSON *claim, void *ctx)
+{
+	const struct reqsets *rs = ctx;
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(claim, "metadata"), "labels");
+
+	for (size_t i = 0; i < rs->n; i++)
+		if (!impact_labels_satisfy(rs->r[i], labels))
+			return 1;
+	return 0;
+}
+
+/* per pool, the NodeClaims any change replaces: all of them if one change
+ * drifts the whole pool, else those outside some new requirements */
+static void count_pools(struct nodeimpact *ni, const struct recon_change *c,
+			size_t first)
+{
+	ni->npools = ni->tally.npools;
+	ni->pools = xcalloc(ni->npools ? ni->npools : 1, sizeof(*ni->pools));
+	for (size_t p = 0; p < ni->npools; p++) {
+		const char *pool = ni->tally.pools[p];
+		struct reqsets rs = { NULL, 0 };
+		size_t alloc = 0;
+		int whole = 0;
+
+		for (size_t i = first; i < ni->n; i++) {
+			const struct impact *im = &ni->e[i].im;
+			int touches = 0;
+			if (im->cls != IMPACT_REPLACES)
+				continue;
+			for (size_t q = 0; q < im->npools; q++)
+				touches |= !strcmp(im->pools[q], pool);
+			if (!touches)
+				continue;
+			if (!impact_requirements_only(im)) {
+				whole = 1;
+				break;
+			}
+			GROW(rs.r, rs.n + 1, alloc);
+			rs.r[rs.n++] = requirements_of(c[i - first].next);
+		}
+		ni->pools[p].name = xstrdup(pool);
+		nodecount_count(&ni->counts, pool, whole ? NULL : violates_any,
+				&rs, &ni->pools[p].claims, &ni->pools[p].pods);
+		free(rs.r);
+	}
+}
+
 int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
 		     size_t n, struct err *err)
 {
 	struct nodeimpact *ni = ctx;
 	const cJSON **pools = NULL, *o;
-	size_t np = 0, ap = 0;
+	size_t np = 0, ap = 0, first;
 
 	cJSON_ArrayForEach(o, ni->desired)
 		if (is_nodepool(o)) {
@@ -328,6 +392,7 @@ int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
 			GROW(pools, np + 1, ap);
 			pools[np++] = c[i].live;
 		}
+	first = ni->n;
 	for (size_t i = 0; i < n; i++) {
 		const cJSON *id = c[i].next ? c[i].next : c[i].live;
 		const char *ns = str_at(id, "metadata", "namespace");
@@ -342,6 +407,7 @@ int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
 		e->name = xstrdup(str_at(id, "metadata", "name") ?
 				  str_at(id, "metadata", "name") : "");
 		e->im = (struct impact)IMPACT_INIT;
+		e->claims = e->pods = -1;
 		impact_classify(&e->im, c[i].live, c[i].next, pools, np);
 		impact_tally_add(&ni->tally, &e->im);
 	}
@@ -350,13 +416,27 @@ int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
 		return 0;
 	/* only now: a no-op run pays no request for this */
 	nodecount_fetch(&ni->counts, k, ni->tally.pools, ni->tally.npools);
-	for (size_t i = 0; i < ni->n; i++) {
-		const struct ni_entry *e = &ni->e[i];
+	count_pools(ni, c, first);
+	for (size_t i = first; i < ni->n; i++) {
+		struct ni_entry *e = &ni->e[i];
+		const cJSON *reqs = requirements_of(c[i - first].next);
+		struct reqsets rs = { &reqs, 1 };
+		int only = impact_requirements_only(&e->im);
+
 		if (e->im.cls != IMPACT_REPLACES)
 			continue;
-		for (size_t p = 0; p < e->im.npools; p++)
+		e->claims = e->pods = 0;
+		for (size_t p = 0; p < e->im.npools; p++) {
+			long cl, po;
+			nodecount_count(&ni->counts, e->im.pools[p],
+					only ? violates_any : NULL, &rs, &cl, &po);
+			e->claims = e->claims < 0 || cl < 0 ? -1 : e->claims + cl;
+			e->pods = e->pods < 0 || po < 0 ? -1 : e->pods + po;
+			if (only && cl == 0)
+				continue; /* every node still satisfies them */
 			check_pool(ni, e, e->im.pools[p],
-				   pool_object(ni, c, n, e->im.pools[p]));
+				   pool_object(ni, c, n, e->im.pools[p]), cl, po);
+		}
 	}
 	if (ni->held && ni->enforce)
 		return err_set(err, ERR_CONFLICT,

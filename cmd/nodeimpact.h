@@ -27,6 +27,13 @@
 struct ni_entry {
 	char *api_version, *kind, *ns, *name;
 	struct impact im;
+	long claims, pods; /* NodeClaims it replaces, do-not-disrupt pods on
+			    * them; -1: unknown or not counted */
+};
+
+struct ni_pool {
+	char *name;
+	long claims, pods; /* over every node-replacing change; -1: unknown */
 };
 
 struct nodeimpact {
@@ -40,6 +47,8 @@ struct nodeimpact {
 	size_t n, alloc;
 	struct impact_tally tally;
 	struct nodecount counts;
+	struct ni_pool *pools; /* one per pool in tally.pools, once counted */
+	size_t npools;
 	int held; /* changes held back (or that would be, when not enforcing) */
 	struct buf notes; /* one line per held change, for stderr */
 };

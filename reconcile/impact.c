@@ -134,6 +134,7 @@ static void add_rule(struct impact *im, enum impact_class cls,
 	GROW(im->rules, im->nr + 1, im->alloc);
 	im->rules[im->nr].cls = cls;
 	im->rules[im->nr].text = buf_detach(&b, NULL);
+	im->rules[im->nr].requirements = 0;
 	im->nr++;
 	if (cls > im->cls)
 		im->cls = cls;
@@ -221,6 +222,16 @@ void impact_release(struct impact *im)
 		free(im->pools[i]);
 	free(im->pools);
 	*im = (struct impact)IMPACT_INIT;
+}
+
+int impact_requirements_only(const struct impact *im)
+{
+	if (im->cls != IMPACT_REPLACES)
+		return 0;
+	for (size_t i = 0; i < im->nr; i++)
+		if (im->rules[i].cls == IMPACT_REPLACES && !im->rules[i].requirements)
+			return 0;
+	return 1;
 }
 
 void impact_rules_text(const struct impact *im, struct buf *out)
@@ -654,11 +665,12 @@ static void requirements(struct impact *im, const cJSON *old, const cJSON *new)
 			buf_adds(&keys, ", ");
 		buf_adds(&keys, k ? k : "?");
 	}
-	if (keys.len)
+	if (keys.len) {
 		add_rule(im, IMPACT_REPLACES,
 			 "dynamic drift: requirements (nodes whose labels no "
 			 "longer satisfy %s are replaced)", buf_cstr(&keys));
-	else
+		im->rules[im->nr - 1].requirements = 1;
+	} else
 		add_rule(im, IMPACT_NONE,
 			 "dynamic drift: requirements only widened (every "
 			 "existing node still satisfies them)");

@@ -41,6 +41,8 @@ extern const char *const impact_class_names[IMPACT_NCLASSES];
 struct impact_rule {
 	enum impact_class cls;
 	char *text; /* "static drift: NodePool template hash (spec.template.spec.taints)" */
+	int requirements; /* dynamic drift of requirements: only the nodes
+			   * whose labels no longer satisfy them */
 };
 
 struct impact {
@@ -62,6 +64,10 @@ struct impact {
 void impact_classify(struct impact *out, const cJSON *old, const cJSON *new,
 		     const cJSON *const *nodepools, size_t npools);
 void impact_release(struct impact *im);
+
+/* impact_requirements_only: 1 when the change replaces nodes only through
+ * requirement drift (so only nodes outside the new requirements go) */
+int impact_requirements_only(const struct impact *im);
 
 /* impact_rules_text: the rules of the strongest class, "; "-separated */
 void impact_rules_text(const struct impact *im, struct buf *out);

@@ -2,7 +2,8 @@
  * reconcile/nodecount.c: live NodeClaim and do-not-disrupt pod counts per
  * NodePool (see nodecount.h). Talks to the API only through kube.h.
  *
- * Deliberately not here: deciding what a count means for a change.
+ * Deliberately not here: deciding which NodeClaims a change affects (the
+ * caller's predicate) or what a count means.
  */
 #include "reconcile/nodecount.h"
 
@@ -24,66 +25,45 @@ static const char *str_at(const cJSON *o, const char *a, const char *b)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static void init_pools(struct nodecount *out, char *const *pools, size_t n,
-		       long value)
+static const char *meta_at(const cJSON *o, const char *map, const char *key)
 {
-	out->p = xcalloc(n ? n : 1, sizeof(*out->p));
-	out->n = n;
-	for (size_t i = 0; i < n; i++) {
-		out->p[i].pool = xstrdup(pools[i]);
-		out->p[i].nodeclaims = value;
-		out->p[i].protected_pods = value;
-	}
+	return str_at(cJSON_GetObjectItemCaseSensitive(o, "metadata"), map, key);
 }
 
-/* "true" or a duration protect a pod; "false" or "" do not */
-static int protects(const char *v)
+int nodecount_protects(const cJSON *pod)
 {
-	return v && *v && strcmp(v, "false");
+	const char *v = meta_at(pod, "annotations", DO_NOT_DISRUPT);
+	const char *phase = str_at(pod, "status", "phase");
+
+	/* "true" or a duration protect a pod; "false" or "" do not */
+	if (!v || !*v || !strcmp(v, "false"))
+		return 0;
+	return !(phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")));
 }
 
-void nodecount_count(struct nodecount *out, char *const *pools, size_t n,
-		     const cJSON *nodeclaims, const cJSON *pods)
+void nodecount_count(const struct nodecount *c, const char *pool,
+		     int (*affected)(const cJSON *claim, void *ctx), void *ctx,
+		     long *claims, long *pods)
 {
 	const cJSON *nc, *pod;
 
-	init_pools(out, pools, n, 0);
-	cJSON_ArrayForEach(nc, nodeclaims) {
-		const char *pool = str_at(cJSON_GetObjectItemCaseSensitive(nc, "metadata"),
-					  "labels", NODEPOOL_LABEL);
+	*claims = c->claims ? 0 : -1;
+	*pods = c->claims && c->pods ? 0 : -1;
+	cJSON_ArrayForEach(nc, c->claims) {
+		const char *p = meta_at(nc, "labels", NODEPOOL_LABEL);
 		const char *node = str_at(nc, "status", "nodeName");
-		struct nodecount_pool *p = NULL;
 
-		for (size_t i = 0; pool && i < n; i++)
-			if (!strcmp(out->p[i].pool, pool))
-				p = &out->p[i];
-		if (!p)
+		if (!p || strcmp(p, pool) || (affected && !affected(nc, ctx)))
 			continue;
-		p->nodeclaims++;
-		if (!node)
+		(*claims)++;
+		if (!node || *pods < 0)
 			continue;
-		cJSON_ArrayForEach(pod, pods) {
+		cJSON_ArrayForEach(pod, c->pods) {
 			const char *pn = str_at(pod, "spec", "nodeName");
-			const char *phase = str_at(pod, "status", "phase");
-			const char *dnd = str_at(cJSON_GetObjectItemCaseSensitive(pod, "metadata"),
-						 "annotations", DO_NOT_DISRUPT);
-			if (pn && !strcmp(pn, node) && protects(dnd) &&
-			    !(phase && (!strcmp(phase, "Succeeded") ||
-					!strcmp(phase, "Failed"))))
-				p->protected_pods++;
+			if (pn && !strcmp(pn, node) && nodecount_protects(pod))
+				(*pods)++;
 		}
 	}
-	if (!pods)
-		for (size_t i = 0; i < n; i++)
-			out->p[i].protected_pods = -1;
-}
-
-static void unknown(struct nodecount *out, char *const *pools, size_t n,
-		    const char *why)
-{
-	nodecount_release(out);
-	init_pools(out, pools, n, -1);
-	out->unknown = xstrdup(why);
 }
 
 void nodecount_fetch(struct nodecount *out, struct kube *k,
@@ -96,61 +76,57 @@ void nodecount_fetch(struct nodecount *out, struct kube *k,
 	static const struct kube_resource pods_res = {
 		(char *)"", (char *)"v1", (char *)"Pod", (char *)"pods", 1
 	};
-	struct buf sel = BUF_INIT;
+	struct buf sel = BUF_INIT, why = BUF_INIT;
 	struct err e = ERR_INIT;
-	cJSON *ncs = NULL, *pods = NULL;
+	cJSON *all = NULL, *pod;
 	const cJSON *nc;
 	int any_node = 0;
 
-	*out = (struct nodecount)NODECOUNT_INIT;
 	if (!n) {
-		init_pools(out, pools, n, 0);
+		out->claims = cJSON_CreateArray();
+		out->pods = cJSON_CreateArray();
 		return;
 	}
 	buf_addf(&sel, "%s in (", NODEPOOL_LABEL);
 	for (size_t i = 0; i < n; i++)
 		buf_addf(&sel, "%s%s", i ? "," : "", pools[i]);
 	buf_addc(&sel, ')');
-	if (kube_list(k, &claims, NULL, buf_cstr(&sel), &ncs, &e) < 0) {
-		struct buf why = BUF_INIT;
-		buf_addf(&why, "NodeClaims not readable (%s)", err_msg(&e));
-		unknown(out, pools, n, buf_cstr(&why));
-		buf_release(&why);
-		goto out;
-	}
-	cJSON_ArrayForEach(nc, ncs)
-		any_node |= str_at(nc, "status", "nodeName") != NULL;
-	if (any_node && kube_list(k, &pods_res, NULL, NULL, &pods, &e) < 0) {
-		struct buf why = BUF_INIT;
-		buf_addf(&why, "pods not readable (%s)", err_msg(&e));
-		nodecount_count(out, pools, n, ncs, NULL);
+	if (kube_list(k, &claims, NULL, buf_cstr(&sel), &out->claims, &e) < 0) {
+		out->claims = NULL;
+		buf_addf(&why, "NodeClaims not readable: %s", err_msg(&e));
 		out->unknown = buf_detach(&why, NULL);
 		goto out;
 	}
+	cJSON_ArrayForEach(nc, out->claims)
+		any_node |= str_at(nc, "status", "nodeName") != NULL;
+	out->pods = cJSON_CreateArray();
 	if (!any_node)
-		pods = cJSON_CreateArray(); /* no node yet: no pod on one */
-	nodecount_count(out, pools, n, ncs, pods);
+		goto out; /* no node registered yet: no pod on one */
+	if (kube_list(k, &pods_res, NULL, NULL, &all, &e) < 0) {
+		cJSON_Delete(out->pods);
+		out->pods = NULL;
+		buf_addf(&why, "pods not readable: %s", err_msg(&e));
+		out->unknown = buf_detach(&why, NULL);
+		goto out;
+	}
+	/* keep only what can protect a node: a cluster has many pods */
+	while ((pod = cJSON_DetachItemFromArray(all, 0))) {
+		if (str_at(pod, "spec", "nodeName") && nodecount_protects(pod))
+			cJSON_AddItemToArray(out->pods, pod);
+		else
+			cJSON_Delete(pod);
+	}
 out:
-	cJSON_Delete(ncs);
-	cJSON_Delete(pods);
+	cJSON_Delete(all);
 	buf_release(&sel);
+	buf_release(&why);
 	err_release(&e);
-}
-
-const struct nodecount_pool *nodecount_find(const struct nodecount *c,
-					    const char *pool)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->p[i].pool, pool))
-			return &c->p[i];
-	return NULL;
 }
 
 void nodecount_release(struct nodecount *c)
 {
-	for (size_t i = 0; i < c->n; i++)
-		free(c->p[i].pool);
-	free(c->p);
+	cJSON_Delete(c->claims);
+	cJSON_Delete(c->pods);
 	free(c->unknown);
 	*c = (struct nodecount)NODECOUNT_INIT;
 }

@@ -339,6 +339,34 @@ check "2: outside the window with --allow-node-replacement: applied (exit 0), st
 	'[ "$RC" = 0 ] && [ "$(ami)" = "$NEWER_AMI" ] &&
 	has_err "allowed by --allow-node-replacement: EC2NodeClass gpu-efa (dynamic drift: AMI ($NEW_AMI -> $NEWER_AMI)) replaces the nodes of pool h200-pretrain"'
 
+# ---- requirements: only the nodes outside the new requirements drift ----------------------
+# the NodeClaims get the labels Karpenter puts on them; h200-c (and the pending one) run on
+# p5en, the others on p5e. A rendered directory whose h200-pretrain NodePool drops p5en
+# from its families (a hand edit, as a user may make) drifts exactly h200-c and the pending
+# claim: 2 NodeClaims, and no do-not-disrupt pod (node-h200-c runs only "plain").
+for c in h200-a:p5e h200-b:p5e h200-c:p5en h200-pending:p5en; do
+	k label --overwrite nodeclaim "${c%%:*}" karpenter.k8s.aws/instance-family="${c#*:}" \
+		karpenter.k8s.aws/instance-gpu-name=h200 karpenter.k8s.aws/instance-gpu-count=8 \
+		karpenter.sh/capacity-type=on-demand kubernetes.io/arch=amd64 kubernetes.io/os=linux >/dev/null
+done
+"$GPUFORM" render -o "$WORK/rendered" "$INTENT" 2>>"$LOG"
+sed -i '/^        - p5en$/d' "$WORK/rendered/nodepool-h200-pretrain.yaml"
+gf reconcile --dry-run -o json "$WORK/rendered"
+check "2: requirements narrowed: 'replaces nodes' counts only the NodeClaims outside them (2 of 4)" \
+	'[ "$RC" = 1 ] && [ "$(jv "[.items[] | select(.kind == \"NodePool\" and .result == \"configured\") | .name] | join(\",\")")" = h200-pretrain ] &&
+	[ "$(jv "[.items[] | select(.name == \"h200-pretrain\" and .kind == \"NodePool\") | .impact.rules[0]] | join(\",\")")" = "dynamic drift: requirements (nodes whose labels no longer satisfy karpenter.k8s.aws/instance-family are replaced)" ] &&
+	[ "$(jv "[.nodeImpact.pools[] | \"\(.name)=\(.nodeClaims)/\(.doNotDisruptPods)\"] | join(\",\")")" = "h200-pretrain=2/0" ]'
+gf reconcile "$WORK/rendered"
+check "2: ... held back outside the window (exit 5) with that count, nothing written" \
+	'[ "$RC" = 5 ] && has_err "held back: NodePool h200-pretrain (dynamic drift: requirements" &&
+	has_err "replaces the nodes of pool h200-pretrain (interruption: none; 2 NodeClaims, 0 do-not-disrupt pods)" &&
+	[ "$(audit_nwrites)" = 0 ]'
+k label --overwrite nodeclaim h200-c h200-pending karpenter.k8s.aws/instance-family=p5e >/dev/null
+gf reconcile "$WORK/rendered"
+check "2: ... and once every node satisfies them (all on p5e) nothing drifts: applied outside the window (exit 0)" \
+	'[ "$RC" = 0 ] && has "nodepool.karpenter.sh/h200-pretrain configured" &&
+	has "  node impact: replaces nodes [pool h200-pretrain: 0 NodeClaims, 0 do-not-disrupt pods]" && [ -z "$ERR" ]'
+
 GPUFORM_NOW=yesterday gf reconcile "$INTENT"
 check "2: a malformed GPUFORM_NOW is a usage error (exit 2), nothing sent" \
 	'[ "$RC" = 2 ] && has_err "GPUFORM_NOW" && [ "$(audit_tsv | wc -l)" = 0 ]'

@@ -12,6 +12,7 @@
 #include <check.h>
 
 #include "reconcile/impact.h"
+#include "reconcile/nodecount.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
 
@@ -410,6 +411,88 @@ START_TEST(test_strongest)
 }
 END_TEST
 
+static int family_is_p5(const cJSON *claim, void *ctx)
+{
+	const cJSON *l = cJSON_GetObjectItem(cJSON_GetObjectItem(claim, "metadata"),
+					     "labels");
+	(void)ctx;
+	return !strcmp(cJSON_GetObjectItem(l, "f")->valuestring, "p5");
+}
+
+/* counts per pool from listed NodeClaims and pods: other pools, nodes not
+ * registered, "false", finished pods and pods elsewhere do not count */
+START_TEST(test_nodecount)
+{
+	struct nodecount c = NODECOUNT_INIT;
+	long claims, pods;
+
+	c.claims = cJSON_Parse(
+		"[{\"metadata\":{\"labels\":{\"karpenter.sh/nodepool\":\"a\",\"f\":\"p5\"}},\"status\":{\"nodeName\":\"n1\"}},"
+		"{\"metadata\":{\"labels\":{\"karpenter.sh/nodepool\":\"a\",\"f\":\"p4d\"}},\"status\":{\"nodeName\":\"n2\"}},"
+		"{\"metadata\":{\"labels\":{\"karpenter.sh/nodepool\":\"a\",\"f\":\"p5\"}}},"
+		"{\"metadata\":{\"labels\":{\"karpenter.sh/nodepool\":\"b\",\"f\":\"p5\"}},\"status\":{\"nodeName\":\"n3\"}}]");
+	c.pods = cJSON_Parse(
+		"[{\"metadata\":{\"annotations\":{\"karpenter.sh/do-not-disrupt\":\"true\"}},\"spec\":{\"nodeName\":\"n1\"}},"
+		"{\"metadata\":{\"annotations\":{\"karpenter.sh/do-not-disrupt\":\"30m\"}},\"spec\":{\"nodeName\":\"n2\"}},"
+		"{\"metadata\":{\"annotations\":{\"karpenter.sh/do-not-disrupt\":\"false\"}},\"spec\":{\"nodeName\":\"n1\"}},"
+		"{\"metadata\":{\"annotations\":{\"karpenter.sh/do-not-disrupt\":\"true\"}},\"spec\":{\"nodeName\":\"n1\"},\"status\":{\"phase\":\"Succeeded\"}},"
+		"{\"metadata\":{\"annotations\":{\"karpenter.sh/do-not-disrupt\":\"true\"}},\"spec\":{\"nodeName\":\"n3\"}},"
+		"{\"metadata\":{},\"spec\":{\"nodeName\":\"n1\"}}]");
+	nodecount_count(&c, "a", NULL, NULL, &claims, &pods);
+	ck_assert_int_eq(claims, 3);
+	ck_assert_int_eq(pods, 2);
+	nodecount_count(&c, "a", family_is_p5, NULL, &claims, &pods);
+	ck_assert_int_eq(claims, 2);
+	ck_assert_int_eq(pods, 1);
+	nodecount_count(&c, "b", NULL, NULL, &claims, &pods);
+	ck_assert_int_eq(claims, 1);
+	ck_assert_int_eq(pods, 1);
+	nodecount_count(&c, "none", NULL, NULL, &claims, &pods);
+	ck_assert_int_eq(claims, 0);
+	ck_assert_int_eq(pods, 0);
+	/* pods unknown (403): NodeClaims still counted */
+	cJSON_Delete(c.pods);
+	c.pods = NULL;
+	nodecount_count(&c, "a", NULL, NULL, &claims, &pods);
+	ck_assert_int_eq(claims, 3);
+	ck_assert_int_eq(pods, -1);
+	nodecount_release(&c);
+	nodecount_count(&c, "a", NULL, NULL, &claims, &pods);
+	ck_assert_int_eq(claims, -1);
+	ck_assert_int_eq(pods, -1);
+}
+END_TEST
+
+/* requirement drift only: the class stays "replaces nodes" and says so */
+START_TEST(test_requirements_only)
+{
+	cJSON *a = cJSON_Parse(NODEPOOL), *b, *c;
+	struct impact im = IMPACT_INIT;
+
+	b = mod(NODEPOOL, "spec.template.spec.requirements.[0]",
+		"{\"key\":\"karpenter.k8s.aws/instance-family\",\"operator\":\"In\","
+		"\"values\":[\"p5\"]}");
+	impact_classify(&im, a, b, NULL, 0);
+	ck_assert_int_eq(impact_requirements_only(&im), 1);
+	impact_release(&im);
+	c = mod(NODEPOOL, "spec.template.spec.taints", "[]");
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(c, "spec"), "template"), "spec"), "requirements",
+		cJSON_Duplicate(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(b, "spec"), "template"), "spec"), "requirements"), 1));
+	impact_classify(&im, a, c, NULL, 0);
+	ck_assert_int_eq(im.cls, IMPACT_REPLACES);
+	ck_assert_int_eq(impact_requirements_only(&im), 0);
+	impact_release(&im);
+	impact_classify(&im, a, NULL, NULL, 0);
+	ck_assert_int_eq(impact_requirements_only(&im), 0);
+	impact_release(&im);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+}
+END_TEST
+
 Suite *impact_suite(void)
 {
 	Suite *s = suite_create("impact");
@@ -424,6 +507,7 @@ Suite *impact_suite(void)
 	tcase_add_test(tc, test_behavioural);
 	tcase_add_test(tc, test_nodepool_add_remove);
 	tcase_add_test(tc, test_strongest);
+	tcase_add_test(tc, test_requirements_only);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("nodeclass");
@@ -434,6 +518,7 @@ Suite *impact_suite(void)
 
 	tc = tcase_create("other");
 	tcase_add_test(tc, test_other_kinds);
+	tcase_add_test(tc, test_nodecount);
 	suite_add_tcase(s, tc);
 	return s;
 }
