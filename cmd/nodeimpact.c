@@ -432,8 +432,9 @@ int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
 					only ? violates_any : NULL, &rs, &cl, &po);
 			e->claims = e->claims < 0 || cl < 0 ? -1 : e->claims + cl;
 			e->pods = e->pods < 0 || po < 0 ? -1 : e->pods + po;
-			if (only && cl == 0)
-				continue; /* every node still satisfies them */
+			if (cl == 0)
+				continue; /* no node to replace (or every node
+					   * still satisfies the requirements) */
 			check_pool(ni, e, e->im.pools[p],
 				   pool_object(ni, c, n, e->im.pools[p]), cl, po);
 		}
