@@ -166,6 +166,7 @@ void nodeimpact_describe(struct buf *out, const struct nodeimpact *ni,
 	}
 	buf_adds(out, ": ");
 	impact_rules_text(im, out);
+	impact_also_text(im, out);
 }
 
 void nodeimpact_summary(struct buf *out, const struct nodeimpact *ni)

@@ -424,6 +424,7 @@ static void add_impact_md(struct buf *out, const struct impact *im)
 	}
 	buf_adds(out, ": ");
 	impact_rules_text(im, &r);
+	impact_also_text(im, &r);
 	add_cell(out, buf_cstr(&r));
 	buf_adds(out, "\n\n");
 	buf_release(&r);

@@ -181,6 +181,7 @@ void impact_describe(struct buf *out, const struct impact *im)
 	}
 	buf_adds(out, ": ");
 	impact_rules_text(im, out);
+	impact_also_text(im, out);
 }
 
 void impact_tally_add(struct impact_tally *t, const struct impact *im)
@@ -222,6 +223,21 @@ void impact_release(struct impact *im)
 		free(im->pools[i]);
 	free(im->pools);
 	*im = (struct impact)IMPACT_INIT;
+}
+
+void impact_also_text(const struct impact *im, struct buf *out)
+{
+	int first = 1;
+
+	if (im->cls != IMPACT_REPLACES)
+		return;
+	for (size_t i = 0; i < im->nr; i++) {
+		if (im->rules[i].cls != IMPACT_MAY_DISRUPT)
+			continue;
+		buf_adds(out, first ? "; also may disrupt: " : "; ");
+		first = 0;
+		buf_adds(out, im->rules[i].text);
+	}
 }
 
 int impact_requirements_only(const struct impact *im)
@@ -927,6 +943,13 @@ cJSON *impact_json(const struct impact *im)
 		if (im->rules[i].cls == im->cls)
 			cJSON_AddItemToArray(rules,
 					     cJSON_CreateString(im->rules[i].text));
+	if (im->cls == IMPACT_REPLACES) {
+		rules = cJSON_AddArrayToObject(o, "alsoMayDisrupt");
+		for (size_t i = 0; i < im->nr; i++)
+			if (im->rules[i].cls == IMPACT_MAY_DISRUPT)
+				cJSON_AddItemToArray(rules, cJSON_CreateString(
+						     im->rules[i].text));
+	}
 	pools = cJSON_AddArrayToObject(o, "pools");
 	for (size_t i = 0; i < im->npools; i++)
 		cJSON_AddItemToArray(pools, cJSON_CreateString(im->pools[i]));

@@ -65,6 +65,10 @@ void impact_classify(struct impact *out, const cJSON *old, const cJSON *new,
 		     const cJSON *const *nodepools, size_t npools);
 void impact_release(struct impact *im);
 
+/* impact_also_text: for a node-replacing change that also loosens
+ * disruption, "; also may disrupt: <rules>"; nothing otherwise */
+void impact_also_text(const struct impact *im, struct buf *out);
+
 /* impact_requirements_only: 1 when the change replaces nodes only through
  * requirement drift (so only nodes outside the new requirements go) */
 int impact_requirements_only(const struct impact *im);
@@ -72,10 +76,12 @@ int impact_requirements_only(const struct impact *im);
 /* impact_rules_text: the rules of the strongest class, "; "-separated */
 void impact_rules_text(const struct impact *im, struct buf *out);
 
-/* impact_describe: "replaces nodes [pools a, b]: <rules>" */
+/* impact_describe: "replaces nodes [pools a, b]: <rules>[; also may
+ * disrupt: <rules>]" */
 void impact_describe(struct buf *out, const struct impact *im);
 
-/* impact_json: {"class", "rules" (of the strongest class), "pools"} */
+/* impact_json: {"class", "rules" (of the strongest class), "alsoMayDisrupt"
+ * (node-replacing changes only), "pools"} */
 cJSON *impact_json(const struct impact *im);
 
 /* counts per class over several changes, and the pools whose nodes the

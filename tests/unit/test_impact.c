@@ -403,6 +403,18 @@ START_TEST(test_strongest)
 			 "(spec.template.spec.expireAfter)");
 	ck_assert_uint_eq(im.nr, 3);
 	ck_assert_uint_eq(im.npools, 1);
+	/* the looser disruption is still told, after the strongest rules */
+	buf_reset(&t);
+	impact_also_text(&im, &t);
+	ck_assert_str_eq(buf_cstr(&t), "; also may disrupt: consolidation "
+					"loosened: consolidateAfter 30m -> 1m");
+	buf_reset(&t);
+	impact_describe(&t, &im);
+	ck_assert_str_eq(buf_cstr(&t),
+			 "replaces nodes [pool train]: static drift: NodePool "
+			 "template hash (spec.template.spec.expireAfter); also "
+			 "may disrupt: consolidation loosened: consolidateAfter "
+			 "30m -> 1m");
 	buf_release(&t);
 	impact_release(&im);
 	cJSON_Delete(a);
