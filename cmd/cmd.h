@@ -22,6 +22,9 @@ enum exit_code {
 	EXIT_USAGE = 2,   /* bad command line */
 	EXIT_INVALID = 3, /* invalid input: intent, manifest, template */
 	EXIT_RUNTIME = 4, /* I/O, Git, cluster, internal */
+	EXIT_HELD = 5,    /* reconcile: a node-replacing change to an
+			   * `interruption: none` pool outside its maintenance
+			   * window was held back; nothing was applied */
 };
 
 struct cmd {

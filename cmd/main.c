@@ -61,6 +61,9 @@ static const struct cmd commands[] = {
 	  "                          than half of the inventory\n"
 	  "      --prune-namespaces  allow pruning Namespaces\n"
 	  "      --force-conflicts   take over fields another apply manager owns\n"
+	  "      --allow-node-replacement  apply node-replacing changes to\n"
+	  "                          'interruption: none' pools outside their\n"
+	  "                          maintenance window (held back otherwise)\n"
 	  "      --inventory-namespace NS  where the inventory lives\n"
 	  "                          (default gpuform-system)\n"
 	  "      --templates DIR     template overrides (see render)\n"
@@ -76,8 +79,14 @@ static const struct cmd commands[] = {
 	  "  -o, --output FORMAT     text (default) or json (with request counts)\n"
 	  CLUSTER_HELP
 	  "\n"
+	  "Each change is classified by its node impact (replaces nodes, may\n"
+	  "disrupt, no node effect; Karpenter's drift rule named), with live\n"
+	  "NodeClaim and do-not-disrupt pod counts for node-replacing changes.\n"
+	  "GPUFORM_NOW=2026-01-31T02:30:00Z sets the clock (a testing aid).\n"
+	  "\n"
 	  "Exit: 0 in sync or fixed, 1 changes found with --dry-run, 3 invalid\n"
-	  "input, 4 cluster or runtime error (conflicts included).\n" },
+	  "input, 4 cluster or runtime error (conflicts included), 5 a\n"
+	  "node-replacing change held back (nothing applied).\n" },
 	{ "diff", cmd_diff,
 	  "show what would change (--base: Git revisions; --live: the cluster)",
 	  "usage: gpuform diff --base REV [--head REV] [--repo DIR] "
@@ -89,8 +98,11 @@ static const struct cmd commands[] = {
 	  "(default: the file in the work tree), both are rendered, and the\n"
 	  "Kubernetes objects are compared one by one (identity: cluster, API\n"
 	  "group, kind, namespace, name; in render's order): added, removed or\n"
-	  "modified, each with a unified diff of the rendered YAML, then\n"
-	  "\"N objects changed: A added, R removed, M modified\". A file missing\n"
+	  "modified, each with its node impact (replaces nodes, may disrupt, no\n"
+	  "node effect, and Karpenter's drift rule) and a unified diff of the\n"
+	  "rendered YAML, then \"R node-replacing changes (pools ...), D may\n"
+	  "disrupt, N no node effect; N objects changed: A added, R removed, M\n"
+	  "modified\". A file missing\n"
 	  "at one side counts as no objects. addons/ files are not compared.\n"
 	  "\n"
 	  "      --base REV          compare with this revision (branch, tag, id)\n"
@@ -227,7 +239,7 @@ static void print_overview(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name,
 			commands[i].summary);
 	fprintf(f, "\nexit codes: 0 ok, 1 differences found, 2 usage, "
-		   "3 invalid input, 4 runtime error\n"
+		   "3 invalid input, 4 runtime error, 5 held back\n"
 		   "'gpuform help COMMAND' or 'gpuform COMMAND --help' for "
 		   "details.\n");
 }

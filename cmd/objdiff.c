@@ -156,8 +156,39 @@ static int emit(struct buf *out, const struct key *k, struct err *err)
 	return 0;
 }
 
+/* NodePools of both sides, for attributing EC2NodeClass changes */
+struct pools {
+	const struct key **k;
+	size_t nr, alloc;
+	const cJSON **docs; /* scratch: one cluster's */
+	size_t ndocs, adocs;
+};
+
+static void pools_add(struct pools *p, const struct key *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(k[i].kind, "NodePool") &&
+		    !strcmp(k[i].group, "karpenter.sh")) {
+			GROW(p->k, p->nr + 1, p->alloc);
+			p->k[p->nr++] = &k[i];
+		}
+}
+
+static void classify(struct objdiff_item *it, struct pools *p,
+		     const struct key *a, const struct key *b)
+{
+	p->ndocs = 0;
+	for (size_t i = 0; i < p->nr; i++)
+		if (!strcmp(p->k[i]->cluster, it->cluster)) {
+			GROW(p->docs, p->ndocs + 1, p->adocs);
+			p->docs[p->ndocs++] = p->k[i]->doc;
+		}
+	impact_classify(&it->impact, a ? a->doc : NULL, b ? b->doc : NULL,
+			p->docs, p->ndocs);
+}
+
 /* compare a (base, may be NULL) with b (head, may be NULL) */
-static int compare_one(struct objdiff *d, const struct key *a,
+static int compare_one(struct objdiff *d, struct pools *p, const struct key *a,
 		       const struct key *b, struct err *err)
 {
 	const struct key *k = b ? b : a;
@@ -195,6 +226,9 @@ static int compare_one(struct objdiff *d, const struct key *a,
 	it->ns = *k->ns ? xstrdup(k->ns) : NULL;
 	it->name = xstrdup(k->name);
 	it->diff = buf_detach(&diff, NULL);
+	it->impact = (struct impact)IMPACT_INIT;
+	classify(it, p, a, b);
+	impact_tally_add(&d->tally, &it->impact);
 	d->counts[it->change]++;
 	ret = 0;
 out:
@@ -211,12 +245,15 @@ int objdiff_compute(struct objdiff *out, const struct objset *base,
 {
 	struct objdiff d = OBJDIFF_INIT;
 	struct key *ka = make_keys(base), *kb = make_keys(head);
+	struct pools p = { NULL, 0, 0, NULL, 0, 0 };
 	size_t i = 0, j = 0;
 	int ret = -1;
 
 	if (sort_and_check(ka, base->nr, "base", err) < 0 ||
 	    sort_and_check(kb, head->nr, "head", err) < 0)
 		goto out;
+	pools_add(&p, ka, base->nr);
+	pools_add(&p, kb, head->nr);
 	while (i < base->nr || j < head->nr) {
 		int c = i == base->nr ? 1
 			: j == head->nr ? -1
@@ -224,13 +261,15 @@ int objdiff_compute(struct objdiff *out, const struct objset *base,
 		const struct key *a = c <= 0 ? &ka[i++] : NULL;
 		const struct key *b = c >= 0 ? &kb[j++] : NULL;
 
-		if (compare_one(&d, a, b, err) < 0)
+		if (compare_one(&d, &p, a, b, err) < 0)
 			goto out;
 	}
 	*out = d;
 	d = (struct objdiff)OBJDIFF_INIT;
 	ret = 0;
 out:
+	free(p.k);
+	free(p.docs);
 	objdiff_release(&d);
 	free_keys(ka, base->nr);
 	free_keys(kb, head->nr);
@@ -247,8 +286,10 @@ void objdiff_release(struct objdiff *d)
 		free(it->ns);
 		free(it->name);
 		free(it->diff);
+		impact_release(&it->impact);
 	}
 	free(d->items);
+	impact_tally_release(&d->tally);
 	*d = (struct objdiff)OBJDIFF_INIT;
 }
 
@@ -256,6 +297,10 @@ void objdiff_release(struct objdiff *d)
 
 void objdiff_summary(struct buf *out, const struct objdiff *d)
 {
+	if (d->nr) {
+		impact_tally_summary(out, &d->tally);
+		buf_adds(out, "; ");
+	}
 	buf_addf(out, "%zu object%s changed: %zu added, %zu removed, %zu modified",
 		 d->nr, d->nr == 1 ? "" : "s", d->counts[OBJDIFF_ADDED],
 		 d->counts[OBJDIFF_REMOVED], d->counts[OBJDIFF_MODIFIED]);
@@ -271,6 +316,8 @@ void objdiff_format_text(struct buf *out, const struct objdiff *d)
 	for (size_t i = 0; i < d->nr; i++) {
 		buf_addf(out, "%s ", objdiff_change_names[d->items[i].change]);
 		item_path(out, &d->items[i]);
+		buf_adds(out, "\nnode impact: ");
+		impact_describe(out, &d->items[i].impact);
 		buf_addc(out, '\n');
 		buf_adds(out, d->items[i].diff);
 	}
@@ -348,10 +395,47 @@ static void add_fence(struct buf *out, size_t n)
 		buf_addc(out, '`');
 }
 
+/* the order the PR comment lists objects in: node-replacing changes first,
+ * then "may disrupt", then the rest; render order within each */
+static size_t *by_impact(const struct objdiff *d)
+{
+	size_t *ix = xcalloc(d->nr ? d->nr : 1, sizeof(*ix)), n = 0;
+
+	for (int c = IMPACT_NCLASSES - 1; c >= 0; c--)
+		for (size_t i = 0; i < d->nr; i++)
+			if ((int)d->items[i].impact.cls == c)
+				ix[n++] = i;
+	return ix;
+}
+
+static void add_impact_md(struct buf *out, const struct impact *im)
+{
+	struct buf r = BUF_INIT;
+
+	buf_addf(out, "Node impact: **%s**", impact_class_names[im->cls]);
+	if (im->npools) {
+		buf_addf(out, " (pool%s ", im->npools == 1 ? "" : "s");
+		for (size_t i = 0; i < im->npools; i++) {
+			if (i)
+				buf_adds(out, ", ");
+			add_code(out, im->pools[i]);
+		}
+		buf_addc(out, ')');
+	}
+	buf_adds(out, ": ");
+	impact_rules_text(im, &r);
+	impact_also_text(im, &r);
+	add_cell(out, buf_cstr(&r));
+	buf_adds(out, "\n\n");
+	buf_release(&r);
+}
+
 void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 			     const struct objdiff_rev *base,
 			     const struct objdiff_rev *head)
 {
+	size_t *ix;
+
 	buf_adds(out, "### gpuform diff\n\nComparing ");
 	add_rev(out, "base", base);
 	buf_adds(out, " with ");
@@ -361,11 +445,14 @@ void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 	buf_adds(out, "**\n");
 	if (!d->nr)
 		return;
-	buf_adds(out, "\n| cluster | kind | name | change |\n"
-		      "| --- | --- | --- | --- |\n");
-	for (size_t i = 0; i < d->nr; i++) {
-		const struct objdiff_item *it = &d->items[i];
-		buf_adds(out, "| ");
+	ix = by_impact(d);
+	buf_adds(out, "\n| node impact | cluster | kind | name | change |\n"
+		      "| --- | --- | --- | --- | --- |\n");
+	for (size_t n = 0; n < d->nr; n++) {
+		const struct objdiff_item *it = &d->items[ix[n]];
+		const char *em = it->impact.cls == IMPACT_REPLACES ? "**" : "";
+		buf_addf(out, "| %s%s%s | ", em,
+			 impact_class_names[it->impact.cls], em);
 		add_cell(out, it->cluster);
 		buf_adds(out, " | ");
 		add_cell(out, it->kind);
@@ -377,8 +464,8 @@ void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 		add_cell(out, it->name);
 		buf_addf(out, " | %s |\n", objdiff_change_names[it->change]);
 	}
-	for (size_t i = 0; i < d->nr; i++) {
-		const struct objdiff_item *it = &d->items[i];
+	for (size_t n = 0; n < d->nr; n++) {
+		const struct objdiff_item *it = &d->items[ix[n]];
 		struct buf p = BUF_INIT;
 		size_t f = fence_len(it->diff);
 
@@ -386,7 +473,9 @@ void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 		buf_addf(out, "\n<details><summary>%s: ",
 			 objdiff_change_names[it->change]);
 		add_html(out, buf_cstr(&p));
-		buf_adds(out, "</summary>\n\n");
+		buf_addf(out, " (%s)</summary>\n\n",
+			 impact_class_names[it->impact.cls]);
+		add_impact_md(out, &it->impact);
 		add_fence(out, f);
 		buf_adds(out, "diff\n");
 		buf_adds(out, it->diff);
@@ -394,6 +483,7 @@ void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 		buf_adds(out, "\n\n</details>\n");
 		buf_release(&p);
 	}
+	free(ix);
 }
 
 void objdiff_format_json(struct buf *out, const struct objdiff *d,
@@ -411,6 +501,17 @@ void objdiff_format_json(struct buf *out, const struct objdiff *d,
 		cJSON_AddNumberToObject(sum, objdiff_change_names[c],
 					(double)d->counts[c]);
 	cJSON_AddNumberToObject(sum, "unchanged", (double)d->unchanged);
+	cJSON_AddNumberToObject(sum, "replacesNodes",
+				(double)d->tally.counts[IMPACT_REPLACES]);
+	cJSON_AddNumberToObject(sum, "mayDisrupt",
+				(double)d->tally.counts[IMPACT_MAY_DISRUPT]);
+	cJSON_AddNumberToObject(sum, "noNodeEffect",
+				(double)d->tally.counts[IMPACT_NONE]);
+	{
+		cJSON *pl = cJSON_AddArrayToObject(sum, "replacedPools");
+		for (size_t i = 0; i < d->tally.npools; i++)
+			cJSON_AddItemToArray(pl, cJSON_CreateString(d->tally.pools[i]));
+	}
 	objs = cJSON_AddArrayToObject(root, "objects");
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct objdiff_item *it = &d->items[i];
@@ -426,6 +527,7 @@ void objdiff_format_json(struct buf *out, const struct objdiff *d,
 		cJSON_AddStringToObject(o, "name", it->name);
 		cJSON_AddStringToObject(o, "change",
 					objdiff_change_names[it->change]);
+		cJSON_AddItemToObject(o, "impact", impact_json(&it->impact));
 		cJSON_AddStringToObject(o, "diff", it->diff);
 		cJSON_AddItemToArray(objs, o);
 	}

@@ -24,6 +24,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "reconcile/impact.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -59,6 +60,7 @@ struct objdiff_item {
 	char *name;
 	char *diff; /* unified diff; "--- /dev/null" for added,
 		     * "+++ /dev/null" for removed */
+	struct impact impact; /* what the change does to running nodes */
 };
 
 struct objdiff {
@@ -66,8 +68,9 @@ struct objdiff {
 	size_t nr, alloc;
 	size_t counts[OBJDIFF_NCHANGES];
 	size_t unchanged;
+	struct impact_tally tally; /* node impact of the changed objects */
 };
-#define OBJDIFF_INIT { NULL, 0, 0, { 0, 0, 0 }, 0 }
+#define OBJDIFF_INIT { NULL, 0, 0, { 0, 0, 0 }, 0, IMPACT_TALLY_INIT }
 
 /*
  * objdiff_compute: compare base with head into *out (which must be
@@ -86,20 +89,24 @@ struct objdiff_rev {
 };
 
 /* objdiff_summary: "N objects changed: A added, R removed, M modified"
- * ("1 object changed: ..."), no newline. */
+ * ("1 object changed: ..."), no newline; when something changed, led by
+ * the node impact: "R node-replacing changes (pools a, b), D may disrupt,
+ * N no node effect; ..." */
 void objdiff_summary(struct buf *out, const struct objdiff *d);
 
 /*
  * objdiff_format_text: for each changed object a header line
- * "<change> <cluster>/<Kind>/[<namespace>/]<name>" and its unified diff
+ * "<change> <cluster>/<Kind>/[<namespace>/]<name>", a line
+ * "node impact: <class> [pools ...]: <rules>" and its unified diff
  * (labels a/<same path> and b/<same path>), then the summary line.
  */
 void objdiff_format_text(struct buf *out, const struct objdiff *d);
 
 /*
  * objdiff_format_markdown: a PR comment: heading naming both revisions,
- * the summary, a table (cluster | kind | name | change), then one
- * <details> block per changed object holding a ```diff fence.
+ * the summary, a table (node impact | cluster | kind | name | change), then
+ * one <details> block per changed object holding its rules and a ```diff
+ * fence; node-replacing changes first, then "may disrupt", then the rest.
  */
 void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 			     const struct objdiff_rev *base,
@@ -108,9 +115,10 @@ void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 /*
  * objdiff_format_json: {"base": id, "head": id or "worktree",
  * "summary": {"changed", "added", "removed", "modified", "unchanged"},
+ * "replacesNodes", "mayDisrupt", "noNodeEffect", "replacedPools"},
  * "objects": [{"cluster", "apiVersion", "kind", "namespace" (null when
- * cluster-scoped), "name", "change", "diff"}]}, pretty-printed, with a final
- * newline.
+ * cluster-scoped), "name", "change", "impact": {"class", "rules", "pools"},
+ * "diff"}]}, pretty-printed, with a final newline.
  */
 void objdiff_format_json(struct buf *out, const struct objdiff *d,
 			 const struct objdiff_rev *base,

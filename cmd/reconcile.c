@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cmd/cluster.h"
+#include "cmd/nodeimpact.h"
 #include "cmd/objdiff.h"
 #include "cmd/repo.h"
 #include "cmd/source.h"
@@ -51,13 +52,36 @@ static void print_item(const struct recon_item *it)
 	putchar('\n');
 }
 
-static void print_summary(const struct recon_report *r, int failed, FILE *f)
+/* the node impact of an item that is (or would be) written */
+static void print_impact(const struct nodeimpact *ni, const struct recon_item *it,
+			 const char *indent)
 {
-	fprintf(f, "%s %s: %zu created, %zu configured, %zu unchanged, %zu pruned",
+	const struct impact *im = nodeimpact_find(ni, it);
+	struct buf b = BUF_INIT;
+
+	if (!im || (it->action != RA_CREATED && it->action != RA_CONFIGURED &&
+		    it->action != RA_PRUNED && it->action != RA_SKIPPED))
+		return;
+	nodeimpact_describe(&b, ni, im);
+	printf("%snode impact: %s\n", indent, buf_cstr(&b));
+	buf_release(&b);
+}
+
+static void print_summary(const struct recon_report *r,
+			  const struct nodeimpact *ni, int failed, FILE *f)
+{
+	fprintf(f, "%s %s: ",
 		failed      ? "reconcile failed for"
 		: r->dry_run ? "dry run for"
 			     : "reconciled",
-		r->cluster ? r->cluster : "?",
+		r->cluster ? r->cluster : "?");
+	if (ni->n) {
+		struct buf b = BUF_INIT;
+		nodeimpact_summary(&b, ni);
+		fprintf(f, "%s; ", buf_cstr(&b));
+		buf_release(&b);
+	}
+	fprintf(f, "%zu created, %zu configured, %zu unchanged, %zu pruned",
 		r->counts[RA_CREATED], r->counts[RA_CONFIGURED],
 		r->counts[RA_UNCHANGED], r->counts[RA_PRUNED]);
 	if (r->counts[RA_SKIPPED])
@@ -75,7 +99,7 @@ static void print_summary(const struct recon_report *r, int failed, FILE *f)
 
 enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
        OPT_PRUNE_NS, OPT_INV_NS, OPT_TEMPLATES, OPT_LIVE, OPT_GIT, OPT_REF,
-       OPT_PATH, OPT_GIT_CACHE };
+       OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE };
 
 static int run(const char *cmd, int argc, char **argv, int diff_mode)
 {
@@ -92,6 +116,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		{ "ref", required_argument, NULL, OPT_REF },
 		{ "path", required_argument, NULL, OPT_PATH },
 		{ "git-cache", required_argument, NULL, OPT_GIT_CACHE },
+		{ "allow-node-replacement", no_argument, NULL, OPT_ALLOW_REPLACE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		CLUSTER_LONG_OPTS,
@@ -105,8 +130,10 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	struct kube *k = NULL;
+	struct nodeimpact ni;
+	struct buf why = BUF_INIT;
 	const char *templates = NULL;
-	int c, json = 0, live = 0, code = EXIT_OK, rc;
+	int c, json = 0, live = 0, allow_replace = 0, code = EXIT_OK, rc;
 
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -145,6 +172,9 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 			break;
 		case OPT_GIT_CACHE:
 			git.cache = optarg;
+			break;
+		case OPT_ALLOW_REPLACE:
+			allow_replace = 1;
 			break;
 		case 'o':
 			if (!strcmp(optarg, "json"))
@@ -188,6 +218,14 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	} else if (optind >= argc) {
 		return cmd_usage_error(cmd, "no intent file or rendered directory given");
 	}
+	nodeimpact_init(&ni, NULL);
+	ni.allow_replacement = allow_replace;
+	ni.enforce = !ro.dry_run;
+	if ((ni.now = nodeimpact_now(&why)) == (time_t)-1) {
+		code = cmd_usage_error(cmd, "%s", buf_cstr(&why));
+		buf_release(&why);
+		return code;
+	}
 
 	if (git.url ? source_load_git(&src, &git, &d, &err) < 0
 		    : source_load(&src, argv + optind, (size_t)(argc - optind),
@@ -201,14 +239,33 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	report_diags(&d);
 	ro.source = src.desc;
 	ro.source_commit = src.commit;
+	ni.desired = src.docs;
+	ro.guard = nodeimpact_guard;
+	ro.guard_ctx = &ni;
 	if (cluster_connect(&k, &co, &err) < 0) {
 		code = report_err(&err);
 		goto out;
 	}
 	rc = recon_run(&rep, k, src.cluster, src.docs, &ro, &err);
+	if (ni.notes.len) {
+		/* one line per held (or allowed) node-replacing change */
+		for (const char *p = buf_cstr(&ni.notes); *p;) {
+			size_t l = strcspn(p, "\n");
+			fprintf(stderr, "gpuform: %.*s\n", (int)l, p);
+			p += l + (p[l] == '\n');
+		}
+	}
 	if (json) {
 		cJSON *j = recon_report_json(&rep);
+		cJSON *items = cJSON_GetObjectItemCaseSensitive(j, "items");
 		char *s;
+		for (size_t i = 0; i < rep.nr; i++) {
+			const struct impact *im = nodeimpact_find(&ni, &rep.items[i]);
+			if (im && rep.items[i].action != RA_UNCHANGED)
+				cJSON_AddItemToObject(cJSON_GetArrayItem(items, (int)i),
+						      "impact", impact_json(im));
+		}
+		cJSON_AddItemToObject(j, "nodeImpact", nodeimpact_json(&ni));
 		if (rc < 0)
 			cJSON_AddStringToObject(j, "error", err_msg(&err));
 		s = cJSON_Print(j);
@@ -218,26 +275,40 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	} else if (diff_mode) {
 		for (size_t i = 0; i < rep.nr; i++) {
 			const struct recon_item *it = &rep.items[i];
-			if (it->diff)
+			if (it->diff) {
+				print_impact(&ni, it, "");
 				fputs(it->diff, stdout);
-			else if (it->action == RA_PRUNED)
+			} else if (it->action == RA_PRUNED) {
 				print_item(it);
-			else if (it->action == RA_CONFLICT || it->action == RA_FAILED)
+				print_impact(&ni, it, "");
+			} else if (it->action == RA_CONFLICT || it->action == RA_FAILED) {
 				print_item(it);
+			}
+		}
+		if (recon_changed(&rep) && ni.n) {
+			struct buf b = BUF_INIT;
+			nodeimpact_summary(&b, &ni);
+			printf("%s\n", buf_cstr(&b));
+			buf_release(&b);
 		}
 	} else {
-		for (size_t i = 0; i < rep.nr; i++)
+		for (size_t i = 0; i < rep.nr; i++) {
 			print_item(&rep.items[i]);
+			print_impact(&ni, &rep.items[i], "  ");
+		}
 	}
 	if (!diff_mode && !json)
-		print_summary(&rep, rc < 0, stdout);
+		print_summary(&rep, &ni, rc < 0, stdout);
 	if (rc < 0) {
 		code = report_err(&err);
+		if (ni.held && ni.enforce)
+			code = EXIT_HELD;
 		goto out;
 	}
 	if (ro.dry_run && recon_changed(&rep))
 		code = EXIT_DIFF;
 out:
+	nodeimpact_release(&ni);
 	recon_report_release(&rep);
 	kube_free(k);
 	source_release(&src);

@@ -320,6 +320,28 @@ static cJSON *disruption(const struct plan *p, const struct workload *w)
 	return d;
 }
 
+/*
+ * NodePool annotations that tell `gpuform reconcile` how much disruption the
+ * pool's workloads take and when the maintenance window is, so it can hold
+ * back node-replacing changes outside the window whatever the source of the
+ * manifests (intent, rendered directory, Git). Object metadata: not part of
+ * Karpenter's template hash, so they drift no node.
+ */
+static cJSON *pool_annotations(const struct plan *p, enum wl_interruption mode)
+{
+	cJSON *a = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(a, "gpuform.io/interruption",
+				wl_interruption_names[mode]);
+	if (p->has_window) {
+		cJSON_AddStringToObject(a, "gpuform.io/maintenance-window",
+					p->in->window_schedule);
+		cJSON_AddStringToObject(a, "gpuform.io/maintenance-window-duration",
+					p->in->window_duration);
+	}
+	return a;
+}
+
 static int render_gpu_pool(cJSON *docs, const struct plan *p,
 			   const struct plan_pool *pool,
 			   const struct tmpl_set *t, struct err *err)
@@ -338,6 +360,8 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 	qsort(fams, pool->nfams, sizeof(char *), str_cmp);
 	cJSON_AddStringToObject(ctx, "name", pool->name);
 	cJSON_AddItemToObject(ctx, "labels", labels(p, w->name));
+	cJSON_AddItemToObject(ctx, "annotations",
+			      pool_annotations(p, w->interruption));
 	nl = cJSON_AddObjectToObject(ctx, "nodeLabels");
 	cJSON_AddStringToObject(nl, "gpuform.io/cluster", p->in->name);
 	cJSON_AddStringToObject(nl, "gpuform.io/pool", pool->name);
@@ -404,6 +428,8 @@ static int render_general_pool(cJSON *docs, const struct plan *p,
 
 	cJSON_AddStringToObject(ctx, "name", pool->name);
 	cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
+	cJSON_AddItemToObject(ctx, "annotations",
+			      pool_annotations(p, INT_TOLERANT));
 	nl = cJSON_AddObjectToObject(ctx, "nodeLabels");
 	cJSON_AddStringToObject(nl, "gpuform.io/cluster", p->in->name);
 	cJSON_AddStringToObject(nl, "gpuform.io/pool", pool->name);

@@ -137,6 +137,7 @@ struct want {
 	const struct kube_resource *res;
 	enum live_state state;
 	const cJSON *live; /* kept only when it differs (dry run, diff) */
+	cJSON *next; /* the dry run's result, kept for the guard */
 	size_t item; /* index into rep->items (the array grows) */
 	int needs_write;
 	int force;
@@ -857,6 +858,22 @@ static const cJSON *find_live(const cJSON *live, const struct ident *id)
 	return NULL;
 }
 
+/* what the guard needs of a pruned object: its gpuform.io/ annotations
+ * (interruption, maintenance window) */
+static void keep_gpuform_annotations(cJSON *md, const cJSON *o)
+{
+	const cJSON *a;
+	cJSON *keep = NULL;
+
+	cJSON_ArrayForEach(a, jpath(o, "metadata", "annotations")) {
+		if (!cJSON_IsString(a) || strncmp(a->string, "gpuform.io/", 11))
+			continue;
+		if (!keep)
+			keep = cJSON_AddObjectToObject(md, "annotations");
+		cJSON_AddStringToObject(keep, a->string, a->valuestring);
+	}
+}
+
 static int list_kind(struct run *r, const char *api_version,
 		     const char *kind)
 {
@@ -915,6 +932,7 @@ static int list_kind(struct run *r, const char *api_version,
 				cJSON_AddStringToObject(md, "namespace", id.ns);
 			if (uid)
 				cJSON_AddStringToObject(md, "uid", uid);
+			keep_gpuform_annotations(md, o);
 			cJSON_AddItemToArray(r->live, stub);
 		}
 		cJSON_Delete(o);
@@ -1214,7 +1232,10 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 						  buf_cstr(&lbl));
 			buf_release(&lbl);
 		}
-		cJSON_Delete(result);
+		if (o.guard)
+			x->next = result;
+		else
+			cJSON_Delete(result);
 	}
 	if (conflicts || failures) {
 		if (!o.dry_run)
@@ -1245,6 +1266,39 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 				"inventory (more than half); refusing — pass "
 				"--force-prune if that is really meant",
 				stale, old.nr);
+			goto out;
+		}
+	}
+
+	/* the caller's last word, before anything is written */
+	if (o.guard) {
+		struct recon_change *ch = NULL;
+		size_t nc = 0, ac = 0;
+		int rc;
+		for (i = 0; i < n; i++) {
+			if (!w[i].needs_write)
+				continue;
+			GROW(ch, nc + 1, ac);
+			ch[nc].live = w[i].live;
+			ch[nc++].next = w[i].next ? w[i].next : w[i].obj;
+		}
+		for (i = 0; o.prune && i < old.nr; i++) {
+			struct ident oid = { old.e[i].api_version, old.e[i].kind,
+					     old.e[i].ns, old.e[i].name };
+			const cJSON *live = find_live(r.live, &oid);
+			if (want_find(&r, &oid) >= 0 || !live ||
+			    (is_namespace(&oid) && !o.prune_namespaces))
+				continue;
+			GROW(ch, nc + 1, ac);
+			ch[nc].live = live;
+			ch[nc++].next = NULL;
+		}
+		rc = o.guard(o.guard_ctx, k, ch, nc, err);
+		free(ch);
+		if (rc < 0) {
+			if (!o.dry_run)
+				unplan(rep, w, n, 0, "not applied: held back "
+						     "before any write");
 			goto out;
 		}
 	}
@@ -1399,6 +1453,7 @@ out:
 	for (i = 0; w && i < n; i++) {
 		free(w[i].uid);
 		free(w[i].key);
+		cJSON_Delete(w[i].next);
 	}
 	free(r.slots);
 	free(w);

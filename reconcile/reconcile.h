@@ -31,6 +31,14 @@
 #define RECON_FIELD_MANAGER "gpuform"
 #define RECON_INVENTORY_NS "gpuform-system"
 
+/* one object a run would write: live state (NULL: created) and what the
+ * server's dry run made of it (NULL: pruned; pruned NodePools come as a
+ * stub: identity, uid and gpuform.io/ annotations) */
+struct recon_change {
+	const cJSON *live;
+	const cJSON *next;
+};
+
 struct recon_opts {
 	const char *field_manager; /* default RECON_FIELD_MANAGER */
 	const char *inventory_ns;  /* default RECON_INVENTORY_NS */
@@ -42,6 +50,15 @@ struct recon_opts {
 	int force_prune;      /* allow an empty desired set / a large shrink */
 	int prune_namespaces; /* allow pruning Namespaces */
 	int want_diffs;       /* compute a unified diff per changed object */
+	/*
+	 * guard (may be NULL): called once, after every dry run succeeded and
+	 * before anything is written (in a dry run too), with every object the
+	 * run would write or prune. Returning -1 (err set) stops the run with
+	 * nothing written; its requests count in the report's stats.
+	 */
+	int (*guard)(void *ctx, struct kube *k, const struct recon_change *c,
+		     size_t n, struct err *err);
+	void *guard_ctx;
 };
 
 enum recon_action {

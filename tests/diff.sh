@@ -156,14 +156,18 @@ check "1: text: one header line per object, a/ b/ labels, summary last" \
 	'[ "$(printf "%s\n" "$OUT" | grep -c "^modified ml-prod/NodePool/chat-serving$")" = 1 ] &&
 	 printf "%s\n" "$OUT" | grep -qx -- "--- a/ml-prod/NodePool/chat-serving" &&
 	 printf "%s\n" "$OUT" | grep -qx -- "+++ b/ml-prod/NodePool/chat-serving" &&
-	 [ "$(printf "%s\n" "$OUT" | tail -1)" = "1 object changed: 0 added, 0 removed, 1 modified" ]'
+	 [ "$(printf "%s\n" "$OUT" | tail -1)" = "1 node-replacing change (pool chat-serving), 0 may disrupt, 0 no node effect; 1 object changed: 0 added, 0 removed, 1 modified" ]'
+# narrowing the GPU class narrows requirements: Karpenter drifts the nodes whose labels no
+# longer satisfy them (dynamic drift), and the line says so
+check "1: text: the node impact line names the class, the pool and the drift rule" \
+	'[ "$(printf "%s\n" "$OUT" | sed -n 2p)" = "node impact: replaces nodes [pool chat-serving]: dynamic drift: requirements (nodes whose labels no longer satisfy karpenter.k8s.aws/instance-family, karpenter.k8s.aws/instance-gpu-name are replaced)" ]'
 text_headers=$(printf '%s\n' "$OUT" | sed -En 's#^(added|removed|modified) [^/]+/([^/]+)/([^/]+/)?([^/]+)$#\1 \2 \4#p' |
 	awk '{ print $1 " " tolower($2) "-" $3 ".yaml" }' | sort)
 # the diff body is exactly `diff -u` of the two rendered files (context 3)
 rendered "$C1" specs/ml-prod.yaml "$tmp/r1"
 rendered "$C2" specs/ml-prod.yaml "$tmp/r2"
 (cd "$tmp" && diff -u r1/nodepool-chat-serving.yaml r2/nodepool-chat-serving.yaml | tail -n +3) >"$tmp/want-hunks"
-printf '%s\n' "$OUT" | sed -n '/^@@/,/^1 object changed/p' | sed '$d' >"$tmp/got-hunks"
+printf '%s\n' "$OUT" | sed -n '/^@@/,/^1 node-replacing change/p' | sed '$d' >"$tmp/got-hunks"
 check "1: the hunks equal diff -u of the rendered files" 'cmp -s "$tmp/want-hunks" "$tmp/got-hunks"'
 
 gf --base "$C1" --head "$C2" --format json specs/ml-prod.yaml
@@ -171,7 +175,8 @@ check "1: json: exit 1, parses" '[ "$RC" = 1 ] && printf "%s" "$OUT" | jq -e . >
 same_changes "1: json lists exactly what diff -r of two render -o finds" "$C1" "$C2" specs/ml-prod.yaml
 check "1: json: text and json list the same objects" '[ "$text_headers" = "$(reported_changes)" ]'
 check "1: json: counts (1 modified, 15 unchanged), ids, fields" \
-	'[ "$(printf "%s" "$OUT" | jq -c .summary)" = "{\"changed\":1,\"added\":0,\"removed\":0,\"modified\":1,\"unchanged\":15}" ] &&
+	'[ "$(printf "%s" "$OUT" | jq -c .summary)" = "{\"changed\":1,\"added\":0,\"removed\":0,\"modified\":1,\"unchanged\":15,\"replacesNodes\":1,\"mayDisrupt\":0,\"noNodeEffect\":0,\"replacedPools\":[\"chat-serving\"]}" ] &&
+	 [ "$(printf "%s" "$OUT" | jq -c ".objects[0].impact | [.class, .pools, (.rules | length)]")" = "[\"replaces nodes\",[\"chat-serving\"],1]" ] &&
 	 [ "$(printf "%s" "$OUT" | jq -r .base)" = "$C1" ] && [ "$(printf "%s" "$OUT" | jq -r .head)" = "$C2" ] &&
 	 [ "$(printf "%s" "$OUT" | jq -r ".objects[0] | [.cluster, .apiVersion, .kind, (.namespace // \"-\"), .name, .change] | join(\" \")")" = "ml-prod karpenter.sh/v1 NodePool - chat-serving modified" ] &&
 	 printf "%s" "$OUT" | jq -e ".objects[0].diff | startswith(\"--- a/ml-prod/NodePool/chat-serving\n+++ b/ml-prod/NodePool/chat-serving\n@@ \")" >/dev/null'
@@ -263,7 +268,9 @@ check "6: file deleted at head: all its objects removed" \
 	 [ "$(printf "%s" "$OUT" | jq -r "[.objects[].cluster] | unique | join(\",\")")" = dev-sandbox ]'
 g reset -q --hard "$C4"
 gf --base "$C4" --head "$C3" specs/dev-spot.yaml
-check "6: --head REV without the file: removed as well" '[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | tail -1)" = "$n_dev objects changed: 0 added, $n_dev removed, 0 modified" ]'
+# removing a cluster's NodePools deletes their nodes; so does removing the EC2NodeClasses
+# they launch from (2 + 2)
+check "6: --head REV without the file: removed as well" '[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | tail -1)" = "4 node-replacing changes (pools experiments, general), 0 may disrupt, $((n_dev - 4)) no node effect; $n_dev objects changed: 0 added, $n_dev removed, 0 modified" ]'
 gf --base "$C4" specs/nosuch.yaml
 check "6: a file at neither side: exit 4, named" \
 	'[ "$RC" = 4 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | grep -q "'"'"'specs/nosuch.yaml'"'"' exists neither at base '"'"'$C4'"'"' nor in the work tree"'

@@ -37,6 +37,7 @@ static Suite *(*const suites[])(void) = {
 	yaml_fuzz_regressions_suite,
 	check_fuzz_regressions_suite,
 	lint_suite,
+	impact_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

@@ -1,0 +1,451 @@
+/*
+ * cmd/nodeimpact.c: node impact of a reconcile, live counts and the guard
+ * for protected pools (see nodeimpact.h).
+ *
+ * Deliberately not here: the drift rules (reconcile/impact.c), the requests
+ * (reconcile/nodecount.c), the window arithmetic (generator/window.c).
+ */
+#include "cmd/nodeimpact.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "generator/window.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+#define ANN_INTERRUPTION "gpuform.io/interruption"
+#define ANN_WINDOW "gpuform.io/maintenance-window"
+#define ANN_WINDOW_DURATION "gpuform.io/maintenance-window-duration"
+
+static const char *str_at(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
+
+	if (b)
+		v = cJSON_GetObjectItemCaseSensitive(v, b);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const char *annotation(const cJSON *o, const char *key)
+{
+	return str_at(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
+		      "annotations", key);
+}
+
+static int is_nodepool(const cJSON *o)
+{
+	const char *k = str_at(o, "kind", NULL), *av = str_at(o, "apiVersion", NULL);
+	return k && av && !strcmp(k, "NodePool") && !strncmp(av, "karpenter.sh/", 13);
+}
+
+static int same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+void nodeimpact_init(struct nodeimpact *ni, const cJSON *desired)
+{
+	memset(ni, 0, sizeof(*ni));
+	ni->desired = desired;
+	ni->now = time(NULL);
+	ni->notes = (struct buf)BUF_INIT;
+}
+
+void nodeimpact_release(struct nodeimpact *ni)
+{
+	for (size_t i = 0; i < ni->n; i++) {
+		free(ni->e[i].api_version);
+		free(ni->e[i].kind);
+		free(ni->e[i].ns);
+		free(ni->e[i].name);
+		impact_release(&ni->e[i].im);
+	}
+	free(ni->e);
+	for (size_t i = 0; i < ni->npools; i++)
+		free(ni->pools[i].name);
+	free(ni->pools);
+	impact_tally_release(&ni->tally);
+	nodecount_release(&ni->counts);
+	buf_release(&ni->notes);
+	memset(ni, 0, sizeof(*ni));
+}
+
+/* ---- time ---------------------------------------------------------------- */
+
+/* days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+ * days_from_civil) */
+static long days_from_civil(long y, long m, long d)
+{
+	long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+time_t nodeimpact_now(struct buf *why)
+{
+	const char *s = getenv("GPUFORM_NOW");
+	int y, mo, d, h, mi, sec, n = 0;
+
+	if (!s || !*s)
+		return time(NULL);
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi,
+		   &sec, &n) != 6 || (size_t)n != strlen(s) || mo < 1 ||
+	    mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) {
+		buf_addf(why, "GPUFORM_NOW='%s' is not an RFC 3339 UTC time "
+			      "like 2026-01-31T02:30:00Z", s);
+		return (time_t)-1;
+	}
+	return (time_t)(days_from_civil(y, mo, d) * 86400L + h * 3600L +
+			mi * 60L + sec);
+}
+
+static void add_rfc3339(struct buf *out, time_t t)
+{
+	struct tm tm;
+	char b[32];
+
+	gmtime_r(&t, &tm);
+	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	buf_adds(out, b);
+}
+
+static void add_span(struct buf *out, long minutes)
+{
+	if (minutes >= 1440)
+		buf_addf(out, "%ldd ", minutes / 1440);
+	if (minutes >= 60)
+		buf_addf(out, "%ldh ", minutes / 60 % 24);
+	buf_addf(out, "%ldm", minutes % 60);
+}
+
+/* ---- counts ---------------------------------------------------------------- */
+
+static void add_counts(struct buf *out, long claims, long pods)
+{
+	if (claims < 0) {
+		buf_adds(out, "NodeClaim count unknown");
+		return;
+	}
+	buf_addf(out, "%ld NodeClaim%s, ", claims, claims == 1 ? "" : "s");
+	if (pods < 0)
+		buf_adds(out, "do-not-disrupt pod count unknown");
+	else
+		buf_addf(out, "%ld do-not-disrupt pod%s", pods, pods == 1 ? "" : "s");
+}
+
+static const struct ni_entry *entry_of(const struct nodeimpact *ni,
+				       const struct impact *im)
+{
+	for (size_t i = 0; i < ni->n; i++)
+		if (&ni->e[i].im == im)
+			return &ni->e[i];
+	return NULL;
+}
+
+void nodeimpact_describe(struct buf *out, const struct nodeimpact *ni,
+			 const struct impact *im)
+{
+	buf_adds(out, impact_class_names[im->cls]);
+	if (im->npools) {
+		buf_addf(out, " [pool%s ", im->npools == 1 ? "" : "s");
+		for (size_t i = 0; i < im->npools; i++)
+			buf_addf(out, "%s%s", i ? ", " : "", im->pools[i]);
+		const struct ni_entry *e = entry_of(ni, im);
+		if (im->cls == IMPACT_REPLACES && ni->npools && e) {
+			buf_adds(out, ": ");
+			add_counts(out, e->claims, e->pods);
+		}
+		buf_addc(out, ']');
+	}
+	buf_adds(out, ": ");
+	impact_rules_text(im, out);
+	impact_also_text(im, out);
+}
+
+void nodeimpact_summary(struct buf *out, const struct nodeimpact *ni)
+{
+	const struct impact_tally *t = &ni->tally;
+	size_t r = t->counts[IMPACT_REPLACES];
+
+	buf_addf(out, "%zu node-replacing change%s", r, r == 1 ? "" : "s");
+	if (t->npools) {
+		long claims = 0, pods = 0;
+		buf_addf(out, " (pool%s ", t->npools == 1 ? "" : "s");
+		for (size_t i = 0; i < t->npools; i++)
+			buf_addf(out, "%s%s", i ? ", " : "", t->pools[i]);
+		for (size_t i = 0; i < ni->npools; i++) {
+			claims = claims < 0 || ni->pools[i].claims < 0
+					 ? -1 : claims + ni->pools[i].claims;
+			pods = pods < 0 || ni->pools[i].pods < 0
+				       ? -1 : pods + ni->pools[i].pods;
+		}
+		if (ni->npools) {
+			buf_adds(out, ": ");
+			add_counts(out, claims, pods);
+		}
+		buf_addc(out, ')');
+	}
+	buf_addf(out, ", %zu may disrupt, %zu no node effect",
+		 t->counts[IMPACT_MAY_DISRUPT], t->counts[IMPACT_NONE]);
+}
+
+cJSON *nodeimpact_json(const struct nodeimpact *ni)
+{
+	cJSON *o = cJSON_CreateObject(), *pools;
+
+	cJSON_AddNumberToObject(o, "replacesNodes",
+				(double)ni->tally.counts[IMPACT_REPLACES]);
+	cJSON_AddNumberToObject(o, "mayDisrupt",
+				(double)ni->tally.counts[IMPACT_MAY_DISRUPT]);
+	cJSON_AddNumberToObject(o, "noNodeEffect",
+				(double)ni->tally.counts[IMPACT_NONE]);
+	pools = cJSON_AddArrayToObject(o, "pools");
+	for (size_t i = 0; i < ni->npools; i++) {
+		const struct ni_pool *p = &ni->pools[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", p->name);
+		if (p->claims >= 0)
+			cJSON_AddNumberToObject(e, "nodeClaims", (double)p->claims);
+		else
+			cJSON_AddNullToObject(e, "nodeClaims");
+		if (p->claims >= 0 && p->pods >= 0)
+			cJSON_AddNumberToObject(e, "doNotDisruptPods", (double)p->pods);
+		else
+			cJSON_AddNullToObject(e, "doNotDisruptPods");
+		cJSON_AddItemToArray(pools, e);
+	}
+	if (ni->counts.unknown)
+		cJSON_AddStringToObject(o, "countsUnknown", ni->counts.unknown);
+	cJSON_AddNumberToObject(o, "heldBack", ni->held);
+	return o;
+}
+
+const struct impact *nodeimpact_find(const struct nodeimpact *ni,
+				     const struct recon_item *it)
+{
+	for (size_t i = 0; i < ni->n; i++) {
+		const struct ni_entry *e = &ni->e[i];
+		if (same(e->kind, it->kind) && same(e->ns, it->ns) &&
+		    same(e->name, it->name) && same(e->api_version, it->api_version))
+			return &e->im;
+	}
+	return NULL;
+}
+
+/* ---- the guard ----------------------------------------------------------- */
+
+/* the NodePool object that says how `pool` may be disrupted: the desired
+ * one, else (a pool being removed) its live stub */
+static const cJSON *pool_object(const struct nodeimpact *ni,
+				const struct recon_change *c, size_t n,
+				const char *pool)
+{
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, ni->desired)
+		if (is_nodepool(o) && same(str_at(o, "metadata", "name"), pool))
+			return o;
+	for (size_t i = 0; i < n; i++)
+		if (c[i].live && is_nodepool(c[i].live) &&
+		    same(str_at(c[i].live, "metadata", "name"), pool))
+			return c[i].live;
+	return NULL;
+}
+
+static void check_pool(struct nodeimpact *ni, const struct ni_entry *e,
+		       const char *pool, const cJSON *np, long claims, long pods)
+{
+	const char *mode = np ? annotation(np, ANN_INTERRUPTION) : NULL;
+	const char *sched = np ? annotation(np, ANN_WINDOW) : NULL;
+	const char *dur = np ? annotation(np, ANN_WINDOW_DURATION) : NULL;
+	struct buf why = BUF_INIT, line = BUF_INIT, rules = BUF_INIT;
+	struct window w;
+	int has_window = 0;
+	long mins = 0;
+
+	if (!mode || strcmp(mode, "none"))
+		return;
+	if (sched && dur) {
+		if (window_parse(&w, sched, dur, &why) == 0)
+			has_window = 1;
+	}
+	if (has_window) {
+		long day = (long)(ni->now / 86400), sod = (long)(ni->now % 86400);
+		long mow = ((day + 4) % 7) * 1440 + sod / 60; /* 1970-01-01: Thu */
+		mins = window_next_start(&w, mow);
+		if (mins == 0)
+			goto out; /* inside the window */
+	}
+	impact_rules_text(&e->im, &rules);
+	buf_addf(&line, "%s: %s %s (%s) replaces the nodes of pool %s "
+			"(interruption: none; ",
+		 ni->allow_replacement ? "allowed by --allow-node-replacement"
+		 : ni->enforce	       ? "held back"
+				       : "would be held back",
+		 e->kind, e->name, buf_cstr(&rules), pool);
+	add_counts(&line, claims, pods);
+	if (has_window) {
+		buf_addf(&line, ") outside its maintenance window \"%s\" for %s; "
+				"the window next opens at ", sched, dur);
+		add_rfc3339(&line, ni->now - ni->now % 60 + mins * 60);
+		buf_adds(&line, " (in ");
+		add_span(&line, mins);
+		buf_adds(&line, ")\n");
+	} else {
+		buf_adds(&line, ") and the pool has no maintenance window");
+		if (why.len)
+			buf_addf(&line, " (%s)", buf_cstr(&why));
+		buf_addc(&line, '\n');
+	}
+	buf_adds(&ni->notes, buf_cstr(&line));
+	if (!ni->allow_replacement)
+		ni->held++;
+out:
+	buf_release(&why);
+	buf_release(&line);
+	buf_release(&rules);
+}
+
+static const cJSON *requirements_of(const cJSON *np)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(np, "spec"), "template");
+	return cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(t, "spec"), "requirements");
+}
+
+/* requirement sets of the NodePool changes that drift only through them */
+struct reqsets {
+	const cJSON **r;
+	size_t n;
+};
+
+/* a NodeClaim drifts when its labels fail one of the new requirement sets */
+static int violates_any(const cJSON *claim, void *ctx)
+{
+	const struct reqsets *rs = ctx;
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(claim, "metadata"), "labels");
+
+	for (size_t i = 0; i < rs->n; i++)
+		if (!impact_labels_satisfy(rs->r[i], labels))
+			return 1;
+	return 0;
+}
+
+/* per pool, the NodeClaims any change replaces: all of them if one change
+ * drifts the whole pool, else those outside some new requirements */
+static void count_pools(struct nodeimpact *ni, const struct recon_change *c,
+			size_t first)
+{
+	ni->npools = ni->tally.npools;
+	ni->pools = xcalloc(ni->npools ? ni->npools : 1, sizeof(*ni->pools));
+	for (size_t p = 0; p < ni->npools; p++) {
+		const char *pool = ni->tally.pools[p];
+		struct reqsets rs = { NULL, 0 };
+		size_t alloc = 0;
+		int whole = 0;
+
+		for (size_t i = first; i < ni->n; i++) {
+			const struct impact *im = &ni->e[i].im;
+			int touches = 0;
+			if (im->cls != IMPACT_REPLACES)
+				continue;
+			for (size_t q = 0; q < im->npools; q++)
+				touches |= !strcmp(im->pools[q], pool);
+			if (!touches)
+				continue;
+			if (!impact_requirements_only(im)) {
+				whole = 1;
+				break;
+			}
+			GROW(rs.r, rs.n + 1, alloc);
+			rs.r[rs.n++] = requirements_of(c[i - first].next);
+		}
+		ni->pools[p].name = xstrdup(pool);
+		nodecount_count(&ni->counts, pool, whole ? NULL : violates_any,
+				&rs, &ni->pools[p].claims, &ni->pools[p].pods);
+		free(rs.r);
+	}
+}
+
+int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
+		     size_t n, struct err *err)
+{
+	struct nodeimpact *ni = ctx;
+	const cJSON **pools = NULL, *o;
+	size_t np = 0, ap = 0, first;
+
+	cJSON_ArrayForEach(o, ni->desired)
+		if (is_nodepool(o)) {
+			GROW(pools, np + 1, ap);
+			pools[np++] = o;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (c[i].live && is_nodepool(c[i].live)) {
+			GROW(pools, np + 1, ap);
+			pools[np++] = c[i].live;
+		}
+	first = ni->n;
+	for (size_t i = 0; i < n; i++) {
+		const cJSON *id = c[i].next ? c[i].next : c[i].live;
+		const char *ns = str_at(id, "metadata", "namespace");
+		struct ni_entry *e;
+
+		GROW(ni->e, ni->n + 1, ni->alloc);
+		e = &ni->e[ni->n++];
+		e->api_version = xstrdup(str_at(id, "apiVersion", NULL) ?
+					 str_at(id, "apiVersion", NULL) : "");
+		e->kind = xstrdup(str_at(id, "kind", NULL) ? str_at(id, "kind", NULL) : "");
+		e->ns = ns ? xstrdup(ns) : NULL;
+		e->name = xstrdup(str_at(id, "metadata", "name") ?
+				  str_at(id, "metadata", "name") : "");
+		e->im = (struct impact)IMPACT_INIT;
+		e->claims = e->pods = -1;
+		impact_classify(&e->im, c[i].live, c[i].next, pools, np);
+		impact_tally_add(&ni->tally, &e->im);
+	}
+	free(pools);
+	if (!ni->tally.counts[IMPACT_REPLACES])
+		return 0;
+	/* only now: a no-op run pays no request for this */
+	nodecount_fetch(&ni->counts, k, ni->tally.pools, ni->tally.npools);
+	count_pools(ni, c, first);
+	for (size_t i = first; i < ni->n; i++) {
+		struct ni_entry *e = &ni->e[i];
+		const cJSON *reqs = requirements_of(c[i - first].next);
+		struct reqsets rs = { &reqs, 1 };
+		int only = impact_requirements_only(&e->im);
+
+		if (e->im.cls != IMPACT_REPLACES)
+			continue;
+		e->claims = e->pods = 0;
+		for (size_t p = 0; p < e->im.npools; p++) {
+			long cl, po;
+			nodecount_count(&ni->counts, e->im.pools[p],
+					only ? violates_any : NULL, &rs, &cl, &po);
+			e->claims = e->claims < 0 || cl < 0 ? -1 : e->claims + cl;
+			e->pods = e->pods < 0 || po < 0 ? -1 : e->pods + po;
+			if (cl == 0)
+				continue; /* no node to replace (or every node
+					   * still satisfies the requirements) */
+			check_pool(ni, e, e->im.pools[p],
+				   pool_object(ni, c, n, e->im.pools[p]), cl, po);
+		}
+	}
+	if (ni->held && ni->enforce)
+		return err_set(err, ERR_CONFLICT,
+			       "%d node-replacing change%s to pools with "
+			       "'interruption: none' held back outside the "
+			       "maintenance window; nothing was applied (pass "
+			       "--allow-node-replacement to apply anyway)",
+			       ni->held, ni->held == 1 ? "" : "s");
+	return 0;
+}

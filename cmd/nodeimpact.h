@@ -1,0 +1,84 @@
+/*
+ * cmd/nodeimpact.h: node impact in `reconcile` and `diff --live`, and the
+ * guard that holds back node-replacing changes to protected pools.
+ *
+ * A node-replacing change (reconcile/impact.h) to a NodePool whose
+ * annotation gpuform.io/interruption is "none" (the renderer writes it from
+ * the intent) is refused outside the pool's maintenance window (annotations
+ * gpuform.io/maintenance-window and -duration; a pool without a window is
+ * always outside it), unless allowed. The check runs after every dry run
+ * succeeded and before the first write (recon_opts.guard), so a refusal
+ * writes nothing. Live counts of NodeClaims and do-not-disrupt pods
+ * (reconcile/nodecount.h) are fetched only when some change replaces nodes.
+ */
+#ifndef CMD_NODEIMPACT_H
+#define CMD_NODEIMPACT_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "reconcile/impact.h"
+#include "reconcile/nodecount.h"
+#include "reconcile/reconcile.h"
+#include "util/buf.h"
+
+struct ni_entry {
+	char *api_version, *kind, *ns, *name;
+	struct impact im;
+	long claims, pods; /* NodeClaims it replaces, do-not-disrupt pods on
+			    * them; -1: unknown or not counted */
+};
+
+struct ni_pool {
+	char *name;
+	long claims, pods; /* over every node-replacing change; -1: unknown */
+};
+
+struct nodeimpact {
+	/* set by the caller */
+	const cJSON *desired; /* the desired objects */
+	int allow_replacement; /* --allow-node-replacement */
+	int enforce;           /* refuse (a real run); else only warn */
+	time_t now;
+	/* filled by nodeimpact_guard */
+	struct ni_entry *e;
+	size_t n, alloc;
+	struct impact_tally tally;
+	struct nodecount counts;
+	struct ni_pool *pools; /* one per pool in tally.pools, once counted */
+	size_t npools;
+	int held; /* changes held back (or that would be, when not enforcing) */
+	struct buf notes; /* one line per held change, for stderr */
+};
+
+void nodeimpact_init(struct nodeimpact *ni, const cJSON *desired);
+void nodeimpact_release(struct nodeimpact *ni);
+
+/* the recon_opts.guard callback; ctx is a struct nodeimpact */
+int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
+		     size_t n, struct err *err);
+
+/* the impact of a report item, or NULL */
+const struct impact *nodeimpact_find(const struct nodeimpact *ni,
+				     const struct recon_item *it);
+
+/* "replaces nodes [pool a: 3 NodeClaims, 1 do-not-disrupt pod]: <rules>" */
+void nodeimpact_describe(struct buf *out, const struct nodeimpact *ni,
+			 const struct impact *im);
+
+/* "2 node-replacing changes (pools a, b: 5 NodeClaims, 1 do-not-disrupt
+ * pod), 0 may disrupt, 3 no node effect" */
+void nodeimpact_summary(struct buf *out, const struct nodeimpact *ni);
+
+/* nodeimpact_json: {"replacesNodes", "mayDisrupt", "noNodeEffect",
+ * "pools": [{"name", "nodeClaims", "doNotDisruptPods"}] (null counts:
+ * unknown), "countsUnknown": reason or absent, "heldBack"} */
+cJSON *nodeimpact_json(const struct nodeimpact *ni);
+
+/* nodeimpact_now: $GPUFORM_NOW (RFC 3339, UTC, a testing aid) or the
+ * clock; -1 (and a message in *why) for a bad GPUFORM_NOW */
+time_t nodeimpact_now(struct buf *why);
+
+#endif
