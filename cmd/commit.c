@@ -23,7 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
 
 #include "cmd/inputs.h"
 #include "cmd/repo.h"
@@ -47,26 +46,6 @@ struct commit_opts {
 };
 
 /* the files `render -o` would write for these intents (see render.c) */
-/* blob_id: the id git gives `data` as a blob: SHA-1 of "blob <len>\0" data
- * (what git hash-object and git_odb_hash compute) */
-static void blob_id(const char *data, size_t len, char hex[REPO_OID_HEX])
-{
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	char hdr[32];
-	int hl = snprintf(hdr, sizeof(hdr), "blob %zu", len);
-
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) ||
-	    !EVP_DigestUpdate(ctx, hdr, (size_t)hl + 1) ||
-	    !EVP_DigestUpdate(ctx, data, len) ||
-	    !EVP_DigestFinal_ex(ctx, md, &n) || n != 20)
-		BUG("SHA-1 through OpenSSL failed");
-	EVP_MD_CTX_free(ctx);
-	for (unsigned int i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
 /* intent_name: the intent's path relative to the work tree when it lies in
  * it (then its blob id matches the committed file), else as given */
 static char *intent_name(const char *path, const char *workdir)
@@ -96,7 +75,7 @@ static int make_trailers(const struct inputs *ins, const char *workdir,
 			buf_release(&data);
 			return -1;
 		}
-		blob_id(buf_cstr(&data), data.len, id);
+		repo_blob_id(buf_cstr(&data), data.len, id);
 		name = intent_name(ins->items[i].path, workdir);
 		buf_addf(out, "Gpuform-Intent: %s %s\n", name, id);
 		free(name);

@@ -195,6 +195,17 @@ int repo_init_bare(struct repo **out, const char *path, struct err *err)
 	return 0;
 }
 
+void repo_blob_id(const char *data, size_t len, char hex[REPO_OID_HEX])
+{
+	git_oid oid;
+
+	git_libgit2_init();
+	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
+		BUG("git_odb_hash failed");
+	git_oid_tostr(hex, REPO_OID_HEX, &oid);
+	git_libgit2_shutdown();
+}
+
 void repo_free(struct repo *r)
 {
 	if (!r)

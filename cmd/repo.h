@@ -37,6 +37,9 @@ void repo_cred_from_env(struct repo_cred *c);
 void repo_cred_release(struct repo_cred *c);
 
 /* repo_open: an existing repository (bare or not) at path. */
+/* repo_blob_id: the id git gives data as a blob (git hash-object). */
+void repo_blob_id(const char *data, size_t len, char hex[REPO_OID_HEX]);
+
 int repo_open(struct repo **out, const char *path, struct err *err);
 /* repo_init_bare: create (or open) a bare repository at path. */
 int repo_init_bare(struct repo **out, const char *path, struct err *err);

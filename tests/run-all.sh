@@ -26,6 +26,9 @@ else
 	status=1
 fi
 
+echo "== layering"
+if sh tests/check-layering.sh; then echo "1 0" >>"$counts"; else echo "0 1" >>"$counts"; status=1; fi
+
 # shell suites; e2e, kube-client and reconcile talk to a real kube-apiserver +
 # etcd that each starts on loopback (tests/kube-testenv); git to real Git
 # servers (lighttpd + git http-backend, sshd) on loopback (tests/git-servers)

@@ -1,0 +1,49 @@
+#!/bin/sh
+# tests/check-layering.sh: the module boundaries the house style promises.
+#   - each third-party library is included by exactly one module:
+#       libcurl -> reconcile/kube.c, libgit2 -> cmd/repo.c, libyaml -> generator/yaml.c,
+#       OpenSSL -> reconcile/digest.c and cmd/repo.c (HMAC for hashed known_hosts)
+#   - util/ includes nothing of the project above it; generator/ nothing of
+#     reconcile/ or cmd/; reconcile/ nothing of cmd/
+#   - only cmd/ prints to stdout/stderr (fprintf/printf/puts/perror); the one
+#     exception is util/xalloc.c, whose out-of-memory and BUG() paths print
+#     and abort (git's die() does the same)
+# Prints each violation and exits 1 if there is one.
+set -u
+cd "$(dirname "$0")/.."
+bad=0
+fail() { echo "layering: $*"; bad=1; }
+
+only_in() { # PATTERN ALLOWED-FILES...
+	pat=$1; shift
+	for f in $(git ls-files 'util/*.[ch]' 'generator/*.[ch]' 'reconcile/*.[ch]' 'cmd/*.[ch]'); do
+		grep -q "$pat" "$f" || continue
+		ok=0
+		for a in "$@"; do [ "$f" = "$a" ] && ok=1; done
+		[ $ok = 1 ] || fail "$f includes $pat (only $* may)"
+	done
+}
+only_in '#include <curl/' reconcile/kube.c
+only_in '#include <git2' cmd/repo.c
+only_in '#include <yaml.h>' generator/yaml.c
+only_in '#include <openssl/' reconcile/digest.c cmd/repo.c
+
+layer() { # DIR FORBIDDEN-DIRS...
+	dir=$1; shift
+	for f in $(git ls-files "$dir/*.[ch]"); do
+		for d in "$@"; do
+			grep -n "#include \"$d/" "$f" | sed "s|^|layering: $f:|;s|\$| ($dir/ must not use $d/)|" | grep . && bad=1
+		done
+	done
+}
+layer util generator reconcile cmd
+layer generator reconcile cmd
+layer reconcile cmd
+
+for f in $(git ls-files 'util/*.c' 'generator/*.c' 'reconcile/*.c' | grep -vx 'util/xalloc.c'); do
+	grep -nE '\b(printf|puts|perror)\(|fprintf\((stdout|stderr)' "$f" |
+		sed "s|^|layering: $f:|;s|\$| (only cmd/ prints)|" | grep . && bad=1
+done
+
+[ $bad = 0 ] && echo "layering: ok"
+exit $bad
