@@ -496,6 +496,25 @@ START_TEST(test_diag_unknown_column_not_printed)
 }
 END_TEST
 
+/* hostile-corpus find: a quoted value with a newline printed a line that
+ * looked like another diagnostic, and ESC sequences drove the terminal */
+START_TEST(test_diag_control_characters_escaped)
+{
+	struct diags d = DIAGS_INIT;
+	struct buf out = BUF_INIT;
+
+	diags_add(&d, DIAG_ERROR, "a\nb.yaml", 4, 9, NULL,
+		  "name '%s' is not valid",
+		  "x\nf.yaml:1:1: error: fake\r\t\x1b[31m\x7f\xc2\x9b\xc3\xa9");
+	diags_format(&d, &out);
+	ck_assert_str_eq(buf_cstr(&out),
+			 "a\\nb.yaml:4:9: error: name 'x\\nf.yaml:1:1: error: "
+			 "fake\\r\\t\\x1b[31m\\x7f\\u009b\xc3\xa9' is not valid\n");
+	buf_release(&out);
+	diags_release(&d);
+}
+END_TEST
+
 /* ---- xalloc / vec ------------------------------------------------------ */
 
 START_TEST(test_xalloc_helpers)
@@ -1251,6 +1270,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_diag_cap_line);
 	tcase_add_test(tc, test_diag_default_cap_100);
 	tcase_add_test(tc, test_diag_unknown_column_not_printed);
+	tcase_add_test(tc, test_diag_control_characters_escaped);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("xalloc");
