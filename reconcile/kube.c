@@ -325,8 +325,8 @@ static int token_from_file(struct kube *k, struct err *err)
  * and return the bearer token (NULL: none). force re-runs the exec plugin
  * (after a 401).
  */
-static int credentials(struct kube *k, int force, const char **token,
-		       struct err *err)
+static int find_credentials(struct kube *k, int force, const char **token,
+			    struct err *err)
 {
 	*token = NULL;
 	if (k->cfg.exec_argv) {
@@ -369,6 +369,32 @@ static int credentials(struct kube *k, int force, const char **token,
 		return 0;
 	}
 	*token = k->cfg.token && *k->cfg.token ? k->cfg.token : NULL;
+	return 0;
+}
+
+/* header_safe: a bearer token that cannot split the Authorization header
+ * (kubeconfig.c checks what it reads; this also covers rotated token files
+ * and exec plugin output) */
+static int header_safe(const char *token)
+{
+	for (const char *p = token; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+static int credentials(struct kube *k, int force, const char **token,
+		       struct err *err)
+{
+	if (find_credentials(k, force, token, err) < 0)
+		return -1;
+	if (!header_safe(*token)) {
+		*token = NULL;
+		return err_set(err, ERR_AUTH,
+			       "the bearer token of user '%s' contains a "
+			       "control character; it was not sent",
+			       k->cfg.user);
+	}
 	return 0;
 }
 
