@@ -848,6 +848,14 @@ START_TEST(test_fs_read_file_cap)
 	write_file(P("big.txt"), big);
 	ck_assert_int_eq(fs_read_file(&b, P("big.txt"), 100000, &e), -1);
 	ck_assert_int_eq(e.code, ERR_INVALID);
+	/* hostile-corpus find: the part read was left in b, and a caller
+	 * that did not release b on failure leaked it */
+	ck_assert_ptr_null(b.ptr);
+	ck_assert_uint_eq(b.len, 0);
+	err_release(&e);
+	buf_adds(&b, "kept");
+	ck_assert_int_eq(fs_read_file(&b, P("big.txt"), 100000, &e), -1);
+	ck_assert_str_eq(buf_cstr(&b), "kept");
 	buf_release(&b);
 	err_release(&e);
 	ck_assert_int_eq(fs_read_file(&b, P("big.txt"), 200000, &e), 0);
