@@ -29,7 +29,7 @@ fi
 # shell suites; e2e, kube-client and reconcile talk to a real kube-apiserver +
 # etcd that each starts on loopback (tests/kube-testenv); git to real Git
 # servers (lighttpd + git http-backend, sshd) on loopback (tests/git-servers)
-for suite in golden invalid cli e2e kube-client reconcile diff git reconcile-git; do
+for suite in golden invalid hostile cli e2e kube-client reconcile diff git reconcile-git; do
 	[ -f "tests/$suite.sh" ] || { echo "missing tests/$suite.sh" >&2; status=1; continue; }
 	echo "== $suite"
 	case $suite in
