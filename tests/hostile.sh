@@ -390,7 +390,7 @@ big_case "$big/key-15m.yaml" "validate @" 3 "^@:40:15728643: error: could not fi
 big_case "$big/key-15m.yaml" "validate @" 3 "^@:40:3: error: unknown key 'k{10,}"
 rm -f "$big/key-15m.yaml"
 # a 1 MiB comment line and 1M-entry flow list (past the node limit)
-{ cat specs/ml-prod.yaml; printf '#'; head -c 1048576 /dev/zero | tr '\0' x; printf '\nx: ['; i=0
+{ cat specs/ml-prod.yaml; printf '#'; head -c 1048576 /dev/zero | tr '\0' x; printf '\nx: ['
 	head -c 600000 /dev/zero | tr '\0' 1 | sed 's/1/1,/g'; printf '1]\n'; } >"$big/wide.yaml"
 big_case "$big/wide.yaml" "validate @" 3 "^@:41:[0-9]+: error: more than 500000 nodes"
 rm -f "$big/wide.yaml"
