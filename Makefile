@@ -97,7 +97,7 @@ $(UNIT): $(TEST_OBJS) $(CORE_OBJS)
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- tests -------------------------------------------------------------
-.PHONY: deps test check unit golden invalid cli e2e demo bench install \
+.PHONY: deps test check unit golden invalid hostile cli e2e demo bench install \
 	uninstall clean check-headers check-layering style format
 
 deps:
@@ -116,7 +116,7 @@ check: $(PROGRAM) $(UNIT)
 unit: $(UNIT)
 	$(UNIT)
 
-golden invalid cli e2e: $(PROGRAM)
+golden invalid hostile cli e2e: $(PROGRAM)
 	@GPUFORM=$(abspath $(PROGRAM)) sh tests/$@.sh
 
 # ---- the main job ------------------------------------------------------
@@ -178,7 +178,7 @@ FUZZ_SAN = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 FUZZ_CFLAGS = $(BASE_CFLAGS) $(FUZZ_SAN) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	-DGPUFORM_VERSION='"$(VERSION)"' $(CPPFLAGS)
-FUZZ_NAMES = intent yaml kubeconfig json_response template lint
+FUZZ_NAMES = intent yaml kubeconfig json_response template lint kube_response
 FUZZ_BINS = $(FUZZ_NAMES:%=$(FZ)/fuzz_%)
 FUZZ_CORE_OBJS = $(CORE_SRCS:%.c=$(FZ)/%.o) $(FZ)/embedded.o
 FUZZ_LIB = $(FZ)/libgpuform.a

@@ -29,8 +29,14 @@ int exit_code_for(const struct err *e)
 
 int report_err(const struct err *e)
 {
+	struct buf m = BUF_INIT;
+
+	/* messages quote file contents and server answers: no terminal
+	 * escapes (the newlines of multi-line messages stay) */
+	diag_escape(&m, err_msg(e), 1);
 	fprintf(stderr, "gpuform: %s%s\n",
 		e->code == ERR_INTERNAL ? "internal error: " : "error: ",
-		err_msg(e));
+		buf_cstr(&m));
+	buf_release(&m);
 	return exit_code_for(e);
 }

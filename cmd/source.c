@@ -1,18 +1,41 @@
 /* cmd/source.c: load the desired objects (see source.h). */
 #include "cmd/source.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/inputs.h"
 #include "cmd/repo.h"
 #include "reconcile/digest.h"
 #include "generator/render.h"
 #include "generator/tmpl.h"
+#include "generator/validate.h"
 #include "generator/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
+
+/* add_yaml_diag: a YAML error ("<path>:<line>:<col>: <problem>") as a
+ * diagnostic at that position, like the intent reader's */
+static void add_yaml_diag(struct diags *d, const char *path,
+			  const struct err *e)
+{
+	const char *m = err_msg(e);
+	size_t plen = strlen(path);
+	int line = 0, col = 0, used = 0;
+
+	if (!strncmp(m, path, plen) && m[plen] == ':' &&
+	    sscanf(m + plen, ":%d:%d: %n", &line, &col, &used) == 2 &&
+	    used > 0) {
+		diags_add(d, DIAG_ERROR, path, line, col, NULL, "%s",
+			  m + plen + (size_t)used);
+		return;
+	}
+	diags_add(d, DIAG_ERROR, "", 0, 0, NULL, "%s", m);
+}
 
 static int load_bytes_docs(cJSON *docs, const char *path, const char *bytes,
 			   size_t len, struct diags *d)
@@ -22,7 +45,7 @@ static int load_bytes_docs(cJSON *docs, const char *path, const char *bytes,
 	int ret = -1;
 
 	if (yaml_parse(&ys, bytes, len, path, &e) < 0) {
-		diags_add(d, DIAG_ERROR, "", 0, 0, NULL, "%s", err_msg(&e));
+		add_yaml_diag(d, path, &e);
 		goto out;
 	}
 	for (size_t i = 0; i < ys.nr; i++) {
@@ -36,8 +59,7 @@ static int load_bytes_docs(cJSON *docs, const char *path, const char *bytes,
 			goto out;
 		}
 		if (yaml_to_json(&o, ys.docs[i].root, path, &e) < 0) {
-			diags_add(d, DIAG_ERROR, "", 0, 0, NULL, "%s",
-				  err_msg(&e));
+			add_yaml_diag(d, path, &e);
 			goto out;
 		}
 		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "apiVersion")) ||
@@ -95,6 +117,12 @@ static int load_rendered(struct source *s, const char *dir,
 			goto out;
 		}
 		buf_add(&data, f->data, f->len);
+	} else if (access(kpath, F_OK) < 0 && errno == ENOENT) {
+		err_set(err, ERR_INVALID, "%s: no %s (is it a directory "
+					  "written by gpuform render -o or "
+					  "commit?)",
+			dir, RENDER_OWNER_FILE);
+		goto out;
 	} else if (fs_read_file(&data, kpath, YAML_MAX_INPUT, err) < 0) {
 		goto out;
 	}
@@ -161,6 +189,17 @@ static int find_cluster(struct source *s, const char *what, struct err *err)
 		const char *c = cluster_label(o);
 		if (!c)
 			continue;
+		/* it names the inventory (gpuform-<cluster>) and the ApplySet */
+		if (!validate_dns_label(c, 63)) {
+			struct buf q = BUF_INIT;
+			diag_escape(&q, c, 0);
+			err_set(err, ERR_INVALID,
+				"'%s': gpuform.io/cluster label '%.80s' is not "
+				"a valid cluster name (a DNS label)",
+				what, buf_cstr(&q));
+			buf_release(&q);
+			return -1;
+		}
 		if (!s->cluster)
 			s->cluster = xstrdup(c);
 		else if (strcmp(s->cluster, c))

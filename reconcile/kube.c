@@ -10,6 +10,10 @@
  * here and in kubeconfig.c only: they go into a header list and TLS blobs,
  * never into messages, and CURLOPT_VERBOSE is never set.
  *
+ * What a response body means (JSON, Status messages, discovery documents,
+ * List pages, apply conflicts) is decided in kubejson.c, which has no
+ * libcurl and so can be fuzzed and unit-tested without a server.
+ *
  * Not here: deciding what to apply (reconcile.c), reading kubeconfig
  * (kubeconfig.c), watches.
  */
@@ -28,6 +32,7 @@
 
 #include <curl/curl.h>
 
+#include "reconcile/kubejson.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/vec.h"
@@ -213,46 +218,6 @@ static void query_add(struct buf *q, const char *key, const char *value)
 	enc(q, value);
 }
 
-static const char *reason_phrase(long status)
-{
-	switch (status) {
-	case 400:
-		return "Bad Request";
-	case 401:
-		return "Unauthorized";
-	case 403:
-		return "Forbidden";
-	case 404:
-		return "Not Found";
-	case 405:
-		return "Method Not Allowed";
-	case 406:
-		return "Not Acceptable";
-	case 409:
-		return "Conflict";
-	case 410:
-		return "Gone";
-	case 413:
-		return "Request Entity Too Large";
-	case 415:
-		return "Unsupported Media Type";
-	case 422:
-		return "Unprocessable Entity";
-	case 429:
-		return "Too Many Requests";
-	case 500:
-		return "Internal Server Error";
-	case 502:
-		return "Bad Gateway";
-	case 503:
-		return "Service Unavailable";
-	case 504:
-		return "Gateway Timeout";
-	default:
-		return "";
-	}
-}
-
 static void describe_ms(struct buf *out, long long ms)
 {
 	if (ms % 1000 == 0)
@@ -360,8 +325,8 @@ static int token_from_file(struct kube *k, struct err *err)
  * and return the bearer token (NULL: none). force re-runs the exec plugin
  * (after a 401).
  */
-static int credentials(struct kube *k, int force, const char **token,
-		       struct err *err)
+static int find_credentials(struct kube *k, int force, const char **token,
+			    struct err *err)
 {
 	*token = NULL;
 	if (k->cfg.exec_argv) {
@@ -404,6 +369,32 @@ static int credentials(struct kube *k, int force, const char **token,
 		return 0;
 	}
 	*token = k->cfg.token && *k->cfg.token ? k->cfg.token : NULL;
+	return 0;
+}
+
+/* header_safe: a bearer token that cannot split the Authorization header
+ * (kubeconfig.c checks what it reads; this also covers rotated token files
+ * and exec plugin output) */
+static int header_safe(const char *token)
+{
+	for (const char *p = token; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+static int credentials(struct kube *k, int force, const char **token,
+		       struct err *err)
+{
+	if (find_credentials(k, force, token, err) < 0)
+		return -1;
+	if (!header_safe(*token)) {
+		*token = NULL;
+		return err_set(err, ERR_AUTH,
+			       "the bearer token of user '%s' contains a "
+			       "control character; it was not sent",
+			       k->cfg.user);
+	}
 	return 0;
 }
 
@@ -681,52 +672,15 @@ out:
 
 static cJSON *body_json(const struct kube *k)
 {
-	if (!k->body.len)
-		return NULL;
-	return cJSON_ParseWithLength(k->body.ptr, k->body.len);
-}
-
-/* server_message: Status.message, else the first line of a text body */
-static void server_message(struct buf *out, const struct kube *k,
-			   const cJSON *j)
-{
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
-
-	if (cJSON_IsString(m) && m->valuestring[0]) {
-		buf_adds(out, m->valuestring);
-		return;
-	}
-	buf_add_first_line(out, buf_cstr(&k->body), 300);
+	return kubejson_parse(k->body.ptr, k->body.len);
 }
 
 /* http_fail: the message for a status that means failure */
 static int http_fail(struct kube *k, const char *what, long status,
 		     const cJSON *j, struct err *err)
 {
-	struct buf m = BUF_INIT;
-
-	server_message(&m, k, j);
-	if (status == 401) {
-		err_set(err, ERR_AUTH,
-			"the API server at %s rejected the credentials of "
-			"user '%s' (401 Unauthorized)",
-			k->cfg.server, k->cfg.user);
-	} else if (status == 403) {
-		if (m.len)
-			err_set(err, ERR_AUTH, "%s (403 Forbidden)",
-				buf_cstr(&m));
-		else
-			err_set(err, ERR_AUTH,
-				"%s: user '%s' is not allowed (403 Forbidden)",
-				what, k->cfg.user);
-	} else {
-		const char *r = reason_phrase(status);
-		err_set(err, ERR_HTTP, "%s: %s (%ld%s%s)", what,
-			m.len ? buf_cstr(&m) : "no message from the server",
-			status, *r ? " " : "", r);
-	}
-	buf_release(&m);
-	return -1;
+	return kubejson_http_fail(what, status, buf_cstr(&k->body), j,
+				  k->cfg.server, k->cfg.user, err);
 }
 
 /* ---- client life ------------------------------------------------------- */
@@ -876,7 +830,6 @@ static int discover(struct kube *k, const char *group, const char *version,
 	struct buf path = BUF_INIT, what = BUF_INIT;
 	struct kube_gv *g = NULL;
 	cJSON *j = NULL;
-	const cJSON *res, *it;
 	long status = 0;
 	int ret = -1;
 
@@ -900,37 +853,11 @@ static int discover(struct kube *k, const char *group, const char *version,
 	g = xcalloc(1, sizeof(*g));
 	g->gv = xstrdup(gv);
 	if (status == 200) {
-		res = cJSON_GetObjectItemCaseSensitive(j, "resources");
-		if (!cJSON_IsArray(res)) {
-			err_set(err, ERR_HTTP,
-				"%s: the API server sent no APIResourceList",
-				buf_cstr(&what));
+		if (kubejson_discovery(j, group, version, buf_cstr(&what),
+				       &g->res, &g->nr, err) < 0)
 			goto out;
-		}
+		g->alloc = g->nr;
 		g->served = 1;
-		cJSON_ArrayForEach(it, res)
-		{
-			const cJSON *n =
-				cJSON_GetObjectItemCaseSensitive(it, "name");
-			const cJSON *kd =
-				cJSON_GetObjectItemCaseSensitive(it, "kind");
-			const cJSON *ns = cJSON_GetObjectItemCaseSensitive(
-				it, "namespaced");
-			struct kube_resource *r;
-
-			/* subresources ("pods/log") are not kinds of their own
-			 */
-			if (!cJSON_IsString(n) || !cJSON_IsString(kd) ||
-			    strchr(n->valuestring, '/'))
-				continue;
-			GROW(g->res, g->nr + 1, g->alloc);
-			r = &g->res[g->nr++];
-			r->group = xstrdup(group);
-			r->version = xstrdup(version);
-			r->kind = xstrdup(kd->valuestring);
-			r->resource = xstrdup(n->valuestring);
-			r->namespaced = cJSON_IsTrue(ns);
-		}
 	}
 	GROW(k->gvs, k->gv_nr + 1, k->gv_alloc);
 	k->gvs[k->gv_nr++] = g;
@@ -939,13 +866,7 @@ static int discover(struct kube *k, const char *group, const char *version,
 	ret = 0;
 out:
 	if (g) {
-		for (size_t i = 0; i < g->nr; i++) {
-			free(g->res[i].group);
-			free(g->res[i].version);
-			free(g->res[i].kind);
-			free(g->res[i].resource);
-		}
-		free(g->res);
+		kubejson_resources_free(g->res, g->nr);
 		free(g->gv);
 		free(g);
 	}
@@ -1048,17 +969,7 @@ static void label(struct buf *b, const struct kube_resource *r, const char *ns,
 static int parse_object(struct kube *k, const char *what, cJSON **out,
 			struct err *err)
 {
-	cJSON *j = body_json(k);
-
-	if (!cJSON_IsObject(j)) {
-		cJSON_Delete(j);
-		return err_set(err, ERR_HTTP,
-			       "%s: the API server did not answer with a JSON "
-			       "object",
-			       what);
-	}
-	*out = j;
-	return 0;
+	return kubejson_object(k->body.ptr, k->body.len, what, out, err);
 }
 
 int kube_get(struct kube *k, const struct kube_resource *r, const char *ns,
@@ -1092,31 +1003,6 @@ out:
 	return ret;
 }
 
-/* typed: obj with apiVersion and kind first (list items come without) */
-static cJSON *typed(cJSON *obj, const struct kube_resource *r)
-{
-	cJSON *t = cJSON_CreateObject();
-	struct buf av = BUF_INIT;
-
-	if (*r->group)
-		buf_addf(&av, "%s/%s", r->group, r->version);
-	else
-		buf_adds(&av, r->version);
-	cJSON_AddStringToObject(t, "apiVersion", buf_cstr(&av));
-	cJSON_AddStringToObject(t, "kind", r->kind);
-	buf_release(&av);
-	while (obj->child) {
-		cJSON *c = cJSON_DetachItemViaPointer(obj, obj->child);
-		if (c->string && (!strcmp(c->string, "apiVersion") ||
-				  !strcmp(c->string, "kind")))
-			cJSON_Delete(c);
-		else
-			cJSON_AddItemToArray(t, c); /* keeps c->string */
-	}
-	cJSON_Delete(obj);
-	return t;
-}
-
 int kube_list(struct kube *k, const struct kube_resource *r, const char *ns,
 	      const char *label_selector, cJSON **items_out, struct err *err)
 {
@@ -1134,7 +1020,6 @@ int kube_list(struct kube *k, const struct kube_resource *r, const char *ns,
 	if (label_selector && *label_selector)
 		buf_addf(&what, " with labels '%s'", label_selector);
 	do {
-		const cJSON *page, *it, *c;
 		long status = 0;
 		char lim[16];
 
@@ -1154,30 +1039,10 @@ int kube_list(struct kube *k, const struct kube_resource *r, const char *ns,
 			http_fail(k, buf_cstr(&what), status, j, err);
 			goto out;
 		}
-		page = cJSON_GetObjectItemCaseSensitive(j, "items");
-		if (!cJSON_IsObject(j) ||
-		    (!cJSON_IsArray(page) && !cJSON_IsNull(page))) {
-			err_set(err, ERR_HTTP,
-				"%s: the API server did not answer with a list",
-				buf_cstr(&what));
-			goto out;
-		}
-		while (cJSON_IsArray(page) && page->child) {
-			it = cJSON_DetachItemViaPointer((cJSON *)page,
-							page->child);
-			if (cJSON_IsObject(it))
-				cJSON_AddItemToArray(items,
-						     typed((cJSON *)it, r));
-			else
-				cJSON_Delete((cJSON *)it);
-		}
-		c = cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(j, "metadata"),
-			"continue");
 		free(cont);
-		cont = cJSON_IsString(c) && c->valuestring[0]
-			       ? xstrdup(c->valuestring)
-			       : NULL;
+		if (kubejson_list_page(j, r, items, &cont, buf_cstr(&what),
+				       err) < 0)
+			goto out;
 	} while (cont);
 	*items_out = items;
 	items = NULL;
@@ -1197,58 +1062,6 @@ static const char *meta_str(const cJSON *obj, const char *key)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(obj, "metadata"), key);
 	return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
-}
-
-/*
- * conflict_fail: a 409 from server-side apply. Each details.causes entry
- * is {"reason":"FieldManagerConflict","message":"conflict with \"A\"" or
- * "conflict with \"A\" using v1","field":".data.k"}.
- */
-static int conflict_fail(struct kube *k, const struct kube_resource *r,
-			 const char *name, const cJSON *j, struct err *err)
-{
-	const cJSON *causes = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(j, "details"), "causes");
-	const cJSON *c;
-	struct buf m = BUF_INIT;
-	int n = 0;
-
-	cJSON_ArrayForEach(c, causes)
-	{
-		const cJSON *msg =
-			cJSON_GetObjectItemCaseSensitive(c, "message");
-		const cJSON *fld = cJSON_GetObjectItemCaseSensitive(c, "field");
-		const char *s = cJSON_IsString(msg) ? msg->valuestring : "";
-		const char *q = strstr(s, "conflict with \""), *e = NULL;
-		struct buf mgr = BUF_INIT, field = BUF_INIT;
-
-		if (q) {
-			q += strlen("conflict with \"");
-			e = strchr(q, '"');
-		}
-		if (q && e)
-			buf_add(&mgr, q, (size_t)(e - q));
-		else
-			buf_adds(&mgr, "another manager");
-		if (cJSON_IsString(fld) && fld->valuestring[0])
-			buf_adds(&field, fld->valuestring);
-		else if ((q = strstr(s, ": ")))
-			buf_adds(&field, q + 2); /* older: "...: .spec.x" */
-		else
-			buf_adds(&field, "(unknown)");
-		buf_addf(&m, "%sconflict: %s/%s: field %s is managed by %s",
-			 n++ ? "; " : "", r->kind, name, buf_cstr(&field),
-			 buf_cstr(&mgr));
-		buf_release(&mgr);
-		buf_release(&field);
-	}
-	if (!n) {
-		buf_addf(&m, "conflict: %s/%s: ", r->kind, name);
-		server_message(&m, k, j);
-	}
-	err_set(err, ERR_CONFLICT, "%s", buf_cstr(&m));
-	buf_release(&m);
-	return -1;
 }
 
 int kube_apply(struct kube *k, const struct kube_resource *r, const cJSON *obj,
@@ -1296,7 +1109,7 @@ int kube_apply(struct kube *k, const struct kube_resource *r, const cJSON *obj,
 	}
 	j = body_json(k);
 	if (status == 409)
-		conflict_fail(k, r, name, j, err);
+		kubejson_conflict(r->kind, name, buf_cstr(&k->body), j, err);
 	else
 		http_fail(k, buf_cstr(&what), status, j, err);
 out:
@@ -1351,7 +1164,7 @@ int kube_delete(struct kube *k, const struct kube_resource *r, const char *ns,
 	j = body_json(k);
 	if (status == 409) {
 		/* a UID precondition that failed: the object was recreated */
-		server_message(&m, k, j);
+		kubejson_message(&m, buf_cstr(&k->body), j);
 		err_set(err, ERR_CONFLICT, "%s: %s", buf_cstr(&what),
 			m.len ? buf_cstr(&m) : "conflict (409)");
 	} else {
@@ -1399,7 +1212,7 @@ int kube_create(struct kube *k, const struct kube_resource *r, const char *ns,
 	}
 	j = body_json(k);
 	if (status == 409) {
-		server_message(&m, k, j);
+		kubejson_message(&m, buf_cstr(&k->body), j);
 		err_set(err, ERR_CONFLICT, "%s: %s", buf_cstr(&what),
 			m.len ? buf_cstr(&m) : "already exists (409)");
 	} else {

@@ -153,6 +153,17 @@ static void b64_encode(struct buf *out, const unsigned char *p, size_t len)
 	}
 }
 
+/* has_ctl: s holds a control character or DEL (or, with space, a space):
+ * what would split an HTTP header or a URL */
+static int has_ctl(const char *s, int space)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f ||
+		    (space && *s == ' '))
+			return 1;
+	return 0;
+}
+
 /* trim_right: drop trailing whitespace (token files end with a newline) */
 static void trim_right(struct buf *b)
 {
@@ -310,6 +321,10 @@ static int kc_str(const struct kc_file *f, const struct ynode *map,
 		return err_set(err, ERR_INVALID,
 			       "%s:%d:%d: '%s' must be a string", f->path,
 			       n->line, n->col, key);
+	if (strlen(n->value) != n->len)
+		return err_set(err, ERR_INVALID,
+			       "%s:%d:%d: '%s' contains a NUL character",
+			       f->path, n->line, n->col, key);
 	if (n->len)
 		*out = n->value;
 	return 0;
@@ -408,6 +423,13 @@ static int kc_validate(const struct kc_file *f, struct err *err)
 		return 0;
 	if (kc_str(f, f->root, "current-context", &cur, err) < 0)
 		return -1;
+	if (cur && has_ctl(cur, 0)) {
+		const struct ynode *c = ynode_get(f->root, "current-context");
+		return err_set(err, ERR_INVALID,
+			       "%s:%d:%d: current-context contains a control "
+			       "character",
+			       f->path, c->line, c->col);
+	}
 	for (size_t i = 0; i < 3; i++) {
 		const struct ynode *l = ynode_get(f->root, lists[i][0]);
 
@@ -433,6 +455,14 @@ static int kc_validate(const struct kc_file *f, struct err *err)
 					       "has no name",
 					       f->path, e->line, e->col,
 					       lists[i][0]);
+			if (has_ctl(n, 0)) {
+				const struct ynode *nn = ynode_get(e, "name");
+				return err_set(err, ERR_INVALID,
+					       "%s:%d:%d: a name in '%s' "
+					       "contains a control character",
+					       f->path, nn->line, nn->col,
+					       lists[i][0]);
+			}
 			body = ynode_get(e, lists[i][1]);
 			if (!is_null(body) &&
 			    kc_map(f, body, lists[i][1], err) < 0)
@@ -560,6 +590,14 @@ static int kc_cluster(struct kube_config *c, const struct kc_set *s,
 			"%s:%d:%d: server '%s' of cluster '%s' is not an "
 			"https:// or http:// URL",
 			f->path, n->line, n->col, server, c->cluster);
+		goto out;
+	}
+	if (has_ctl(server, 1)) {
+		const struct ynode *n = ynode_get(body, "server");
+		err_set(err, ERR_INVALID,
+			"%s:%d:%d: server of cluster '%s' contains a space or "
+			"control character",
+			f->path, n->line, n->col, c->cluster);
 		goto out;
 	}
 	c->server = xstrdup(server);
@@ -701,6 +739,21 @@ static int kc_user(struct kube_config *c, const struct kc_set *s,
 	if (kc_str(f, body, "token", &token, err) < 0 ||
 	    kc_str(f, body, "tokenFile", &token_file, err) < 0)
 		goto out;
+	if (token && has_ctl(token, 0)) {
+		const struct ynode *n = ynode_get(body, "token");
+		/* never quote the token */
+		err_set(err, ERR_INVALID,
+			"%s:%d:%d: token of %s contains a control character",
+			f->path, n->line, n->col, owner);
+		goto out;
+	}
+	if (token && strlen(token) > KC_MAX_TOKEN) {
+		const struct ynode *n = ynode_get(body, "token");
+		err_set(err, ERR_INVALID,
+			"%s:%d:%d: token of %s is longer than %u bytes",
+			f->path, n->line, n->col, owner, KC_MAX_TOKEN);
+		goto out;
+	}
 	if (token)
 		c->token = xstrdup(token);
 	if (token_file) {
@@ -718,6 +771,14 @@ static int kc_user(struct kube_config *c, const struct kc_set *s,
 			goto out;
 		ret = -1;
 		trim_right(&b);
+		if (has_ctl(buf_cstr(&b), 0)) {
+			err_set(err, ERR_INVALID,
+				"tokenFile of %s (%s): the token contains a "
+				"control character",
+				owner, f->path);
+			wipe_free_str(buf_detach(&b, NULL));
+			goto out;
+		}
 		wipe_free_str(c->token);
 		c->token = buf_detach(&b, NULL);
 	}

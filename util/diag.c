@@ -8,10 +8,30 @@
 #include "util/vec.h"
 #include "util/xalloc.h"
 
+void diag_escape(struct buf *out, const char *s, int keep_newlines)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\n' && keep_newlines)
+			buf_addc(out, '\n');
+		else if (*p == '\n')
+			buf_adds(out, "\\n");
+		else if (*p == '\r')
+			buf_adds(out, "\\r");
+		else if (*p == '\t')
+			buf_adds(out, "\\t");
+		else if (*p < 0x20 || *p == 0x7f)
+			buf_addf(out, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			buf_addf(out, "\\u%04x", *++p);
+		else
+			buf_addc(out, (char)*p);
+	}
+}
+
 void diags_add(struct diags *d, enum diag_severity sev, const char *file,
 	       int line, int col, const char *hint, const char *fmt, ...)
 {
-	struct buf msg = BUF_INIT;
+	struct buf raw = BUF_INIT, msg = BUF_INIT;
 	struct diag *g;
 	size_t max = d->max ? d->max : 100;
 	va_list ap;
@@ -23,16 +43,20 @@ void diags_add(struct diags *d, enum diag_severity sev, const char *file,
 	if (d->nr >= max)
 		return;
 	va_start(ap, fmt);
-	buf_vaddf(&msg, fmt, ap);
+	buf_vaddf(&raw, fmt, ap);
 	va_end(ap);
+	diag_escape(&msg, buf_cstr(&raw), 0);
 	GROW(d->items, d->nr + 1, d->alloc);
 	g = &d->items[d->nr++];
 	g->sev = sev;
-	g->file = xstrdup(file ? file : "");
+	buf_reset(&raw);
+	diag_escape(&raw, file ? file : "", 0);
+	g->file = buf_detach(&raw, NULL);
 	g->line = line;
 	g->col = col;
 	g->msg = buf_detach(&msg, NULL);
 	g->hint = hint ? xstrdup(hint) : NULL;
+	buf_release(&raw);
 }
 
 void diags_sort(struct diags *d)

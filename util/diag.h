@@ -30,6 +30,14 @@ struct diags {
 };
 #define DIAGS_INIT { NULL, 0, 0, 0, 0, 0 }
 
+/*
+ * diag_escape: appends s with control characters (C0, DEL, C1 as UTF-8) as
+ * C escapes (\n, \x1b, \u009b), so a value quoted in a message can
+ * neither start a line that looks like another diagnostic nor drive the
+ * terminal; keep_newlines leaves newlines alone (multi-line messages).
+ * diags_add() applies it to every message and file name.
+ */
+void diag_escape(struct buf *out, const char *s, int keep_newlines);
 void diags_add(struct diags *d, enum diag_severity sev, const char *file,
 	       int line, int col, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));

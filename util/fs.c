@@ -27,6 +27,7 @@ int fs_read_file(struct buf *out, const char *path, size_t max,
 	char chunk[65536];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
+	size_t start = out->len;
 	int ret = -1;
 
 	if (fd < 0)
@@ -57,6 +58,13 @@ int fs_read_file(struct buf *out, const char *path, size_t max,
 	ret = 0;
 out:
 	close(fd);
+	/* on failure *out is as it was (callers need not release a part) */
+	if (ret < 0 && !start) {
+		buf_release(out);
+	} else if (ret < 0) {
+		out->len = start;
+		out->ptr[start] = '\0';
+	}
 	return ret;
 }
 

@@ -14,7 +14,9 @@
 #include "util/buf.h"
 #include "util/err.h"
 
-/* fs_read_file: whole file into *out; files over max bytes fail (ERR_INVALID). */
+/* fs_read_file: whole file appended to *out; files over max bytes fail
+ * (ERR_INVALID); on failure *out is as it was (nothing to release when it
+ * was empty). */
 int fs_read_file(struct buf *out, const char *path, size_t max,
 		 struct err *err);
 

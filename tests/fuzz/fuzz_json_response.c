@@ -10,9 +10,9 @@
  * diagnostics are formatted as the CLI would. Also yaml_emit() of the value
  * (what `gpuform diff` and the reports print of server objects).
  *
- * Not reachable here: the JSON handling inside reconcile/kube.c (discovery
- * documents, Status messages, apply conflicts, list pages) is static and
- * only runs on a libcurl response; see README.md.
+ * The Kubernetes client's own reading of responses (discovery documents,
+ * Status messages, apply conflicts, list pages: reconcile/kubejson.c) is
+ * fuzz_kube_response.c's.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -38,6 +38,7 @@ static Suite *(*const suites[])(void) = {
 	check_fuzz_regressions_suite,
 	lint_suite,
 	impact_suite,
+	kubejson_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

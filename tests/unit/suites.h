@@ -29,6 +29,7 @@ Suite *check_fuzz_regressions_suite(void); /* test_check.c: fuzz finds */
 Suite *impact_suite(void);   /* test_impact.c: reconcile/impact.c */
 
 Suite *lint_suite(void);     /* test_lint.c: generator/lint.c, lint_rules.c */
+Suite *kubejson_suite(void); /* test_kubejson.c: reconcile/kubejson.c */
 
 /*
  * ---- more suites go here ----

@@ -475,6 +475,128 @@ START_TEST(token_file_presence)
 }
 END_TEST
 
+/* hostile-corpus find: a token with CR LF went into the Authorization
+ * header as it was, adding headers of its own; a server with CR LF or a
+ * space reached libcurl */
+START_TEST(control_characters)
+{
+	char *p, *m;
+
+	p = put("kc",
+		"clusters: [{name: c, cluster: {server: 'https://s'}}]\n"
+		"users: [{name: u, user: {token: \"t0k\\r\\nX-Injected: "
+		"1\"}}]\n"
+		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		"current-context: x\n",
+		0600);
+	m = load_err(p, NULL, ERR_INVALID);
+	assert_contains(m, "kc:2:33: token of user 'u' contains a control "
+			   "character");
+	assert_lacks(m, "t0k");
+	assert_lacks(m, "Injected");
+	free(m);
+	free(p);
+
+	free(put("tok", "t0k\nX-Injected: 1\n", 0600));
+	p = put("kc",
+		"clusters: [{name: c, cluster: {server: 'https://s'}}]\n"
+		"users: [{name: u, user: {tokenFile: tok}}]\n"
+		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		"current-context: x\n",
+		0600);
+	m = load_err(p, NULL, ERR_INVALID);
+	assert_contains(m, "tokenFile of user 'u' (");
+	assert_contains(m, "the token contains a control character");
+	assert_lacks(m, "t0k");
+	free(m);
+	free(p);
+
+	p = put("kc",
+		"clusters: [{name: c, cluster: {server: \"https://s\\r\\nHost: "
+		"evil\"}}]\n"
+		"users: [{name: u, user: {token: t}}]\n"
+		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		"current-context: x\n",
+		0600);
+	m = load_err(p, NULL, ERR_INVALID);
+	assert_contains(m, "kc:1:40: server of cluster 'c' contains a space "
+			   "or control character");
+	free(m);
+	free(p);
+	p = put("kc",
+		"clusters: [{name: c, cluster: {server: 'https://s x'}}]\n"
+		"users: [{name: u, user: {token: t}}]\n"
+		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		"current-context: x\n",
+		0600);
+	m = load_err(p, NULL, ERR_INVALID);
+	assert_contains(m, "server of cluster 'c' contains a space");
+	free(m);
+	free(p);
+
+	/* a NUL escape used to cut the value short silently */
+	p = put("kc",
+		"clusters: [{name: c, cluster: {server: "
+		"\"https://s\\0.evil\"}}]\n"
+		"users: [{name: u, user: {token: t}}]\n"
+		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		"current-context: x\n",
+		0600);
+	m = load_err(p, NULL, ERR_INVALID);
+	assert_contains(m, "kc:1:40: 'server' contains a NUL character");
+	free(m);
+	free(p);
+
+	/* names and current-context end up in messages */
+	p = put("kc",
+		"clusters: [{name: c, cluster: {server: 'https://s'}}]\n"
+		"users: [{name: \"u\\e[2J\", user: {token: t}}]\n"
+		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		"current-context: x\n",
+		0600);
+	m = load_err(p, NULL, ERR_INVALID);
+	assert_contains(m, "kc:2:16: a name in 'users' contains a control "
+			   "character");
+	free(m);
+	free(p);
+	p = put("kc",
+		"clusters: [{name: c, cluster: {server: 'https://s'}}]\n"
+		"users: [{name: u, user: {token: t}}]\n"
+		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		"current-context: \"x\\nkind: Secret\"\n",
+		0600);
+	m = load_err(p, NULL, ERR_INVALID);
+	assert_contains(m, "kc:4:18: current-context contains a control "
+			   "character");
+	free(m);
+	free(p);
+}
+END_TEST
+
+/* an inline token has the token file's cap */
+START_TEST(token_size)
+{
+	struct buf b = BUF_INIT;
+	char *p, *m;
+
+	buf_adds(&b, "clusters: [{name: c, cluster: {server: 'https://s'}}]\n"
+		     "users: [{name: u, user: {token: ");
+	for (size_t i = 0; i < (256u << 10) + 1; i++)
+		buf_addc(&b, 't');
+	buf_adds(&b, "}}]\n"
+		     "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		     "current-context: x\n");
+	p = put("kc", buf_cstr(&b), 0600);
+	m = load_err(p, NULL, ERR_INVALID);
+	assert_contains(m, "kc:2:33: token of user 'u' is longer than 262144 "
+			   "bytes");
+	assert_lacks(m, "ttt");
+	free(m);
+	free(p);
+	buf_release(&b);
+}
+END_TEST
+
 /* ---- errors ------------------------------------------------------------ */
 
 START_TEST(missing_names)
@@ -965,6 +1087,8 @@ Suite *kubeconfig_suite(void)
 	tcase_add_test(tc, malformed_yaml);
 	tcase_add_test(tc, insecure_flag);
 	tcase_add_test(tc, unsupported_auth);
+	tcase_add_test(tc, control_characters);
+	tcase_add_test(tc, token_size);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("in_cluster");

@@ -496,6 +496,25 @@ START_TEST(test_diag_unknown_column_not_printed)
 }
 END_TEST
 
+/* hostile-corpus find: a quoted value with a newline printed a line that
+ * looked like another diagnostic, and ESC sequences drove the terminal */
+START_TEST(test_diag_control_characters_escaped)
+{
+	struct diags d = DIAGS_INIT;
+	struct buf out = BUF_INIT;
+
+	diags_add(&d, DIAG_ERROR, "a\nb.yaml", 4, 9, NULL,
+		  "name '%s' is not valid",
+		  "x\nf.yaml:1:1: error: fake\r\t\x1b[31m\x7f\xc2\x9b\xc3\xa9");
+	diags_format(&d, &out);
+	ck_assert_str_eq(buf_cstr(&out),
+			 "a\\nb.yaml:4:9: error: name 'x\\nf.yaml:1:1: error: "
+			 "fake\\r\\t\\x1b[31m\\x7f\\u009b\xc3\xa9' is not valid\n");
+	buf_release(&out);
+	diags_release(&d);
+}
+END_TEST
+
 /* ---- xalloc / vec ------------------------------------------------------ */
 
 START_TEST(test_xalloc_helpers)
@@ -829,6 +848,14 @@ START_TEST(test_fs_read_file_cap)
 	write_file(P("big.txt"), big);
 	ck_assert_int_eq(fs_read_file(&b, P("big.txt"), 100000, &e), -1);
 	ck_assert_int_eq(e.code, ERR_INVALID);
+	/* hostile-corpus find: the part read was left in b, and a caller
+	 * that did not release b on failure leaked it */
+	ck_assert_ptr_null(b.ptr);
+	ck_assert_uint_eq(b.len, 0);
+	err_release(&e);
+	buf_adds(&b, "kept");
+	ck_assert_int_eq(fs_read_file(&b, P("big.txt"), 100000, &e), -1);
+	ck_assert_str_eq(buf_cstr(&b), "kept");
 	buf_release(&b);
 	err_release(&e);
 	ck_assert_int_eq(fs_read_file(&b, P("big.txt"), 200000, &e), 0);
@@ -1251,6 +1278,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_diag_cap_line);
 	tcase_add_test(tc, test_diag_default_cap_100);
 	tcase_add_test(tc, test_diag_unknown_column_not_printed);
+	tcase_add_test(tc, test_diag_control_characters_escaped);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("xalloc");
