@@ -169,6 +169,46 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "Exit: 0 committed, pushed or nothing to do, 2 usage, 3 invalid\n"
 	  "intents, 4 Git, network or authentication error.\n" },
+	/* install: the in-cluster periodic reconcile (cmd/install.c) */
+	{ "install", cmd_install,
+	  "render the manifests that run gpuform in the cluster (CronJob, RBAC)",
+	  "usage: gpuform install --git URL [--ref BRANCH] --path DIR [options]\n"
+	  "\n"
+	  "Render the manifests that deploy gpuform itself: Namespace\n"
+	  "gpuform-system, a ServiceAccount, least-privilege RBAC derived from\n"
+	  "the kinds gpuform renders (a ClusterRole for them plus read access to\n"
+	  "Pods and NodeClaims; Roles for the fixed-namespace kinds and, in\n"
+	  "gpuform-system, for the inventory ConfigMap, the Lease lock and\n"
+	  "Events), the bindings, and a CronJob running\n"
+	  "'gpuform reconcile --git URL --ref BRANCH --path DIR --lock --events'\n"
+	  "(concurrencyPolicy Forbid, deadlines, backoff, non-root, read-only\n"
+	  "root filesystem, Git credentials from a Secret). Without -o, the\n"
+	  "objects go to stdout (kubectl apply --server-side -f -); with -o DIR,\n"
+	  "one file per object and a kustomization.yaml (kubectl apply\n"
+	  "--server-side -k DIR), replaced atomically like render -o.\n"
+	  "\n"
+	  "      --git URL           the repository the job reconciles from\n"
+	  "      --ref BRANCH        branch (default main)\n"
+	  "      --path DIR          the cluster's directory in the repository\n"
+	  "      --cluster NAME      cluster name (default: the last part of\n"
+	  "                          --path); names the inventory and the Lease\n"
+	  "      --schedule CRON     default \"*/5 * * * *\"\n"
+	  "      --image IMAGE       default gpuform:<version>\n"
+	  "      --git-secret NAME   Secret with GPUFORM_GIT_* keys, as environment\n"
+	  "                          (SSH URLs: also mounted for ssh-privatekey and\n"
+	  "                          known_hosts); default gpuform-git\n"
+	  "      --namespace NS      where gpuform runs (default gpuform-system)\n"
+	  "      --cronjob-api-version V  batch/v1 (default) or batch/v1beta1\n"
+	  "                          (Kubernetes before 1.21)\n"
+	  "      --prune             the job runs reconcile --prune\n"
+	  "      --pushgateway URL   the job pushes metrics there\n"
+	  "      --timeout DUR       the job's reconcile --timeout (default 5m)\n"
+	  "      --templates DIR     template overrides (templates/install-*.yaml)\n"
+	  "  -o, --output DIR        write a directory instead of stdout\n"
+	  "  -f, --format FORMAT     yaml (default) or json\n"
+	  "  -h, --help              this text\n"
+	  "\n"
+	  "Exit: 0 written, 2 usage, 3 invalid option value, 4 I/O error.\n" },
 	{ "version", cmd_version, "print the version",
 	  "usage: gpuform version\n" },
 	{ "help", cmd_help, "show help for a command",
