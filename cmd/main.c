@@ -3,6 +3,7 @@
  */
 #include "cmd/cmd.h"
 #include "cmd/cluster.h"
+#include "cmd/incluster.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -75,9 +76,12 @@ static const struct cmd commands[] = {
 	  "                          ~/.cache/gpuform/git/<hash of URL>)\n"
 	  "  -o, --output FORMAT     text (default) or json (with request counts)\n"
 	  CLUSTER_HELP
+	  "In-cluster runs (see gpuform install):\n"
+	  INCLUSTER_HELP
 	  "\n"
-	  "Exit: 0 in sync or fixed, 1 changes found with --dry-run, 3 invalid\n"
-	  "input, 4 cluster or runtime error (conflicts included).\n" },
+	  "Exit: 0 in sync or fixed (or the lock held by another run), 1 changes\n"
+	  "found with --dry-run, 3 invalid input, 4 cluster or runtime error\n"
+	  "(conflicts included).\n" },
 	{ "diff", cmd_diff,
 	  "show what would change (--base: Git revisions; --live: the cluster)",
 	  "usage: gpuform diff --base REV [--head REV] [--repo DIR] "
