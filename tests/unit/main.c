@@ -36,6 +36,7 @@ static Suite *(*const suites[])(void) = {
 	digest_suite,
 	yaml_fuzz_regressions_suite,
 	check_fuzz_regressions_suite,
+	incluster_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

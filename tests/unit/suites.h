@@ -26,6 +26,7 @@ Suite *check_suite(void);    /* test_check.c: generator/check.c */
 Suite *digest_suite(void);   /* test_digest.c: reconcile/digest.c, ApplySet id */
 Suite *yaml_fuzz_regressions_suite(void); /* test_yaml.c: fuzz finds */
 Suite *check_fuzz_regressions_suite(void); /* test_check.c: fuzz finds */
+Suite *incluster_suite(void); /* test_incluster.c: install, lease, metrics, notify */
 
 /*
  * ---- more suites go here ----
