@@ -108,10 +108,27 @@ int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
 		describe_time(&renewed, ic->lease.holder_renew);
 		describe_time(&until, ic->lease.holder_renew +
 					      (double)ic->lease.holder_duration);
-		printf("not reconciling %s: the run lock (Lease %s/%s) is held "
-		       "by %s (renewed %s, valid until %s)\n",
-		       cluster, ic->lease.ns, ic->lease.name, ic->lease.holder,
-		       buf_cstr(&renewed), buf_cstr(&until));
+		if (ic->json) {
+			cJSON *j = cJSON_CreateObject(), *l;
+			char *txt;
+			cJSON_AddStringToObject(j, "cluster", cluster);
+			l = cJSON_AddObjectToObject(j, "locked");
+			cJSON_AddStringToObject(l, "lease", ic->lease.name);
+			cJSON_AddStringToObject(l, "namespace", ic->lease.ns);
+			cJSON_AddStringToObject(l, "holder", ic->lease.holder);
+			cJSON_AddStringToObject(l, "renewTime", buf_cstr(&renewed));
+			cJSON_AddStringToObject(l, "validUntil", buf_cstr(&until));
+			txt = cJSON_Print(j);
+			puts(txt);
+			cJSON_free(txt);
+			cJSON_Delete(j);
+		} else {
+			printf("not reconciling %s: the run lock (Lease %s/%s) is "
+			       "held by %s (renewed %s, valid until %s)\n",
+			       cluster, ic->lease.ns, ic->lease.name,
+			       ic->lease.holder, buf_cstr(&renewed),
+			       buf_cstr(&until));
+		}
 		buf_release(&renewed);
 		buf_release(&until);
 		ic->locked_out = 1;

@@ -54,6 +54,7 @@ struct incluster {
 	char *identity;
 	struct lease lease;
 	int locked_out; /* another run holds the lock: nothing was done */
+	int json;       /* say so as JSON (reconcile -o json) */
 };
 
 void incluster_start(struct incluster *ic, const struct incluster_opts *o,

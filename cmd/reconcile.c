@@ -207,6 +207,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	}
 
 	incluster_start(&ic, &io, co.timeout_ms);
+	ic.json = json;
 	if (git.url ? source_load_git(&src, &git, &d, &err) < 0
 		    : source_load(&src, argv + optind, (size_t)(argc - optind),
 				  templates, &d, &err) < 0) {

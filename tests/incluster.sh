@@ -31,6 +31,8 @@ T_START=$(date +%s)
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY KUBECONFIG
 export NO_PROXY='*' no_proxy='*' LC_ALL=C
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+# the CronJob's command line goes through libgit2: its known leaks, as in tests/reconcile-git.sh
+export LSAN_OPTIONS="suppressions=$root/tests/git-servers/lsan.supp:${LSAN_OPTIONS:-}"
 
 GPUFORM=${GPUFORM:-./gpuform}
 case $GPUFORM in /*) ;; *) GPUFORM=$root/$GPUFORM ;; esac
@@ -273,6 +275,24 @@ ic reconcile --lock --events -o json "$SPEC"
 check "2: second in-cluster run: all $N_OBJ unchanged, no object written" \
 	'[ "$RC" = 0 ] && [ "$(printf "%s" "$OUT" | jq .counts.unchanged)" = "$N_OBJ" ]'
 
+# the CronJob's own command line, from Git (a local bare repository written by `gpuform
+# commit`), with only the URL and the cache directory swapped for the test's
+git init -q --bare "$WORK/gitops.git" &&
+	"$GPUFORM" commit --repo "$WORK/gitops.git" --branch main --author 'Test <t@example.test>' \
+		"$SPEC" >/dev/null 2>&1
+COMMIT=$(git --git-dir="$WORK/gitops.git" rev-parse main 2>/dev/null)
+"$GPUFORM" install --git "$WORK/gitops.git" --path clusters/$CLUSTER --format json \
+	--cronjob-api-version batch/v1beta1 >"$WORK/install-local.json" 2>/dev/null
+mapfile -t argv < <(jq -r '.items[] | select(.kind == "CronJob") |
+	.spec.jobTemplate.spec.template.spec.containers[0].args[]' "$WORK/install-local.json" |
+	sed "s|^/var/cache/gpuform/git$|$WORK/git-cache|")
+ic "${argv[@]}"
+check "2: the CronJob's command line (reconcile --git ... --lock --events) from Git: exit 0, all unchanged, commit ${COMMIT:0:12}" \
+	'[ -n "$COMMIT" ] && [ "${#argv[@]}" -ge 10 ] && [ "$RC" = 0 ] &&
+	has "reconciled $CLUSTER: 0 created, 0 configured, $N_OBJ unchanged" && has "from commit $COMMIT"'
+OUT=$(annotation gpuform.io/last-source-commit)
+check "2: ... and the inventory's status names the commit" '[ "$OUT" = "$COMMIT" ]'
+
 # ==== 3. least privilege, decided by the real RBAC authoriser ==============================
 declare -A want_forbidden=(
 	["GET /api/v1/namespaces/kube-system/secrets"]=
@@ -351,6 +371,9 @@ t_kill=$(date +%s.%N)
 ic reconcile --lock "$SPEC"
 check "4: right after the kill the lease is still live: exit 0, not reconciled, holder $HOST/$pk named" \
 	'[ "$RC" = 0 ] && has "is held by $HOST/$pk" && ! has "reconciled $CLUSTER"'
+ic reconcile --lock -o json "$SPEC"
+check "4: ... with -o json: a JSON object naming the holder" \
+	'[ "$RC" = 0 ] && [ "$(printf "%s" "$OUT" | jq -r .locked.holder)" = "$HOST/$pk" ]'
 sleep 3.5
 ic reconcile --lock "$SPEC"
 check "4: after its duration the stale lease is taken over: exit 0, reconciled, 'took over ... from $HOST/$pk'" \
