@@ -354,9 +354,9 @@ check "4: ... the other says the lock is held and names the holder ($HOST/$winne
 OUT=$(lease_holder "$CLUSTER")
 check "4: the lock is released at the end (no holderIdentity)" '[ -z "$OUT" ]'
 
-# a run killed while it holds the lock (lease duration 3 s)
+# a run killed while it holds the lock (lease duration 6 s)
 export GPUFORM_TEST_LOCK_HOLD_S=60
-ic_bg "$WORK/killed" reconcile --lock --lock-duration 3s "$SPEC"
+ic_bg "$WORK/killed" reconcile --lock --lock-duration 6s "$SPEC"
 pk=$!
 unset GPUFORM_TEST_LOCK_HOLD_S
 for ((i = 0; i < 100; i++)); do
@@ -371,10 +371,13 @@ t_kill=$(date +%s.%N)
 ic reconcile --lock "$SPEC"
 check "4: right after the kill the lease is still live: exit 0, not reconciled, holder $HOST/$pk named" \
 	'[ "$RC" = 0 ] && has "is held by $HOST/$pk" && ! has "reconciled $CLUSTER"'
-ic reconcile --lock -o json "$SPEC"
-check "4: ... with -o json: a JSON object naming the holder" \
-	'[ "$RC" = 0 ] && [ "$(printf "%s" "$OUT" | jq -r .locked.holder)" = "$HOST/$pk" ]'
-sleep 3.5
+ic reconcile --lock -o json --metrics-file "$WORK/locked.prom" "$SPEC"
+LP=$("$PY" "$here/tools/promparse.py" "$WORK/locked.prom" 2>&1)
+check "4: ... with -o json: a JSON object naming the holder; metrics count the run as locked" \
+	'[ "$RC" = 0 ] && [ "$(printf "%s" "$OUT" | jq -r .locked.holder)" = "$HOST/$pk" ] &&
+	printf "%s\n" "$LP" | grep -qx "gpuform_runs_total{cluster=\"$CLUSTER\",result=\"locked\"} 1" &&
+	printf "%s\n" "$LP" | grep -qx "gpuform_last_run_success{cluster=\"$CLUSTER\"} 1"'
+sleep "$(awk -v t="$t_kill" -v now="$(date +%s.%N)" 'BEGIN { d = t + 6.5 - now; print (d > 0 ? d : 0) }')"
 ic reconcile --lock "$SPEC"
 check "4: after its duration the stale lease is taken over: exit 0, reconciled, 'took over ... from $HOST/$pk'" \
 	'[ "$RC" = 0 ] && has "reconciled $CLUSTER: 0 created" && has_err "took over the stale run lock" && has_err "from $HOST/$pk"'
