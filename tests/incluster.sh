@@ -110,7 +110,7 @@ new_token() { # a TokenRequest token for the ServiceAccount into the SA director
 	printf '%s' "$t" >"$WORK/sa/token.new" && mv "$WORK/sa/token.new" "$WORK/sa/token"
 }
 install_for() { # CLUSTER: render and server-side apply the install manifests for it
-	"$GPUFORM" install --git https://git.example.test/platform/gitops.git --ref main \
+	"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
 		--path "clusters/$1" --cronjob-api-version batch/v1beta1 >"$WORK/install-$1.yaml" 2>&1 &&
 		k apply --server-side --field-manager gpuform-install -f "$WORK/install-$1.yaml" 2>&1
 }
@@ -148,15 +148,15 @@ fi
 t_pass "testenv: kube-apiserver (RBAC authoriser) + CRDs on $SERVER ($(($(date +%s) - T_START)) s)"
 
 # ==== 1. install: rendered, deterministic, derived RBAC, applies server-side ================
-OUT=$("$GPUFORM" install --git https://git.example.test/platform/gitops.git --ref main \
+OUT=$("$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
 	--path clusters/$CLUSTER --cronjob-api-version batch/v1beta1 2>&1)
 RC=$?
-OUT2=$("$GPUFORM" install --git https://git.example.test/platform/gitops.git --ref main \
+OUT2=$("$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
 	--path clusters/$CLUSTER --cronjob-api-version batch/v1beta1 2>&1)
 check "1: install renders (exit 0) and twice gives byte-identical output" \
 	'[ "$RC" = 0 ] && [ -n "$OUT" ] && [ "$OUT" = "$OUT2" ]'
 printf '%s\n' "$OUT" >"$WORK/install.yaml"
-"$GPUFORM" install --git https://git.example.test/platform/gitops.git --path clusters/$CLUSTER \
+"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --path clusters/$CLUSTER \
 	--cronjob-api-version batch/v1beta1 --format json >"$WORK/install.json" 2>&1
 J=$WORK/install.json
 kinds=$(jq -r '[.items[].kind] | join(",")' "$J" 2>/dev/null)
@@ -210,13 +210,13 @@ check "1: CronJob: Forbid, deadlines, backoff, OnFailure, non-root, read-only ro
 	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].resources.requests | .cpu, .memory" <<<"$CJ" | tr "\n" " ")" = "100m 128Mi " ] &&
 	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].envFrom[0].secretRef.name" <<<"$CJ")" = gpuform-git ] &&
 	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.serviceAccountName" <<<"$CJ")" = "$SA_NAME" ] &&
-	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].args | join(\" \")" <<<"$CJ")" = "reconcile --git https://git.example.test/platform/gitops.git --ref main --path clusters/$CLUSTER --git-cache /var/cache/gpuform/git --lock --events --timeout 300s" ]'
+	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].args | join(\" \")" <<<"$CJ")" = "reconcile --git https://127.0.0.1:9/platform/gitops.git --ref main --path clusters/$CLUSTER --git-cache /var/cache/gpuform/git --lock --events --timeout 300s" ]'
 # the CronJob's command line is one gpuform accepts (parsed for real: a usage error is exit 2)
 ARGS=$(jq -r '.spec.jobTemplate.spec.template.spec.containers[0].args[]' <<<"$CJ")
 mapfile -t argv <<<"$ARGS"
 OUT=$(env -u KUBECONFIG HOME="$WORK/home" timeout 30 "$GPUFORM" "${argv[@]}" 2>&1)
 RC=$?
-check "1: the CronJob's arguments parse (no usage error; fails later on the unreachable example.test: exit 4)" \
+check "1: the CronJob's arguments parse (no usage error; fails later at the Git fetch, nothing listens on 127.0.0.1:9: exit 4)" \
 	'[ "$RC" = 4 ] && ! has "invalid option"'
 
 OUT=$("$GPUFORM" install --git https://x.test/r.git --path clusters/a --schedule 'every minute' 2>&1)
@@ -232,7 +232,7 @@ check "1: an SSH URL: the Secret is also mounted (key, known_hosts) and GPUFORM_
 	has "GPUFORM_GIT_SSH_KEY" && has "GPUFORM_GIT_SSH_KNOWN_HOSTS"'
 
 # -o DIR: the atomic directory writer, with kustomization.yaml
-"$GPUFORM" install --git https://git.example.test/platform/gitops.git --ref main --path clusters/$CLUSTER \
+"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main --path clusters/$CLUSTER \
 	--cronjob-api-version batch/v1beta1 -o "$WORK/install-dir" >/dev/null 2>&1
 RC=$?
 OUT=$(cd "$WORK/install-dir" 2>/dev/null && ls)
