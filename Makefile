@@ -140,6 +140,22 @@ uninstall:
 	rm -f $(DESTDIR)$(bindir)/gpuform
 	rm -rf $(DESTDIR)$(docdir)
 
+# ---- container image (Dockerfile) -----------------------------------------
+# Needs a working docker or podman; says so and fails when there is none
+# (a docker client without a reachable daemon counts as none).
+IMAGE ?= gpuform:$(VERSION)
+CONTAINER_ENGINE ?= $(shell command -v podman 2>/dev/null || command -v docker 2>/dev/null)
+.PHONY: image
+image:
+	@if [ -z "$(CONTAINER_ENGINE)" ]; then \
+		echo "make image: no container engine is installed (docker or" \
+		     "podman); see README, 'The image'" >&2; exit 1; fi; \
+	if ! $(CONTAINER_ENGINE) info >/dev/null 2>&1; then \
+		echo "make image: $(CONTAINER_ENGINE) is installed but cannot" \
+		     "build (is its daemon running?); see README, 'The image'" >&2; \
+		exit 1; fi
+	$(CONTAINER_ENGINE) build -t $(IMAGE) .
+
 # ---- hygiene -----------------------------------------------------------
 check-headers:
 	@for h in $$(git ls-files '*.h'); do \

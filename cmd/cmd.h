@@ -43,6 +43,7 @@ int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_lint(int argc, char **argv);    /* cmd/lint.c */
 int cmd_explain(int argc, char **argv); /* cmd/lint.c */
+int cmd_install(int argc, char **argv); /* cmd/install.c: in-cluster job */
 
 const struct cmd *cmd_find(const char *name);
 /* cmd_usage_error: print "gpuform <cmd>: <msg>" and the usage; returns 2 */

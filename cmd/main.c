@@ -3,6 +3,7 @@
  */
 #include "cmd/cmd.h"
 #include "cmd/cluster.h"
+#include "cmd/incluster.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -78,15 +79,18 @@ static const struct cmd commands[] = {
 	  "                          ~/.cache/gpuform/git/<hash of URL>)\n"
 	  "  -o, --output FORMAT     text (default) or json (with request counts)\n"
 	  CLUSTER_HELP
+	  "In-cluster runs (see gpuform install):\n"
+	  INCLUSTER_HELP
 	  "\n"
 	  "Each change is classified by its node impact (replaces nodes, may\n"
 	  "disrupt, no node effect; Karpenter's drift rule named), with live\n"
 	  "NodeClaim and do-not-disrupt pod counts for node-replacing changes.\n"
 	  "GPUFORM_NOW=2026-01-31T02:30:00Z sets the clock (a testing aid).\n"
 	  "\n"
-	  "Exit: 0 in sync or fixed, 1 changes found with --dry-run, 3 invalid\n"
-	  "input, 4 cluster or runtime error (conflicts included), 5 a\n"
-	  "node-replacing change held back (nothing applied).\n" },
+	  "Exit: 0 in sync or fixed (or the lock held by another run), 1 changes\n"
+	  "found with --dry-run, 3 invalid input, 4 cluster or runtime error\n"
+	  "(conflicts included), 5 a node-replacing change held back (nothing\n"
+	  "applied).\n" },
 	{ "diff", cmd_diff,
 	  "show what would change (--base: Git revisions; --live: the cluster)",
 	  "usage: gpuform diff --base REV [--head REV] [--repo DIR] "
@@ -215,6 +219,46 @@ static const struct cmd commands[] = {
 	  "Without RULE, list every lint rule: id, severity, name, summary.\n"
 	  "With RULE (an id such as GPU003, or a name such as\n"
 	  "gpu-family-allowlist), print why it matters and how to fix it.\n" },
+	/* install: the in-cluster periodic reconcile (cmd/install.c) */
+	{ "install", cmd_install,
+	  "render the manifests that run gpuform in the cluster (CronJob, RBAC)",
+	  "usage: gpuform install --git URL [--ref BRANCH] --path DIR [options]\n"
+	  "\n"
+	  "Render the manifests that deploy gpuform itself: Namespace\n"
+	  "gpuform-system, a ServiceAccount, least-privilege RBAC derived from\n"
+	  "the kinds gpuform renders (a ClusterRole for them plus read access to\n"
+	  "Pods and NodeClaims; Roles for the fixed-namespace kinds and, in\n"
+	  "gpuform-system, for the inventory ConfigMap, the Lease lock and\n"
+	  "Events), the bindings, and a CronJob running\n"
+	  "'gpuform reconcile --git URL --ref BRANCH --path DIR --lock --events'\n"
+	  "(concurrencyPolicy Forbid, deadlines, backoff, non-root, read-only\n"
+	  "root filesystem, Git credentials from a Secret). Without -o, the\n"
+	  "objects go to stdout (kubectl apply --server-side -f -); with -o DIR,\n"
+	  "one file per object and a kustomization.yaml (kubectl apply\n"
+	  "--server-side -k DIR), replaced atomically like render -o.\n"
+	  "\n"
+	  "      --git URL           the repository the job reconciles from\n"
+	  "      --ref BRANCH        branch (default main)\n"
+	  "      --path DIR          the cluster's directory in the repository\n"
+	  "      --cluster NAME      cluster name (default: the last part of\n"
+	  "                          --path); names the inventory and the Lease\n"
+	  "      --schedule CRON     default \"*/5 * * * *\"\n"
+	  "      --image IMAGE       default gpuform:<version>\n"
+	  "      --git-secret NAME   Secret with GPUFORM_GIT_* keys, as environment\n"
+	  "                          (SSH URLs: also mounted for ssh-privatekey and\n"
+	  "                          known_hosts); default gpuform-git\n"
+	  "      --namespace NS      where gpuform runs (default gpuform-system)\n"
+	  "      --cronjob-api-version V  batch/v1 (default) or batch/v1beta1\n"
+	  "                          (Kubernetes before 1.21)\n"
+	  "      --prune             the job runs reconcile --prune\n"
+	  "      --pushgateway URL   the job pushes metrics there\n"
+	  "      --timeout DUR       the job's reconcile --timeout (default 5m)\n"
+	  "      --templates DIR     template overrides (templates/install-*.yaml)\n"
+	  "  -o, --output DIR        write a directory instead of stdout\n"
+	  "  -f, --format FORMAT     yaml (default) or json\n"
+	  "  -h, --help              this text\n"
+	  "\n"
+	  "Exit: 0 written, 2 usage, 3 invalid option value, 4 I/O error.\n" },
 	{ "version", cmd_version, "print the version",
 	  "usage: gpuform version\n" },
 	{ "help", cmd_help, "show help for a command",

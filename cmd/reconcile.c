@@ -14,6 +14,7 @@
 
 #include "cmd/cluster.h"
 #include "cmd/nodeimpact.h"
+#include "cmd/incluster.h"
 #include "cmd/objdiff.h"
 #include "cmd/repo.h"
 #include "cmd/source.h"
@@ -120,9 +121,13 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		CLUSTER_LONG_OPTS,
+		INCLUSTER_LONG_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cluster_opts co = CLUSTER_OPTS_INIT;
+	struct incluster_opts io = INCLUSTER_OPTS_INIT;
+	struct incluster ic;
+	int any_incluster = 0;
 	struct recon_opts ro = { 0 };
 	struct source src = SOURCE_INIT;
 	struct source_git git = { NULL, NULL, NULL, NULL };
@@ -192,10 +197,22 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 				return cmd_usage_error(cmd, "bad value '%s' (a duration "
 							    "like 30s or 5m)", optarg);
 			break;
+		case OPT_LOCK:
+		case OPT_LOCK_DURATION:
+		case OPT_EVENTS:
+		case OPT_METRICS_FILE:
+		case OPT_PUSHGATEWAY:
+			if (incluster_opt(&io, c, optarg) < 0)
+				return cmd_usage_error(cmd, "bad value '%s'", optarg);
+			any_incluster = 1;
+			break;
 		default:
 			return cmd_usage_error(cmd, "invalid option");
 		}
 	}
+	if (diff_mode && any_incluster)
+		return cmd_usage_error(cmd, "--lock, --events, --metrics-file and "
+					    "--pushgateway go with reconcile");
 	if (diff_mode && !live)
 		return cmd_usage_error(cmd, "say what to compare with: --base REV "
 					    "(Git revisions) or --live (the cluster)");
@@ -227,6 +244,8 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		return code;
 	}
 
+	incluster_start(&ic, &io, co.timeout_ms);
+	ic.json = json;
 	if (git.url ? source_load_git(&src, &git, &d, &err) < 0
 		    : source_load(&src, argv + optind, (size_t)(argc - optind),
 				  templates, &d, &err) < 0) {
@@ -244,6 +263,11 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	ro.guard_ctx = &ni;
 	if (cluster_connect(&k, &co, &err) < 0) {
 		code = report_err(&err);
+		goto out;
+	}
+	rc = incluster_lock(&ic, k, src.cluster, ro.inventory_ns, &err);
+	if (rc != 0) {
+		code = rc > 0 ? EXIT_OK : report_err(&err);
 		goto out;
 	}
 	rc = recon_run(&rep, k, src.cluster, src.docs, &ro, &err);
@@ -309,6 +333,8 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		code = EXIT_DIFF;
 out:
 	nodeimpact_release(&ni);
+	code = incluster_finish(&ic, k, src.cluster, ro.inventory_ns,
+				src.cluster ? &rep : NULL, src.commit, code, &err);
 	recon_report_release(&rep);
 	kube_free(k);
 	source_release(&src);

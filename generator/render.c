@@ -729,15 +729,25 @@ static int render_addons(cJSON *addons, const struct plan *p,
 
 /* ---- ordering and top level ---------------------------------------------- */
 
+/* every kind render_plan can produce, in apply order (see render.h) */
+const struct render_kind render_kinds[] = {
+	{ "v1", "Namespace", "namespaces", NULL },
+	{ "v1", "ConfigMap", "configmaps", DEVICE_PLUGIN_NS },
+	{ "karpenter.k8s.aws/v1", "EC2NodeClass", "ec2nodeclasses", NULL },
+	{ "karpenter.sh/v1", "NodePool", "nodepools", NULL },
+	{ "kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass",
+	  "workloadpriorityclasses", NULL },
+	{ "kueue.x-k8s.io/v1beta2", "ResourceFlavor", "resourceflavors", NULL },
+	{ "kueue.x-k8s.io/v1beta2", "ClusterQueue", "clusterqueues", NULL },
+	{ "kueue.x-k8s.io/v1beta2", "LocalQueue", "localqueues",
+	  RENDER_ANY_NAMESPACE },
+	{ NULL, NULL, NULL, NULL },
+};
+
 int render_kind_rank(const char *kind)
 {
-	static const char *const order[] = {
-		"Namespace", "ConfigMap", "EC2NodeClass", "NodePool",
-		"WorkloadPriorityClass", "ResourceFlavor", "ClusterQueue",
-		"LocalQueue", NULL
-	};
-	for (int i = 0; order[i]; i++)
-		if (!strcmp(kind, order[i]))
+	for (int i = 0; render_kinds[i].kind; i++)
+		if (!strcmp(kind, render_kinds[i].kind))
 			return i;
 	return 100;
 }

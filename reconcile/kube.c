@@ -1251,3 +1251,165 @@ int kube_request(struct kube *k, const char *method, const char *path,
 	}
 	return 0;
 }
+
+/* ---- update, merge patch (Leases, status) ------------------------------ */
+
+/* one write of a whole object (PUT) or of a JSON merge patch (PATCH) */
+static int write_object(struct kube *k, const struct kube_resource *r,
+			const char *ns, const char *name, const char *method,
+			const char *ctype, const char *field_manager,
+			const cJSON *obj, int absent_ok, cJSON **out,
+			struct err *err)
+{
+	struct buf path = BUF_INIT, what = BUF_INIT, m = BUF_INIT, q = BUF_INIT;
+	char *body = NULL;
+	cJSON *j = NULL;
+	long status = 0;
+	int ret = -1;
+
+	if (out)
+		*out = NULL;
+	ns = req_ns(k, r, ns);
+	res_path(&path, r, ns, name);
+	buf_addf(&what, "%s ", strcmp(method, "PUT") ? "patch" : "update");
+	label(&what, r, ns, name);
+	if (field_manager)
+		query_add(&q, "fieldManager", field_manager);
+	body = cJSON_PrintUnformatted(obj);
+	if (!body)
+		BUG("cJSON_PrintUnformatted failed");
+	if (do_request(k, OP_OTHER_WRITE, method, buf_cstr(&path),
+		       q.len ? buf_cstr(&q) : NULL, ctype, body, strlen(body),
+		       &status, err) < 0)
+		goto out;
+	if (status == 200 || status == 201) {
+		ret = out ? parse_object(k, buf_cstr(&what), out, err) : 0;
+		goto out;
+	}
+	if (status == 404 && absent_ok) {
+		ret = 0;
+		goto out;
+	}
+	j = body_json(k);
+	if (status == 409) {
+		server_message(&m, k, j);
+		err_set(err, ERR_CONFLICT, "%s: %s", buf_cstr(&what),
+			m.len ? buf_cstr(&m) : "changed meanwhile (409)");
+	} else {
+		http_fail(k, buf_cstr(&what), status, j, err);
+	}
+out:
+	cJSON_Delete(j);
+	cJSON_free(body);
+	buf_release(&path);
+	buf_release(&what);
+	buf_release(&m);
+	buf_release(&q);
+	return ret;
+}
+
+int kube_update(struct kube *k, const struct kube_resource *r, const char *ns,
+		const cJSON *obj, cJSON **out, struct err *err)
+{
+	return write_object(k, r, ns, meta_str(obj, "name"), "PUT",
+			    "application/json", NULL, obj, 0, out, err);
+}
+
+int kube_merge_patch(struct kube *k, const struct kube_resource *r,
+		     const char *ns, const char *name, const cJSON *patch,
+		     const char *field_manager, cJSON **out, struct err *err)
+{
+	return write_object(k, r, ns, name, "PATCH",
+			    "application/merge-patch+json", field_manager,
+			    patch, 1, out, err);
+}
+
+/* ---- plain HTTP: the Prometheus Pushgateway ---------------------------- */
+
+static size_t discard_body(char *p, size_t size, size_t n, void *ud)
+{
+	struct buf *b = ud;
+	size_t len = size * n;
+
+	if (b->len < 4096)
+		buf_add(b, p, len < 4096 - b->len ? len : 4096 - b->len);
+	return len;
+}
+
+/* url without user info ("https://user:pw@host/" -> "https://host/") */
+static void url_for_messages(struct buf *out, const char *url)
+{
+	const char *scheme = strstr(url, "://"), *host, *at;
+	size_t hlen;
+
+	if (!scheme) {
+		buf_adds(out, url);
+		return;
+	}
+	host = scheme + 3;
+	hlen = strcspn(host, "/?#");
+	at = memchr(host, '@', hlen);
+	buf_add(out, url, (size_t)(host - url));
+	buf_adds(out, at ? at + 1 : host);
+}
+
+int kube_http_send(const char *method, const char *url,
+		   const char *content_type, const char *body, size_t len,
+		   long timeout_ms, long *status, struct err *err)
+{
+	static int ready;
+	struct curl_slist *h = NULL;
+	struct buf resp = BUF_INIT, ct = BUF_INIT, shown = BUF_INIT;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	CURL *c;
+	CURLcode rc;
+	int ret = -1;
+
+	*status = 0;
+	url_for_messages(&shown, url);
+	if (!ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			return err_set(err, ERR_HTTP, "cannot initialise libcurl");
+		ready = 1;
+	}
+	if (!(c = curl_easy_init()))
+		return err_set(err, ERR_HTTP, "cannot initialise libcurl");
+	buf_addf(&ct, "Content-Type: %s", content_type);
+	h = curl_slist_append(h, buf_cstr(&ct));
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "gpuform/" GPUFORM_VERSION);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	rc = curl_easy_perform(c);
+	if (rc != CURLE_OK) {
+		err_set(err, ERR_HTTP, "%s %s: %s", method, buf_cstr(&shown),
+			*errbuf ? errbuf : curl_easy_strerror(rc));
+		goto out;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+	if (*status < 200 || *status > 299) {
+		struct buf first = BUF_INIT;
+		buf_add_first_line(&first, buf_cstr(&resp), 200);
+		err_set(err, ERR_HTTP, "%s %s: HTTP %ld%s%s", method,
+			buf_cstr(&shown),
+			*status, first.len ? ": " : "", buf_cstr(&first));
+		buf_release(&first);
+		goto out;
+	}
+	ret = 0;
+out:
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	buf_release(&resp);
+	buf_release(&ct);
+	buf_release(&shown);
+	return ret;
+}

@@ -108,6 +108,32 @@ int kube_create(struct kube *k, const struct kube_resource *r, const char *ns,
 		const cJSON *obj, cJSON **out, struct err *err);
 
 /*
+ * kube_update: PUT obj (Leases). obj's metadata.resourceVersion, when set,
+ * is a precondition: an object changed meanwhile is ERR_CONFLICT (409).
+ */
+int kube_update(struct kube *k, const struct kube_resource *r, const char *ns,
+		const cJSON *obj, cJSON **out, struct err *err);
+
+/*
+ * kube_merge_patch: a JSON merge patch (RFC 7386) of ns/name by
+ * field_manager (may be NULL). An absent object is not an error: returns 0
+ * with *out (may be NULL) = NULL.
+ */
+int kube_merge_patch(struct kube *k, const struct kube_resource *r,
+		     const char *ns, const char *name, const cJSON *patch,
+		     const char *field_manager, cJSON **out, struct err *err);
+
+/*
+ * kube_http_send: one plain HTTP(S) request outside the API server (the
+ * Prometheus Pushgateway): method, url, body; no retries. A status outside
+ * 2xx is ERR_HTTP with the status and the first line of the answer; user
+ * info in url never appears in messages.
+ */
+int kube_http_send(const char *method, const char *url,
+		   const char *content_type, const char *body, size_t len,
+		   long timeout_ms, long *status, struct err *err);
+
+/*
  * kube_request: a raw request for what the helpers above do not cover.
  * path is absolute ("/api/v1/namespaces"); query may be NULL. Returns 0 for
  * any HTTP status (in *status); -1 only for transport failures after the

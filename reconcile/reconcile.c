@@ -874,8 +874,50 @@ static void keep_gpuform_annotations(cJSON *md, const cJSON *o)
 	}
 }
 
+/*
+ * list_in_namespaces: LIST a namespaced kind in each namespace the desired
+ * set or the old inventory has objects of it in — for credentials that may
+ * touch the kind only there (`gpuform install` grants the ConfigMaps it
+ * renders in kube-system only), when the LIST across all namespaces is
+ * forbidden.
+ */
+static int list_in_namespaces(struct run *r, const struct kube_resource *res,
+			      const char *kind, const struct inventory *old,
+			      const char *sel, cJSON **items)
+{
+	const char **nss = xcalloc(r->nw + old->nr + 1, sizeof(*nss));
+	size_t n = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < r->nw + old->nr; i++) {
+		const char *k = i < r->nw ? r->w[i].id.kind : old->e[i - r->nw].kind;
+		const char *ns = i < r->nw ? r->w[i].id.ns : old->e[i - r->nw].ns;
+		int dup = 0;
+		if (!ns || strcmp(k, kind))
+			continue;
+		for (size_t j = 0; j < n; j++)
+			dup |= !strcmp(nss[j], ns);
+		if (!dup)
+			nss[n++] = ns;
+	}
+	*items = cJSON_CreateArray();
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		cJSON *part = NULL, *o;
+		ret = kube_list(r->k, res, nss[i], sel, &part, r->err);
+		while (ret == 0 && (o = cJSON_DetachItemFromArray(part, 0)))
+			cJSON_AddItemToArray(*items, o);
+		cJSON_Delete(part);
+	}
+	free(nss);
+	if (ret < 0) {
+		cJSON_Delete(*items);
+		*items = NULL;
+	}
+	return ret;
+}
+
 static int list_kind(struct run *r, const char *api_version,
-		     const char *kind)
+		     const char *kind, const struct inventory *old)
 {
 	const struct kube_resource *res;
 	cJSON *items = NULL, *o;
@@ -886,6 +928,10 @@ static int list_kind(struct run *r, const char *api_version,
 		return -1;
 	sel = xasprintf("%s=%s", PART_OF, r->applyset_id);
 	ret = kube_list(r->k, res, NULL, sel, &items, r->err);
+	if (ret < 0 && r->err->code == ERR_AUTH && res->namespaced) {
+		err_clear(r->err);
+		ret = list_in_namespaces(r, res, kind, old, sel, &items);
+	}
 	free(sel);
 	if (ret < 0) {
 		if (r->err->code == ERR_NOTFOUND ||
@@ -1120,7 +1166,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 			char *sp = strchr(kinds[i], ' ');
 			int rc;
 			*sp = '\0';
-			rc = list_kind(&r, kinds[i], sp + 1);
+			rc = list_kind(&r, kinds[i], sp + 1, &old);
 			if (rc < 0) {
 				for (size_t j = 0; j < nk; j++)
 					free(kinds[j]);

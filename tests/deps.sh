@@ -7,11 +7,12 @@
 # kubectl is needed too; it is not a Debian bookworm package, so it is only checked.
 # (jq is for tests/e2e.sh; etcd-server, curl and openssl for tests/kube-testenv;
 # git, lighttpd and openssh-server (sshd; ssh-keygen) for the Git servers of tests/git.sh;
-# python3-jsonschema for the SARIF schema check of tests/lint.sh.)
+# python3-jsonschema for the SARIF schema check of tests/lint.sh; python3 for
+# the metrics parser and the Pushgateway stand-in of tests/incluster.sh.)
 set -eu
 
 PKGS="build-essential pkg-config libgit2-dev libyaml-dev libcurl4-openssl-dev libcjson-dev
-libssl-dev check etcd-server curl openssl jq git lighttpd openssh-server
+libssl-dev check etcd-server curl openssl jq git lighttpd openssh-server python3
 python3-jsonschema"
 
 missing=''

@@ -39,6 +39,7 @@ static Suite *(*const suites[])(void) = {
 	lint_suite,
 	impact_suite,
 	kubejson_suite,
+	incluster_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

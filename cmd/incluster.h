@@ -1,0 +1,79 @@
+/*
+ * cmd/incluster.h: what `reconcile` does around a run when it runs
+ * unattended (the in-cluster CronJob): the Lease run lock (--lock),
+ * Events and status on the inventory (--events), Prometheus metrics
+ * (--metrics-file, --pushgateway). Kept apart from cmd/reconcile.c so the
+ * run itself stays readable.
+ */
+#ifndef CMD_INCLUSTER_H
+#define CMD_INCLUSTER_H
+
+#include "reconcile/kube.h"
+#include "reconcile/lease.h"
+#include "reconcile/reconcile.h"
+#include "util/err.h"
+
+struct incluster_opts {
+	int lock;
+	long lock_duration_s; /* 0: the run timeout + 60 s */
+	int events;
+	const char *metrics_file;
+	const char *pushgateway;
+};
+#define INCLUSTER_OPTS_INIT { 0, 0, 0, NULL, NULL }
+
+enum { OPT_LOCK = 5000, OPT_LOCK_DURATION, OPT_EVENTS, OPT_METRICS_FILE,
+       OPT_PUSHGATEWAY };
+#define INCLUSTER_LONG_OPTS                                                   \
+	{ "lock", no_argument, NULL, OPT_LOCK },                              \
+	{ "lock-duration", required_argument, NULL, OPT_LOCK_DURATION },      \
+	{ "events", no_argument, NULL, OPT_EVENTS },                          \
+	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },        \
+	{ "pushgateway", required_argument, NULL, OPT_PUSHGATEWAY }
+#define INCLUSTER_HELP                                                        \
+	"      --lock              take the run lock first (Lease\n"          \
+	"                          gpuform-<cluster> in the inventory\n"      \
+	"                          namespace); when another live run holds\n" \
+	"                          it, say who and exit 0 without reconciling\n" \
+	"      --lock-duration DUR how long the lock holds without renewal\n" \
+	"                          (default: --timeout + 1m); a lease older\n" \
+	"                          than that is taken over\n"                 \
+	"      --events            Events and a status summary on the\n"      \
+	"                          inventory ConfigMap\n"                     \
+	"      --metrics-file FILE Prometheus text format, written atomically\n" \
+	"      --pushgateway URL   push the same metrics (PUT URL/metrics/job/\n" \
+	"                          gpuform/cluster/<cluster>)\n"
+
+/* incluster_opt: one of the options above; 0 ok, -1 bad value */
+int incluster_opt(struct incluster_opts *o, int id, const char *arg);
+
+struct incluster {
+	struct incluster_opts o;
+	double start;
+	long run_timeout_ms;
+	char *identity;
+	struct lease lease;
+	int locked_out; /* another run holds the lock: nothing was done */
+	int json;       /* say so as JSON (reconcile -o json) */
+};
+
+void incluster_start(struct incluster *ic, const struct incluster_opts *o,
+		     long run_timeout_ms);
+/*
+ * incluster_lock: with --lock, take the Lease. 0: go on; 1: another live run
+ * holds it (printed; the caller exits 0 without reconciling); -1: error.
+ */
+int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
+		   const char *inv_ns, struct err *err);
+/*
+ * incluster_finish: release the lock, publish Events/status and metrics.
+ * rep may be NULL, k may be NULL (the run failed before connecting);
+ * run_err is the run's error when code says it failed. Returns the exit
+ * code: `code`, or EXIT_RUNTIME when reporting itself failed.
+ */
+int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,
+		     const char *inv_ns, const struct recon_report *rep,
+		     const char *source_commit, int code,
+		     const struct err *run_err);
+
+#endif

@@ -1,0 +1,298 @@
+/*
+ * reconcile/lease.c: the run lock (see lease.h).
+ */
+#include "reconcile/lease.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+
+static char lr_group[] = "coordination.k8s.io", lr_version[] = "v1",
+	    lr_kind[] = "Lease", lr_resource[] = "leases";
+static const struct kube_resource lease_res = {
+	lr_group, lr_version, lr_kind, lr_resource, 1
+};
+
+enum lease_state lease_judge(const char *holder, double renew, long duration_s,
+			     const char *me, double now)
+{
+	if (!holder || !*holder)
+		return LEASE_FREE;
+	if (me && !strcmp(holder, me))
+		return LEASE_MINE;
+	if (renew <= 0 || duration_s <= 0 || renew + (double)duration_s < now)
+		return LEASE_STALE;
+	return LEASE_HELD;
+}
+
+/* days since 1970-01-01 of a civil date (Howard Hinnant's algorithm) */
+static long long days_from_civil(long long y, unsigned m, unsigned d)
+{
+	long long era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (long long)doe - 719468;
+}
+
+static int digits(const char *s, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int lease_parse_time(const char *s, double *out)
+{
+	int y, mo, d, h, mi, se;
+	double frac = 0, scale = 0.1, t;
+	const char *p;
+
+	if (!s || strlen(s) < 20 || digits(s, 4, &y) < 0 || s[4] != '-' ||
+	    digits(s + 5, 2, &mo) < 0 || s[7] != '-' || digits(s + 8, 2, &d) < 0 ||
+	    (s[10] != 'T' && s[10] != 't') || digits(s + 11, 2, &h) < 0 ||
+	    s[13] != ':' || digits(s + 14, 2, &mi) < 0 || s[16] != ':' ||
+	    digits(s + 17, 2, &se) < 0)
+		return -1;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+		return -1;
+	p = s + 19;
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	t = (double)(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400LL +
+		     h * 3600LL + mi * 60LL + se) + frac;
+	if ((*p == 'Z' || *p == 'z') && !p[1]) {
+		*out = t;
+		return 0;
+	}
+	if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+		int oh, om;
+		if (digits(p + 1, 2, &oh) < 0 || digits(p + 4, 2, &om) < 0 ||
+		    oh > 23 || om > 59)
+			return -1;
+		t -= (*p == '+' ? 1 : -1) * (double)(oh * 3600 + om * 60);
+		*out = t;
+		return 0;
+	}
+	return -1;
+}
+
+void lease_format_time(double t, struct buf *out)
+{
+	long long whole = (long long)t;
+	long usec = (long)((t - (double)whole) * 1e6 + 0.5);
+	time_t tt;
+	struct tm tm;
+	char s[64];
+
+	if (usec >= 1000000) {
+		whole++;
+		usec -= 1000000;
+	}
+	tt = (time_t)whole;
+	gmtime_r(&tt, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	buf_addf(out, "%s.%06ldZ", s, usec);
+}
+
+double lease_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)(ts.tv_nsec / 1000) / 1e6;
+}
+
+void lease_identity(struct buf *out)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) < 0 || !host[0])
+		strcpy(host, "unknown-host");
+	host[sizeof(host) - 1] = '\0';
+	buf_addf(out, "%s/%ld", host, (long)getpid());
+}
+
+static const char *spec_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(o, "spec"), key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double spec_num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(o, "spec"), key);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void set_str(cJSON *o, const char *key, const char *v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+	cJSON_AddStringToObject(o, key, v);
+}
+
+static void set_num(cJSON *o, const char *key, double v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+	cJSON_AddNumberToObject(o, key, v);
+}
+
+/* spec for us: holder, times, duration */
+static void hold(cJSON *spec, const struct lease *l, int keep_acquire)
+{
+	struct buf now = BUF_INIT;
+
+	lease_format_time(lease_now(), &now);
+	set_str(spec, "holderIdentity", l->me);
+	set_num(spec, "leaseDurationSeconds", (double)l->duration_s);
+	if (!keep_acquire || !cJSON_GetObjectItemCaseSensitive(spec, "acquireTime"))
+		set_str(spec, "acquireTime", buf_cstr(&now));
+	set_str(spec, "renewTime", buf_cstr(&now));
+	buf_release(&now);
+}
+
+static cJSON *new_lease(const struct lease *l)
+{
+	cJSON *o = cJSON_CreateObject(), *md, *lb;
+
+	cJSON_AddStringToObject(o, "apiVersion", "coordination.k8s.io/v1");
+	cJSON_AddStringToObject(o, "kind", "Lease");
+	md = cJSON_AddObjectToObject(o, "metadata");
+	cJSON_AddStringToObject(md, "name", l->name);
+	cJSON_AddStringToObject(md, "namespace", l->ns);
+	lb = cJSON_AddObjectToObject(md, "labels");
+	cJSON_AddStringToObject(lb, "app.kubernetes.io/managed-by", "gpuform");
+	hold(cJSON_AddObjectToObject(o, "spec"), l, 0);
+	set_num(cJSON_GetObjectItemCaseSensitive(o, "spec"), "leaseTransitions", 0);
+	return o;
+}
+
+int lease_acquire(struct lease *l, struct kube *k, const char *ns,
+		  const char *name, const char *me, long duration_s,
+		  int *acquired, struct err *err)
+{
+	*acquired = 0;
+	l->ns = xstrdup(ns);
+	l->name = xstrdup(name);
+	l->me = xstrdup(me);
+	l->duration_s = duration_s;
+
+	/* a race lost (409) means someone else wrote it: look again */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		cJSON *cur = NULL, *res = NULL, *spec;
+		const char *holder, *renew_s;
+		double renew = 0;
+		enum lease_state st;
+		int rc;
+
+		if (kube_get(k, &lease_res, ns, name, &cur, err) < 0)
+			return err_wrap(err, "run lock");
+		if (!cur) {
+			cJSON *o = new_lease(l);
+			rc = kube_create(k, &lease_res, ns, o, &res, err);
+			cJSON_Delete(o);
+			if (rc == 0) {
+				l->obj = res;
+				*acquired = 1;
+				return 0;
+			}
+			if (err->code != ERR_CONFLICT)
+				return err_wrap(err, "run lock");
+			err_clear(err);
+			continue;
+		}
+		holder = spec_str(cur, "holderIdentity");
+		renew_s = spec_str(cur, "renewTime");
+		if (!renew_s)
+			renew_s = spec_str(cur, "acquireTime");
+		if (!renew_s || lease_parse_time(renew_s, &renew) < 0)
+			renew = 0;
+		st = lease_judge(holder, renew, (long)spec_num(cur, "leaseDurationSeconds"),
+				 me, lease_now());
+		if (st == LEASE_HELD) {
+			free(l->holder);
+			l->holder = xstrdup(holder);
+			l->holder_renew = renew;
+			l->holder_duration = (long)spec_num(cur, "leaseDurationSeconds");
+			cJSON_Delete(cur);
+			return 0;
+		}
+		spec = cJSON_GetObjectItemCaseSensitive(cur, "spec");
+		if (!cJSON_IsObject(spec)) {
+			cJSON_DeleteItemFromObjectCaseSensitive(cur, "spec");
+			spec = cJSON_AddObjectToObject(cur, "spec");
+		}
+		if (st != LEASE_MINE)
+			set_num(spec, "leaseTransitions",
+				spec_num(cur, "leaseTransitions") + 1);
+		free(l->taken_from);
+		l->taken_from = st == LEASE_STALE ? xstrdup(holder) : NULL;
+		l->holder_renew = renew;
+		l->holder_duration = (long)spec_num(cur, "leaseDurationSeconds");
+		hold(spec, l, st == LEASE_MINE);
+		/* the resourceVersion we read stays: it is the precondition */
+		rc = kube_update(k, &lease_res, ns, cur, &res, err);
+		cJSON_Delete(cur);
+		if (rc == 0) {
+			l->obj = res;
+			*acquired = 1;
+			return 0;
+		}
+		if (err->code != ERR_CONFLICT)
+			return err_wrap(err, "run lock");
+		err_clear(err);
+	}
+	return err_set(err, ERR_CONFLICT,
+		       "run lock: Lease %s/%s keeps changing under us; giving up",
+		       ns, name);
+}
+
+int lease_release(struct lease *l, struct kube *k, struct err *err)
+{
+	cJSON *spec;
+	int rc;
+
+	if (!l->obj)
+		return 0;
+	spec = cJSON_GetObjectItemCaseSensitive(l->obj, "spec");
+	cJSON_DeleteItemFromObjectCaseSensitive(spec, "holderIdentity");
+	rc = kube_update(k, &lease_res, l->ns, l->obj, NULL, err);
+	cJSON_Delete(l->obj);
+	l->obj = NULL;
+	if (rc < 0 && err->code == ERR_CONFLICT) {
+		/* taken over meanwhile (we ran past our duration): theirs now */
+		err_clear(err);
+		return 0;
+	}
+	return rc < 0 ? err_wrap(err, "run lock: release") : 0;
+}
+
+void lease_dispose(struct lease *l)
+{
+	free(l->ns);
+	free(l->name);
+	free(l->me);
+	free(l->holder);
+	free(l->taken_from);
+	cJSON_Delete(l->obj);
+	*l = (struct lease)LEASE_INIT;
+}

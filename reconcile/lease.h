@@ -1,0 +1,67 @@
+/*
+ * reconcile/lease.h: a run lock on a coordination.k8s.io/v1 Lease.
+ *
+ * One Lease per cluster (gpuform-<cluster> in gpuform-system). Acquiring:
+ * create it, or take it over with an update whose resourceVersion is the one
+ * just read (two runs racing: the API server lets exactly one write win).
+ * A lease is free when nobody holds it (released), ours when we hold it, and
+ * stale when renewTime + leaseDurationSeconds lies in the past (the holder
+ * died without releasing): free and stale leases are taken over. Releasing
+ * clears holderIdentity (again with the resourceVersion precondition, so a
+ * lease someone else took over is left alone).
+ */
+#ifndef RECONCILE_LEASE_H
+#define RECONCILE_LEASE_H
+
+#include <cjson/cJSON.h>
+
+#include "reconcile/kube.h"
+#include "util/buf.h"
+#include "util/err.h"
+
+enum lease_state { LEASE_FREE, LEASE_MINE, LEASE_STALE, LEASE_HELD };
+
+/*
+ * lease_judge: the state of a lease held by `holder` (NULL or "" = nobody),
+ * last renewed at `renew` (Unix seconds; <= 0 unknown) for duration_s
+ * seconds, seen by `me` at `now`. Unknown renewal or a duration <= 0 is
+ * stale (nothing says the holder is alive).
+ */
+enum lease_state lease_judge(const char *holder, double renew, long duration_s,
+			     const char *me, double now);
+
+/* lease_parse_time: RFC 3339 ("2026-11-30T02:03:31.123456Z", offsets too)
+ * to Unix seconds; -1 when it is not one. */
+int lease_parse_time(const char *s, double *out);
+/* lease_format_time: a MicroTime, "2026-11-30T02:03:31.123456Z" */
+void lease_format_time(double t, struct buf *out);
+/* lease_now: the current time in Unix seconds (microsecond resolution) */
+double lease_now(void);
+/* lease_identity: "<hostname>/<pid>" (in a pod the hostname is the pod) */
+void lease_identity(struct buf *out);
+
+struct lease {
+	char *ns, *name, *me;
+	long duration_s;
+	cJSON *obj;    /* the lease as we last wrote it, while we hold it */
+	char *holder;  /* who holds it when we could not take it */
+	char *taken_from; /* the stale holder we took it over from */
+	double holder_renew; /* their renewTime */
+	long holder_duration;
+};
+#define LEASE_INIT { NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, 0 }
+
+/*
+ * lease_acquire: *acquired = 1 when we hold the lock now, 0 when another
+ * live run holds it (l->holder, l->holder_renew, l->holder_duration say
+ * who and until when). -1 for API errors (for example 403 when the role
+ * lacks Lease access).
+ */
+int lease_acquire(struct lease *l, struct kube *k, const char *ns,
+		  const char *name, const char *me, long duration_s,
+		  int *acquired, struct err *err);
+/* lease_release: clear holderIdentity if we still hold it. */
+int lease_release(struct lease *l, struct kube *k, struct err *err);
+void lease_dispose(struct lease *l);
+
+#endif

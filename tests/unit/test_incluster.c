@@ -1,0 +1,662 @@
+/*
+ * tests/unit/test_incluster.c: the pure parts of the in-cluster job —
+ * generator/install.c (RBAC derived from render_kinds, the manifests),
+ * reconcile/lease.c (staleness, times), reconcile/metrics.c (Prometheus
+ * text) and reconcile/notify.c (Events, status).
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "generator/install.h"
+#include "generator/pipeline.h"
+#include "generator/render.h"
+#include "reconcile/lease.h"
+#include "reconcile/metrics.h"
+#include "reconcile/notify.h"
+#include "tests/unit/suites.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+/* ---- RBAC derivation ----------------------------------------------------- */
+
+static const cJSON *find_rule(const cJSON *rules, const char *group,
+			      const char *resource, const char *name)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, rules)
+	{
+		const cJSON *g = cJSON_GetArrayItem(
+			cJSON_GetObjectItemCaseSensitive(r, "apiGroups"), 0);
+		const cJSON *names = cJSON_GetObjectItemCaseSensitive(r, "resourceNames");
+		const cJSON *res;
+		if (strcmp(g->valuestring, group))
+			continue;
+		if (name ? !names || strcmp(cJSON_GetArrayItem(names, 0)->valuestring, name)
+			 : names != NULL)
+			continue;
+		cJSON_ArrayForEach(res, cJSON_GetObjectItemCaseSensitive(r, "resources"))
+			if (!strcmp(res->valuestring, resource))
+				return r;
+	}
+	return NULL;
+}
+
+static char *verbs_of(const cJSON *rule)
+{
+	struct buf b = BUF_INIT;
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(rule, "verbs"))
+		buf_addf(&b, "%s%s", b.len ? "," : "", v->valuestring);
+	return buf_detach(&b, NULL);
+}
+
+static void assert_verbs(const cJSON *rules, const char *group,
+			 const char *resource, const char *name, const char *want)
+{
+	const cJSON *r = find_rule(rules, group, resource, name);
+	char *v;
+
+	ck_assert_msg(r != NULL, "no rule for %s/%s", group, resource);
+	v = verbs_of(r);
+	ck_assert_msg(!strcmp(v, want), "%s/%s: verbs %s, want %s", group,
+		      resource, v, want);
+	free(v);
+}
+
+START_TEST(test_cluster_rules_follow_render_kinds)
+{
+	struct install_grant *g;
+	size_t n = install_grants(&g, "gpuform-system", "ml-prod");
+	cJSON *rules = install_rules(g, n, NULL);
+	size_t kinds = 0;
+
+	for (size_t i = 0; render_kinds[i].kind; i++) {
+		const struct render_kind *k = &render_kinds[i];
+		char group[64] = "";
+		const char *slash = strchr(k->api_version, '/');
+		if (slash)
+			memcpy(group, k->api_version, (size_t)(slash - k->api_version));
+		kinds++;
+		if (k->ns && strcmp(k->ns, RENDER_ANY_NAMESPACE)) {
+			/* fixed namespace: never cluster-wide */
+			ck_assert_ptr_null(find_rule(rules, group, k->resource, NULL));
+			continue;
+		}
+		assert_verbs(rules, group, k->resource, NULL,
+			     strcmp(k->kind, "Namespace") ? "get,list,create,patch,delete"
+							  : "get,list,create,patch");
+	}
+	ck_assert_uint_ge(kinds, 8);
+	assert_verbs(rules, "", "pods", NULL, "get,list");
+	assert_verbs(rules, "karpenter.sh", "nodeclaims", NULL, "get,list");
+	/* nothing else: no secrets, no cluster-wide ConfigMaps, no '*' */
+	ck_assert_ptr_null(find_rule(rules, "", "secrets", NULL));
+	ck_assert_ptr_null(find_rule(rules, "", "configmaps", NULL));
+	{
+		char *s = cJSON_PrintUnformatted(rules);
+		ck_assert_ptr_null(strstr(s, "\"*\""));
+		free(s);
+	}
+	cJSON_Delete(rules);
+	install_grants_free(g, n);
+}
+END_TEST
+
+START_TEST(test_namespace_rules)
+{
+	struct install_grant *g;
+	size_t n = install_grants(&g, "gpuform-system", "ml-prod");
+	cJSON *own = install_rules(g, n, "gpuform-system");
+	cJSON *ks = install_rules(g, n, "kube-system");
+	cJSON *other = install_rules(g, n, "default");
+	char *s;
+
+	s = cJSON_PrintUnformatted(own);
+	ck_assert_str_eq(s,
+		"[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\",\"events\"],"
+		"\"verbs\":[\"create\"]},"
+		"{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
+		"\"resourceNames\":[\"gpuform-ml-prod\"],\"verbs\":[\"get\",\"patch\"]},"
+		"{\"apiGroups\":[\"coordination.k8s.io\"],\"resources\":[\"leases\"],"
+		"\"verbs\":[\"create\"]},"
+		"{\"apiGroups\":[\"coordination.k8s.io\"],\"resources\":[\"leases\"],"
+		"\"resourceNames\":[\"gpuform-ml-prod\"],\"verbs\":[\"get\",\"update\"]}]");
+	free(s);
+	/* the renderer's fixed-namespace ConfigMap (device plugin) */
+	assert_verbs(ks, "", "configmaps", NULL, "get,list,create,patch,delete");
+	ck_assert_int_eq(cJSON_GetArraySize(ks), 1);
+	ck_assert_int_eq(cJSON_GetArraySize(other), 0);
+	cJSON_Delete(own);
+	cJSON_Delete(ks);
+	cJSON_Delete(other);
+	install_grants_free(g, n);
+}
+END_TEST
+
+/* every kind any example intent renders is in render_kinds, with the
+ * namespace rule it declares: the RBAC derived from it cannot go stale */
+START_TEST(test_render_kinds_cover_examples)
+{
+	struct tmpl_set *t = NULL;
+	struct err err = ERR_INIT;
+	DIR *dir = opendir("specs");
+	struct dirent *de;
+	int files = 0;
+
+	ck_assert_msg(dir != NULL, "run the unit tests from the top directory");
+	ck_assert_int_eq(tmpl_set_load(&t, NULL, &err), 0);
+	while ((de = readdir(dir))) {
+		struct rendered r = RENDERED_INIT;
+		struct diags d = DIAGS_INIT;
+		struct buf data = BUF_INIT;
+		const cJSON *doc;
+		char *path;
+		size_t len = strlen(de->d_name);
+
+		if (len < 6 || strcmp(de->d_name + len - 5, ".yaml"))
+			continue;
+		path = xasprintf("specs/%s", de->d_name);
+		ck_assert_int_eq(fs_read_file(&data, path, 1 << 20, &err), 0);
+		ck_assert_msg(pipeline_render(&r, path, buf_cstr(&data), data.len,
+					      t, &d, &err) == 0,
+			      "%s: %s", path, err_msg(&err));
+		cJSON_ArrayForEach(doc, r.docs)
+		{
+			const char *av = cJSON_GetObjectItemCaseSensitive(doc, "apiVersion")->valuestring;
+			const char *kind = cJSON_GetObjectItemCaseSensitive(doc, "kind")->valuestring;
+			const cJSON *ns = cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(doc, "metadata"), "namespace");
+			int found = 0;
+			for (size_t i = 0; render_kinds[i].kind; i++) {
+				const struct render_kind *k = &render_kinds[i];
+				if (strcmp(k->kind, kind) || strcmp(k->api_version, av))
+					continue;
+				found = 1;
+				if (!k->ns)
+					ck_assert_msg(ns == NULL, "%s %s is namespaced", path, kind);
+				else if (strcmp(k->ns, RENDER_ANY_NAMESPACE))
+					ck_assert_str_eq(ns->valuestring, k->ns);
+				else
+					ck_assert_ptr_nonnull(ns);
+			}
+			ck_assert_msg(found, "%s renders %s %s, which render_kinds "
+					     "does not list", path, av, kind);
+		}
+		files++;
+		rendered_release(&r);
+		diags_release(&d);
+		buf_release(&data);
+		free(path);
+	}
+	closedir(dir);
+	ck_assert_int_ge(files, 5);
+	tmpl_set_free(t);
+	err_release(&err);
+}
+END_TEST
+
+/* ---- install manifests --------------------------------------------------- */
+
+static cJSON *install(const struct install_opts *o, struct err *err)
+{
+	struct tmpl_set *t = NULL;
+	cJSON *docs = NULL;
+
+	ck_assert_int_eq(tmpl_set_load(&t, NULL, err), 0);
+	if (install_render(&docs, o, t, err) < 0)
+		docs = NULL;
+	tmpl_set_free(t);
+	return docs;
+}
+
+static const cJSON *doc_of(const cJSON *docs, const char *kind, const char *ns)
+{
+	const cJSON *d;
+
+	cJSON_ArrayForEach(d, docs)
+	{
+		const cJSON *md = cJSON_GetObjectItemCaseSensitive(d, "metadata");
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(md, "namespace");
+		if (strcmp(cJSON_GetObjectItemCaseSensitive(d, "kind")->valuestring, kind))
+			continue;
+		if (!ns || (n && !strcmp(n->valuestring, ns)))
+			return d;
+	}
+	return NULL;
+}
+
+static const cJSON *at(const cJSON *o, const char *path)
+{
+	char *p = xstrdup(path), *save = NULL;
+
+	for (char *k = strtok_r(p, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+		o = cJSON_IsArray(o) ? cJSON_GetArrayItem(o, atoi(k))
+				     : cJSON_GetObjectItemCaseSensitive(o, k);
+	free(p);
+	return o;
+}
+
+START_TEST(test_install_documents)
+{
+	struct install_opts o = { 0 };
+	struct err err = ERR_INIT;
+	const cJSON *cj, *pod, *c, *a;
+	cJSON *docs, *again;
+	char *s1, *s2;
+	struct buf args = BUF_INIT;
+
+	o.git_url = "https://git.example.com/gitops.git";
+	o.git_path = "clusters/ml-prod";
+	o.cluster = "ml-prod";
+	o.prune = 1;
+	o.pushgateway = "http://pgw:9091";
+	docs = install(&o, &err);
+	ck_assert_msg(docs != NULL, "%s", err_msg(&err));
+	ck_assert_int_eq(cJSON_GetArraySize(docs), 9);
+	ck_assert_str_eq(at(docs, "0.kind")->valuestring, "Namespace");
+	ck_assert_str_eq(at(docs, "0.metadata.name")->valuestring, "gpuform-system");
+	ck_assert_ptr_nonnull(doc_of(docs, "ServiceAccount", "gpuform-system"));
+	ck_assert_ptr_nonnull(doc_of(docs, "Role", "kube-system"));
+	ck_assert_str_eq(at(doc_of(docs, "RoleBinding", "kube-system"), "roleRef.name")->valuestring,
+			 "gpuform-kube-system");
+	ck_assert_str_eq(at(doc_of(docs, "ClusterRoleBinding", NULL), "subjects.0.namespace")->valuestring,
+			 "gpuform-system");
+	cj = doc_of(docs, "CronJob", "gpuform-system");
+	ck_assert_ptr_nonnull(cj);
+	ck_assert_str_eq(at(cj, "apiVersion")->valuestring, "batch/v1");
+	ck_assert_str_eq(at(cj, "spec.schedule")->valuestring, "*/5 * * * *");
+	ck_assert_str_eq(at(cj, "spec.concurrencyPolicy")->valuestring, "Forbid");
+	ck_assert_int_gt(at(cj, "spec.startingDeadlineSeconds")->valueint, 0);
+	ck_assert_int_gt(at(cj, "spec.jobTemplate.spec.activeDeadlineSeconds")->valueint, 300);
+	ck_assert_int_gt(at(cj, "spec.jobTemplate.spec.backoffLimit")->valueint, 0);
+	pod = at(cj, "spec.jobTemplate.spec.template.spec");
+	ck_assert_str_eq(at(pod, "restartPolicy")->valuestring, "OnFailure");
+	ck_assert(cJSON_IsTrue(at(pod, "securityContext.runAsNonRoot")));
+	c = at(pod, "containers.0");
+	ck_assert(cJSON_IsTrue(at(c, "securityContext.readOnlyRootFilesystem")));
+	ck_assert(cJSON_IsFalse(at(c, "securityContext.allowPrivilegeEscalation")));
+	ck_assert_str_eq(at(c, "resources.requests.memory")->valuestring, "128Mi");
+	ck_assert_str_eq(at(c, "envFrom.0.secretRef.name")->valuestring, "gpuform-git");
+	cJSON_ArrayForEach(a, at(c, "args"))
+		buf_addf(&args, "%s ", a->valuestring);
+	ck_assert_str_eq(buf_cstr(&args),
+			 "reconcile --git https://git.example.com/gitops.git --ref main "
+			 "--path clusters/ml-prod --git-cache /var/cache/gpuform/git "
+			 "--lock --events --timeout 300s --prune --pushgateway "
+			 "http://pgw:9091 ");
+	/* no SSH: no secret volume */
+	ck_assert_int_eq(cJSON_GetArraySize(at(pod, "volumes")), 2);
+	/* deterministic */
+	again = install(&o, &err);
+	s1 = cJSON_PrintUnformatted(docs);
+	s2 = cJSON_PrintUnformatted(again);
+	ck_assert_str_eq(s1, s2);
+	free(s1);
+	free(s2);
+	cJSON_Delete(again);
+	cJSON_Delete(docs);
+	buf_release(&args);
+	err_release(&err);
+}
+END_TEST
+
+START_TEST(test_install_invalid)
+{
+	static const struct {
+		const char *field, *value, *says;
+	} bad[] = {
+		{ "schedule", "every 5 minutes", "not a cron schedule" },
+		{ "schedule", "* * * *", "not a cron schedule" },
+		{ "cluster", "ML_prod", "not a DNS label" },
+		{ "cluster", "", "not a DNS label" },
+		{ "cronjob", "batch/v2", "CronJob API version" },
+		{ "secret", "Bad Secret", "not a DNS subdomain" },
+		{ "image", "gpuform latest", "not an image reference" },
+		{ "pushgateway", "pgw:9091", "not an http" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct install_opts o = { 0 };
+		struct err err = ERR_INIT;
+		cJSON *docs;
+
+		o.git_url = "https://x/r.git";
+		o.git_path = "clusters/a";
+		o.cluster = "a";
+		if (!strcmp(bad[i].field, "schedule"))
+			o.schedule = bad[i].value;
+		else if (!strcmp(bad[i].field, "cluster"))
+			o.cluster = bad[i].value;
+		else if (!strcmp(bad[i].field, "cronjob"))
+			o.cronjob_api = bad[i].value;
+		else if (!strcmp(bad[i].field, "secret"))
+			o.git_secret = bad[i].value;
+		else if (!strcmp(bad[i].field, "image"))
+			o.image = bad[i].value;
+		else
+			o.pushgateway = bad[i].value;
+		docs = install(&o, &err);
+		ck_assert_msg(docs == NULL, "%s '%s' accepted", bad[i].field, bad[i].value);
+		ck_assert_int_eq(err.code, ERR_INVALID);
+		ck_assert_msg(strstr(err_msg(&err), bad[i].says), "%s", err_msg(&err));
+		err_release(&err);
+	}
+}
+END_TEST
+
+START_TEST(test_install_ssh)
+{
+	struct install_opts o = { 0 };
+	struct err err = ERR_INIT;
+	const cJSON *pod;
+	cJSON *docs;
+	char *s;
+
+	o.git_url = "git@github.com:acme/gitops.git";
+	o.git_path = "clusters/a";
+	o.cluster = "a";
+	o.git_secret = "gitops-ssh";
+	o.cronjob_api = "batch/v1beta1";
+	o.schedule = "@hourly";
+	docs = install(&o, &err);
+	ck_assert_msg(docs != NULL, "%s", err_msg(&err));
+	ck_assert_str_eq(at(doc_of(docs, "CronJob", NULL), "apiVersion")->valuestring,
+			 "batch/v1beta1");
+	pod = at(doc_of(docs, "CronJob", NULL), "spec.jobTemplate.spec.template.spec");
+	ck_assert_str_eq(at(pod, "volumes.2.secret.secretName")->valuestring, "gitops-ssh");
+	s = cJSON_PrintUnformatted(at(pod, "containers.0.env"));
+	ck_assert_ptr_nonnull(strstr(s, "GPUFORM_GIT_SSH_KEY"));
+	ck_assert_ptr_nonnull(strstr(s, "GPUFORM_GIT_SSH_KNOWN_HOSTS"));
+	free(s);
+	cJSON_Delete(docs);
+	err_release(&err);
+}
+END_TEST
+
+/* ---- lease --------------------------------------------------------------- */
+
+START_TEST(test_lease_judge)
+{
+	const double now = 1800000000.0;
+
+	ck_assert_int_eq(lease_judge(NULL, now, 60, "me/1", now), LEASE_FREE);
+	ck_assert_int_eq(lease_judge("", now, 60, "me/1", now), LEASE_FREE);
+	ck_assert_int_eq(lease_judge("me/1", now - 1000, 60, "me/1", now), LEASE_MINE);
+	ck_assert_int_eq(lease_judge("pod/1", now - 10, 60, "me/1", now), LEASE_HELD);
+	/* exactly at renew + duration: still held; a moment later: stale */
+	ck_assert_int_eq(lease_judge("pod/1", now - 60, 60, "me/1", now), LEASE_HELD);
+	ck_assert_int_eq(lease_judge("pod/1", now - 60.001, 60, "me/1", now), LEASE_STALE);
+	ck_assert_int_eq(lease_judge("pod/1", now - 3600, 60, "me/1", now), LEASE_STALE);
+	/* nothing says the holder is alive */
+	ck_assert_int_eq(lease_judge("pod/1", 0, 60, "me/1", now), LEASE_STALE);
+	ck_assert_int_eq(lease_judge("pod/1", now, 0, "me/1", now), LEASE_STALE);
+	/* a renewal in the future (clock skew) is held */
+	ck_assert_int_eq(lease_judge("pod/1", now + 30, 60, "me/1", now), LEASE_HELD);
+}
+END_TEST
+
+START_TEST(test_lease_time)
+{
+	double t;
+	struct buf b = BUF_INIT;
+
+	ck_assert_int_eq(lease_parse_time("1970-01-01T00:00:00Z", &t), 0);
+	ck_assert(t == 0);
+	ck_assert_int_eq(lease_parse_time("2026-11-30T02:03:31Z", &t), 0);
+	ck_assert(t == 1796004211.0);
+	ck_assert_int_eq(lease_parse_time("2026-11-30T02:03:31.250000Z", &t), 0);
+	ck_assert(t == 1796004211.25);
+	ck_assert_int_eq(lease_parse_time("2026-11-30T03:03:31+01:00", &t), 0);
+	ck_assert(t == 1796004211.0);
+	ck_assert_int_eq(lease_parse_time("2024-02-29T12:00:00Z", &t), 0);
+	ck_assert(t == 1709208000.0);
+	ck_assert_int_eq(lease_parse_time("2026-11-30 02:03:31Z", &t), -1);
+	ck_assert_int_eq(lease_parse_time("2026-13-30T02:03:31Z", &t), -1);
+	ck_assert_int_eq(lease_parse_time("2026-11-30T02:03:31", &t), -1);
+	ck_assert_int_eq(lease_parse_time("2026-11-30T02:03:31.Z", &t), -1);
+	ck_assert_int_eq(lease_parse_time(NULL, &t), -1);
+	lease_format_time(1796004211.25, &b);
+	ck_assert_str_eq(buf_cstr(&b), "2026-11-30T02:03:31.250000Z");
+	ck_assert_int_eq(lease_parse_time(buf_cstr(&b), &t), 0);
+	ck_assert(t == 1796004211.25);
+	buf_release(&b);
+	lease_identity(&b);
+	ck_assert_ptr_nonnull(strchr(buf_cstr(&b), '/'));
+	buf_release(&b);
+}
+END_TEST
+
+/* ---- metrics ------------------------------------------------------------- */
+
+START_TEST(test_metrics_format)
+{
+	struct metrics_run m = { 0 };
+	struct buf b = BUF_INIT;
+	const char *s;
+
+	m.cluster = "ml-prod";
+	m.result = MR_SUCCESS;
+	m.start = 1796004211.7;
+	m.duration_s = 1.23456;
+	m.counts[RA_CONFIGURED] = 2;
+	m.counts[RA_UNCHANGED] = 14;
+	m.stats.lists = 8;
+	m.stats.applies = 2;
+	metrics_format(&b, &m);
+	s = buf_cstr(&b);
+	ck_assert_ptr_nonnull(strstr(s, "# HELP gpuform_runs_total Reconcile runs by result.\n"
+					"# TYPE gpuform_runs_total counter\n"
+					"gpuform_runs_total{cluster=\"ml-prod\",result=\"success\"} 1\n"
+					"gpuform_runs_total{cluster=\"ml-prod\",result=\"failed\"} 0\n"
+					"gpuform_runs_total{cluster=\"ml-prod\",result=\"locked\"} 0\n"));
+	ck_assert_ptr_nonnull(strstr(s, "gpuform_last_run_timestamp_seconds{cluster=\"ml-prod\"} 1796004211\n"));
+	ck_assert_ptr_nonnull(strstr(s, "gpuform_run_duration_seconds{cluster=\"ml-prod\"} 1.234000\n"));
+	ck_assert_ptr_nonnull(strstr(s, "gpuform_objects{cluster=\"ml-prod\",result=\"configured\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(s, "# TYPE gpuform_drift_corrected_objects gauge\n"
+					"gpuform_drift_corrected_objects{cluster=\"ml-prod\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(s, "gpuform_api_requests{cluster=\"ml-prod\",type=\"list\"} 8\n"));
+	ck_assert_ptr_nonnull(strstr(s, "gpuform_last_run_success{cluster=\"ml-prod\"} 1\n"));
+	ck_assert_int_eq(s[b.len - 1], '\n');
+	buf_release(&b);
+}
+END_TEST
+
+START_TEST(test_metrics_escape_and_carry)
+{
+	struct metrics_run m = { 0 };
+	struct buf b = BUF_INIT, prev = BUF_INIT;
+
+	metrics_escape(&b, "a\"b\\c\nd");
+	ck_assert_str_eq(buf_cstr(&b), "a\\\"b\\\\c\\nd");
+	buf_reset(&b);
+
+	m.cluster = "c1";
+	m.result = MR_FAILED;
+	m.errors = 2;
+	buf_adds(&prev, "# TYPE gpuform_runs_total counter\n"
+			"gpuform_runs_total{cluster=\"c1\",result=\"success\"} 41\n"
+			"gpuform_runs_total{cluster=\"c1\",result=\"failed\"} 3\n"
+			"gpuform_runs_total{cluster=\"other\",result=\"locked\"} 9\n"
+			"gpuform_errors_total{cluster=\"c1\"} 5\n");
+	metrics_carry(&m, buf_cstr(&prev));
+	metrics_format(&b, &m);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&b), "result=\"success\"} 41\n"));
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&b), "result=\"failed\"} 4\n"));
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&b), "result=\"locked\"} 0\n"));
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&b), "gpuform_errors_total{cluster=\"c1\"} 7\n"));
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&b), "gpuform_last_run_success{cluster=\"c1\"} 0\n"));
+	/* garbage is ignored */
+	memset(&m, 0, sizeof(m));
+	m.cluster = "c1";
+	metrics_carry(&m, "gpuform_runs_total{cluster=\"c1\",result=\"success\"} x\n");
+	ck_assert(m.runs_before[MR_SUCCESS] == 0);
+	buf_release(&b);
+	buf_release(&prev);
+}
+END_TEST
+
+/* ---- notify -------------------------------------------------------------- */
+
+static void add(struct recon_report *r, const char *av, const char *kind,
+		const char *ns, const char *name, enum recon_action a,
+		const char *detail)
+{
+	struct recon_item *it;
+
+	if (r->nr == r->alloc) {
+		r->alloc = r->alloc ? 2 * r->alloc : 8;
+		r->items = xrealloc(r->items, r->alloc * sizeof(*r->items));
+	}
+	it = &r->items[r->nr++];
+	memset(it, 0, sizeof(*it));
+	it->api_version = xstrdup(av);
+	it->kind = xstrdup(kind);
+	it->ns = ns ? xstrdup(ns) : NULL;
+	it->name = xstrdup(name);
+	it->action = a;
+	it->detail = detail ? xstrdup(detail) : NULL;
+	r->counts[a]++;
+}
+
+START_TEST(test_notify_events)
+{
+	struct recon_report rep = RECON_REPORT_INIT;
+	struct notify_run n = { 0 };
+	cJSON *ev;
+	const cJSON *e;
+
+	add(&rep, "karpenter.sh/v1", "NodePool", NULL, "llm", RA_CONFIGURED, NULL);
+	add(&rep, "kueue.x-k8s.io/v1beta2", "LocalQueue", "research", "llm", RA_PRUNED, NULL);
+	add(&rep, "karpenter.sh/v1", "NodePool", NULL, "chat", RA_CONFLICT,
+	    ".spec.limits owned by other-gitops");
+	add(&rep, "v1", "Namespace", NULL, "research", RA_UNCHANGED, NULL);
+	n.cluster = "ml-prod";
+	n.identity = "pod-x/1";
+	n.rep = &rep;
+	n.error = "1 conflict";
+	ev = notify_events(&n, "uid-1", 1796004211.9);
+	ck_assert_int_eq(cJSON_GetArraySize(ev), 4);
+	e = cJSON_GetArrayItem(ev, 0);
+	ck_assert_str_eq(at(e, "reason")->valuestring, "DriftCorrected");
+	ck_assert_str_eq(at(e, "type")->valuestring, "Normal");
+	ck_assert_str_eq(at(e, "message")->valuestring,
+			 "1 object changed back to the desired state: nodepool.karpenter.sh/llm");
+	ck_assert_str_eq(at(e, "involvedObject.kind")->valuestring, "ConfigMap");
+	ck_assert_str_eq(at(e, "involvedObject.name")->valuestring, "gpuform-ml-prod");
+	ck_assert_str_eq(at(e, "involvedObject.namespace")->valuestring, "gpuform-system");
+	ck_assert_str_eq(at(e, "involvedObject.uid")->valuestring, "uid-1");
+	ck_assert_str_eq(at(e, "metadata.generateName")->valuestring, "gpuform-ml-prod.");
+	ck_assert_str_eq(at(e, "firstTimestamp")->valuestring, "2026-11-30T02:03:31Z");
+	ck_assert_str_eq(at(e, "reportingInstance")->valuestring, "pod-x/1");
+	e = cJSON_GetArrayItem(ev, 1);
+	ck_assert_str_eq(at(e, "reason")->valuestring, "Pruned");
+	ck_assert_str_eq(at(e, "message")->valuestring,
+			 "1 object pruned: localqueue.kueue.x-k8s.io/llm -n research");
+	e = cJSON_GetArrayItem(ev, 2);
+	ck_assert_str_eq(at(e, "reason")->valuestring, "Conflict");
+	ck_assert_str_eq(at(e, "type")->valuestring, "Warning");
+	ck_assert_ptr_nonnull(strstr(at(e, "message")->valuestring, "other-gitops"));
+	e = cJSON_GetArrayItem(ev, 3);
+	ck_assert_str_eq(at(e, "reason")->valuestring, "ReconcileFailed");
+	ck_assert_str_eq(at(e, "message")->valuestring, "reconcile failed: 1 conflict");
+	cJSON_Delete(ev);
+
+	/* a dry run reports no changes; nothing at all when nothing happened */
+	rep.dry_run = 1;
+	n.error = NULL;
+	ev = notify_events(&n, NULL, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(ev), 1); /* the conflict */
+	cJSON_Delete(ev);
+	rep.counts[RA_CONFLICT] = 0;
+	ev = notify_events(&n, NULL, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(ev), 0);
+	cJSON_Delete(ev);
+	recon_report_release(&rep);
+}
+END_TEST
+
+START_TEST(test_notify_long_message_and_status)
+{
+	struct recon_report rep = RECON_REPORT_INIT;
+	struct notify_run n = { 0 };
+	char name[64];
+	cJSON *ev, *st;
+	const cJSON *a;
+
+	for (int i = 0; i < 60; i++) {
+		snprintf(name, sizeof(name), "pool-with-a-long-name-%02d", i);
+		add(&rep, "karpenter.sh/v1", "NodePool", NULL, name, RA_CREATED, NULL);
+	}
+	rep.stats.requests = 70;
+	rep.stats.writes = 61;
+	n.cluster = "c";
+	n.rep = &rep;
+	n.source_commit = "0123abcd";
+	n.start = 1796004211.9;
+	n.duration_s = 2.5;
+	n.identity = "h/9";
+	ev = notify_events(&n, NULL, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(ev), 1);
+	ck_assert_uint_le(strlen(at(ev, "0.message")->valuestring), NOTIFY_MAX_MESSAGE);
+	ck_assert_ptr_nonnull(strstr(at(ev, "0.message")->valuestring, "60 objects created: "));
+	ck_assert_ptr_null(at(ev, "0.involvedObject.uid"));
+	cJSON_Delete(ev);
+
+	st = notify_status_patch(&n);
+	a = at(st, "metadata.annotations");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-run")->valuestring, "2026-11-30T02:03:31Z");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-result")->valuestring, "success");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-source-commit")->valuestring, "0123abcd");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-counts")->valuestring,
+			 "unchanged=0 created=60 configured=0 pruned=0 conflict=0 "
+			 "failed=0 skipped=0");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-duration")->valuestring, "2.500s");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-run-by")->valuestring, "h/9");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-message")->valuestring,
+			 "60 created, 0 configured, 0 unchanged, 0 pruned (70 API "
+			 "requests, 61 writes)");
+	cJSON_Delete(st);
+	n.error = "boom";
+	n.source_commit = NULL;
+	st = notify_status_patch(&n);
+	a = at(st, "metadata.annotations");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-result")->valuestring, "failed");
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-source-commit")));
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-message")->valuestring, "boom");
+	cJSON_Delete(st);
+	recon_report_release(&rep);
+}
+END_TEST
+
+Suite *incluster_suite(void)
+{
+	Suite *s = suite_create("incluster");
+	TCase *rbac = tcase_create("rbac");
+	TCase *inst = tcase_create("install");
+	TCase *lease = tcase_create("lease");
+	TCase *metrics = tcase_create("metrics");
+	TCase *notify = tcase_create("notify");
+
+	tcase_add_test(rbac, test_cluster_rules_follow_render_kinds);
+	tcase_add_test(rbac, test_namespace_rules);
+	tcase_add_test(rbac, test_render_kinds_cover_examples);
+	tcase_add_test(inst, test_install_documents);
+	tcase_add_test(inst, test_install_invalid);
+	tcase_add_test(inst, test_install_ssh);
+	tcase_add_test(lease, test_lease_judge);
+	tcase_add_test(lease, test_lease_time);
+	tcase_add_test(metrics, test_metrics_format);
+	tcase_add_test(metrics, test_metrics_escape_and_carry);
+	tcase_add_test(notify, test_notify_events);
+	tcase_add_test(notify, test_notify_long_message_and_status);
+	suite_add_tcase(s, rbac);
+	suite_add_tcase(s, inst);
+	suite_add_tcase(s, lease);
+	suite_add_tcase(s, metrics);
+	suite_add_tcase(s, notify);
+	return s;
+}
