@@ -1292,7 +1292,7 @@ static int write_object(struct kube *k, const struct kube_resource *r,
 	}
 	j = body_json(k);
 	if (status == 409) {
-		server_message(&m, k, j);
+		kubejson_message(&m, buf_cstr(&k->body), j);
 		err_set(err, ERR_CONFLICT, "%s: %s", buf_cstr(&what),
 			m.len ? buf_cstr(&m) : "changed meanwhile (409)");
 	} else {
