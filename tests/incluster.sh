@@ -156,6 +156,17 @@ OUT2=$("$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref ma
 check "1: install renders (exit 0) and twice gives byte-identical output" \
 	'[ "$RC" = 0 ] && [ -n "$OUT" ] && [ "$OUT" = "$OUT2" ]'
 printf '%s\n' "$OUT" >"$WORK/install.yaml"
+# the install output passes gpuform's own lint; the control (a GPU request and a single-type
+# GPU NodePool added to the same stream) shows lint does read these documents
+OUT=$("$GPUFORM" lint --format json "$WORK/install.yaml" 2>"$WORK/stderr")
+RC=$? ERR=$(cat "$WORK/stderr")
+check "1: the install manifests pass gpuform lint (exit 0, no finding of any severity)" \
+	'[ "$RC" = 0 ] && [ "$(printf "%s" "$OUT" | jq ".findings | length")" = 0 ]'
+sed 's/^\( *\)memory: \(.*\)$/\1memory: \2\n\1nvidia.com\/gpu: "1"/' "$WORK/install.yaml" >"$WORK/install-gpu.yaml"
+OUT=$("$GPUFORM" lint --format json "$WORK/install-gpu.yaml" 2>"$WORK/stderr")
+RC=$? ERR=$(cat "$WORK/stderr")
+check "1: control: the same CronJob asking for a GPU is linted (findings on its pod template)" \
+	'grep -q "nvidia.com/gpu" "$WORK/install-gpu.yaml" && [ "$(printf "%s" "$OUT" | jq ".findings | length")" -gt 0 ]'
 "$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --path clusters/$CLUSTER \
 	--cronjob-api-version batch/v1beta1 --format json >"$WORK/install.json" 2>&1
 J=$WORK/install.json
