@@ -175,6 +175,7 @@ int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,
 					    ? err_msg(run_err)
 					    : "the run failed")
 				 : NULL;
+		n.held = code == EXIT_HELD;
 		n.source_commit = source_commit;
 		n.start = ic->start;
 		n.duration_s = lease_now() - ic->start;

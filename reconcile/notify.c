@@ -144,7 +144,11 @@ cJSON *notify_events(const struct notify_run *n, const char *uid, double now)
 		list_items(&m, rep, RA_CONFLICT, 1);
 		add_event(arr, n, uid, when, "Warning", "Conflict", &m);
 	}
-	if (n->error) {
+	if (n->error && n->held) {
+		buf_addf(&m, "held back, nothing applied: %s", n->error);
+		add_event(arr, n, uid, when, "Warning", "NodeReplacementHeld",
+			  &m);
+	} else if (n->error) {
 		buf_addf(&m, "reconcile failed: %s", n->error);
 		add_event(arr, n, uid, when, "Warning", "ReconcileFailed", &m);
 	}
@@ -169,7 +173,8 @@ cJSON *notify_status_patch(const struct notify_run *n)
 		cJSON_AddStringToObject(a, "gpuform.io/last-run", s);
 	}
 	cJSON_AddStringToObject(a, "gpuform.io/last-result",
-				n->error ? "failed" : "success");
+				n->held ? "held"
+				: n->error ? "failed" : "success");
 	if (n->source_commit)
 		cJSON_AddStringToObject(a, "gpuform.io/last-source-commit",
 					n->source_commit);

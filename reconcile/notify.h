@@ -39,6 +39,8 @@ struct notify_run {
 	const char *identity;     /* reportingInstance, last-run-by */
 	const struct recon_report *rep; /* may be NULL (failed before) */
 	const char *error;        /* the run's error, NULL on success */
+	int held;                 /* error is the node-replacement guard's:
+				   * nothing was applied on purpose */
 	const char *source_commit;
 	double start, duration_s;
 };

@@ -628,6 +628,22 @@ START_TEST(test_notify_long_message_and_status)
 	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-source-commit")));
 	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-message")->valuestring, "boom");
 	cJSON_Delete(st);
+
+	/* the node-replacement guard held the run back: its own reason and result */
+	n.error = "held back 1 node-replacing change";
+	n.held = 1;
+	st = notify_status_patch(&n);
+	a = at(st, "metadata.annotations");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-result")->valuestring, "held");
+	cJSON_Delete(st);
+	rep.dry_run = 1; /* nothing was applied: only the held event */
+	ev = notify_events(&n, NULL, 0);
+	ck_assert_int_eq(cJSON_GetArraySize(ev), 1);
+	ck_assert_str_eq(at(ev, "0.reason")->valuestring, "NodeReplacementHeld");
+	ck_assert_str_eq(at(ev, "0.type")->valuestring, "Warning");
+	ck_assert_str_eq(at(ev, "0.message")->valuestring,
+			 "held back, nothing applied: held back 1 node-replacing change");
+	cJSON_Delete(ev);
 	recon_report_release(&rep);
 }
 END_TEST
