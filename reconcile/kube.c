@@ -1180,15 +1180,60 @@ out:
 	return ret;
 }
 
-int kube_create(struct kube *k, const struct kube_resource *r, const char *ns,
-		const cJSON *obj, cJSON **out, struct err *err)
+/*
+ * send_object: one write of obj as the request body, and the answer read the
+ * same way for every write: 200/201 (202 for a create) is success, with the
+ * object in *out when asked; 404 is success when absent_ok; 409 is
+ * ERR_CONFLICT with the server's message or `conflict`; anything else as
+ * http_fail says. `what` names the write in messages.
+ */
+static int send_object(struct kube *k, enum kube_op op, const char *method,
+		       const char *path, const char *query, const char *ctype,
+		       const cJSON *obj, const char *what, int absent_ok,
+		       const char *conflict, cJSON **out, struct err *err)
 {
-	struct buf path = BUF_INIT, what = BUF_INIT, m = BUF_INIT;
-	const char *name = meta_str(obj, "name");
-	char *body = NULL;
+	struct buf m = BUF_INIT;
+	char *body = cJSON_PrintUnformatted(obj);
 	cJSON *j = NULL;
 	long status = 0;
 	int ret = -1;
+
+	if (out)
+		*out = NULL;
+	if (!body)
+		BUG("cJSON_PrintUnformatted failed");
+	if (do_request(k, op, method, path, query, ctype, body, strlen(body),
+		       &status, err) < 0)
+		goto out;
+	if (status == 200 || status == 201 || (op == OP_CREATE && status == 202)) {
+		ret = out ? parse_object(k, what, out, err) : 0;
+		goto out;
+	}
+	if (status == 404 && absent_ok) {
+		ret = 0;
+		goto out;
+	}
+	j = body_json(k);
+	if (status == 409) {
+		kubejson_message(&m, buf_cstr(&k->body), j);
+		err_set(err, ERR_CONFLICT, "%s: %s", what,
+			m.len ? buf_cstr(&m) : conflict);
+	} else {
+		http_fail(k, what, status, j, err);
+	}
+out:
+	cJSON_Delete(j);
+	cJSON_free(body);
+	buf_release(&m);
+	return ret;
+}
+
+int kube_create(struct kube *k, const struct kube_resource *r, const char *ns,
+		const cJSON *obj, cJSON **out, struct err *err)
+{
+	struct buf path = BUF_INIT, what = BUF_INIT;
+	const char *name = meta_str(obj, "name");
+	int ret;
 
 	ns = req_ns(k, r,
 		    meta_str(obj, "namespace") ? meta_str(obj, "namespace")
@@ -1196,34 +1241,11 @@ int kube_create(struct kube *k, const struct kube_resource *r, const char *ns,
 	res_path(&path, r, ns, NULL);
 	buf_adds(&what, "create ");
 	label(&what, r, ns, name);
-	body = cJSON_PrintUnformatted(obj);
-	if (!body)
-		BUG("cJSON_PrintUnformatted failed");
-	if (do_request(k, OP_CREATE, "POST", buf_cstr(&path), NULL,
-		       "application/json", body, strlen(body), &status,
-		       err) < 0)
-		goto out;
-	if (status == 200 || status == 201 || status == 202) {
-		if (out)
-			ret = parse_object(k, buf_cstr(&what), out, err);
-		else
-			ret = 0;
-		goto out;
-	}
-	j = body_json(k);
-	if (status == 409) {
-		kubejson_message(&m, buf_cstr(&k->body), j);
-		err_set(err, ERR_CONFLICT, "%s: %s", buf_cstr(&what),
-			m.len ? buf_cstr(&m) : "already exists (409)");
-	} else {
-		http_fail(k, buf_cstr(&what), status, j, err);
-	}
-out:
-	cJSON_Delete(j);
-	cJSON_free(body);
+	ret = send_object(k, OP_CREATE, "POST", buf_cstr(&path), NULL,
+			  "application/json", obj, buf_cstr(&what), 0,
+			  "already exists (409)", out, err);
 	buf_release(&path);
 	buf_release(&what);
-	buf_release(&m);
 	return ret;
 }
 
@@ -1261,49 +1283,21 @@ static int write_object(struct kube *k, const struct kube_resource *r,
 			const cJSON *obj, int absent_ok, cJSON **out,
 			struct err *err)
 {
-	struct buf path = BUF_INIT, what = BUF_INIT, m = BUF_INIT, q = BUF_INIT;
-	char *body = NULL;
-	cJSON *j = NULL;
-	long status = 0;
-	int ret = -1;
+	struct buf path = BUF_INIT, what = BUF_INIT, q = BUF_INIT;
+	int ret;
 
-	if (out)
-		*out = NULL;
 	ns = req_ns(k, r, ns);
 	res_path(&path, r, ns, name);
 	buf_addf(&what, "%s ", strcmp(method, "PUT") ? "patch" : "update");
 	label(&what, r, ns, name);
 	if (field_manager)
 		query_add(&q, "fieldManager", field_manager);
-	body = cJSON_PrintUnformatted(obj);
-	if (!body)
-		BUG("cJSON_PrintUnformatted failed");
-	if (do_request(k, OP_OTHER_WRITE, method, buf_cstr(&path),
-		       q.len ? buf_cstr(&q) : NULL, ctype, body, strlen(body),
-		       &status, err) < 0)
-		goto out;
-	if (status == 200 || status == 201) {
-		ret = out ? parse_object(k, buf_cstr(&what), out, err) : 0;
-		goto out;
-	}
-	if (status == 404 && absent_ok) {
-		ret = 0;
-		goto out;
-	}
-	j = body_json(k);
-	if (status == 409) {
-		kubejson_message(&m, buf_cstr(&k->body), j);
-		err_set(err, ERR_CONFLICT, "%s: %s", buf_cstr(&what),
-			m.len ? buf_cstr(&m) : "changed meanwhile (409)");
-	} else {
-		http_fail(k, buf_cstr(&what), status, j, err);
-	}
-out:
-	cJSON_Delete(j);
-	cJSON_free(body);
+	ret = send_object(k, OP_OTHER_WRITE, method, buf_cstr(&path),
+			  q.len ? buf_cstr(&q) : NULL, ctype, obj,
+			  buf_cstr(&what), absent_ok,
+			  "changed meanwhile (409)", out, err);
 	buf_release(&path);
 	buf_release(&what);
-	buf_release(&m);
 	buf_release(&q);
 	return ret;
 }

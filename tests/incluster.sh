@@ -277,7 +277,7 @@ fi
 N_OBJ=$("$GPUFORM" render --format json "$SPEC" | jq '.items | length')
 ic reconcile --lock --events "$SPEC"
 check "2: in-cluster (SA dir + KUBERNETES_SERVICE_HOST/PORT, no kubeconfig): $SPEC reconciled, all $N_OBJ created" \
-	'[ "$RC" = 0 ] && has "reconciled $CLUSTER: $N_OBJ created, 0 configured, 0 unchanged"'
+	'[ "$RC" = 0 ] && has "reconciled $CLUSTER: 0 node-replacing changes, 0 may disrupt, $N_OBJ no node effect; $N_OBJ created, 0 configured, 0 unchanged"'
 A=$(audit_tsv)
 OUT=$A
 check "2: the server saw the run as $SA_USER, and none of its requests was refused (no 401/403)" \
@@ -413,7 +413,7 @@ SINK_PORT=$(cat "$WORK/sink/port" 2>/dev/null)
 T0=$(date -u +%s)
 ic reconcile --lock --events --metrics-file "$WORK/metrics.prom" --pushgateway "http://127.0.0.1:$SINK_PORT/" "$SPEC"
 check "5: a run with drift (llm-pretrain limit edited): exit 0, 1 configured" \
-	'[ "$RC" = 0 ] && has "nodepool.karpenter.sh/llm-pretrain configured" && has "reconciled $CLUSTER: 0 created, 1 configured"'
+	'[ "$RC" = 0 ] && has "nodepool.karpenter.sh/llm-pretrain configured" && has "reconciled $CLUSTER: 0 node-replacing changes, 0 may disrupt, 1 no node effect; 0 created, 1 configured"'
 EV=$(k get events -n "$NS" --field-selector "involvedObject.name=$INV,reason=DriftCorrected" -o json |
 	jq -r '.items[] | "\(.type) \(.involvedObject.kind) \(.involvedObject.uid != null) \(.source.component) \(.message)"')
 OUT=$EV
