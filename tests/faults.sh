@@ -295,8 +295,13 @@ fault() {
 	gf "$KCP" -o json --prune --request-timeout 1s --timeout 40s "$@" "$SPEC_B"
 	audit_sync
 	FAULT_WRITES=$(audit_writes)
-	local hit
-	hit=$(hits "$action")
+	# ACTION: one, or several separated by '|' (each must have hit at least once)
+	local hit=999 a h acts
+	IFS='|' read -ra acts <<<"$action"
+	for a in "${acts[@]}"; do
+		h=$(hits "$a")
+		((h < hit)) && hit=$h
+	done
 	: >"$RULES"
 	STATE=?
 	FAULT_DELS=$(ndel)
@@ -305,8 +310,8 @@ fault() {
 	if [[ $want == 0 ]]; then
 		# (a connection dropped before any answer on a reused connection: libcurl itself
 		# sends the request again once, which is not counted as a retry)
-		check "$name: exit 0 after retries ($(jv .requests.retries) retries, ${MS} ms; the fault hit $hit time(s))" \
-			'[[ $RC == 0 && $hit -ge 1 ]] && [[ $(jv .requests.retries) -ge 1 || $action == drop* ]] && '"$extra"
+		check "$name: exit 0 after retries ($(jv .requests.retries) retries, ${MS} ms; each fault hit >= $hit time(s))" \
+			'[[ $RC == 0 && $hit -ge 1 ]] && [[ $(jv .requests.retries) -ge 1 || $action == drop ]] && '"$extra"
 	else
 		check "$name: exit 4, the message names the API server ($PURL); the fault hit $hit time(s)" \
 			'[[ $RC == 4 && $hit -ge 1 ]] && has_err "$PURL" && ! has_err "Sanitizer" && '"$extra"
@@ -350,21 +355,21 @@ converge() {
 	STATE=B
 }
 
+if [[ ,${FAULTS_SECTIONS:-api,git}, == *,api,* ]]; then
 # ==== reads: inventory GET, LISTs, discovery ==================================================
-fault "inventory GET: 503 Retry-After 1, twice" 0 "status 503" \
-	'GET /configmaps/gpuform-ml-prod 1-2 status 503 1' '[[ $MS -ge 1900 ]]'
-fault "LIST nodepools: 429 Retry-After 1" 0 "status 429" \
-	'GET /nodepools? 1 status 429 1' '[[ $MS -ge 900 ]]'
-fault "LIST clusterqueues: 500 once" 0 "status 500" \
-	'GET /clusterqueues? 1 status 500'
-fault "LIST ec2nodeclasses: held 2.5 s, past the 1 s request timeout" 0 "delay 2500" \
-	'GET /ec2nodeclasses? 1 delay 2500'
-fault "LIST localqueues: connection dropped mid-body" 0 "cut" \
-	'GET /localqueues? 1 cut'
-fault "LIST nodepools: truncated JSON with a matching Content-Length" 0 "truncate" \
-	'GET /nodepools? 1 truncate'
-fault "inventory GET: headers and half the body, then silence" 0 "stall" \
-	'GET /configmaps/gpuform-ml-prod 1 stall'
+# (faults the client retries are grouped, several per run, each checked in the proxy's log)
+fault "inventory GET: 503 Retry-After 1, twice; LIST nodepools: 429 Retry-After 1" 0 "status 503|status 429" \
+	'GET /configmaps/gpuform-ml-prod 1-2 status 503 1
+GET /nodepools? 1 status 429 1' '[[ $MS -ge 2900 ]]'
+fault "LIST clusterqueues: 500; LIST ec2nodeclasses: held 2.5 s, past the 1 s request timeout; LIST localqueues: dropped mid-body" \
+	0 "status 500|delay 2500|cut" \
+	'GET /clusterqueues? 1 status 500
+GET /ec2nodeclasses? 1 delay 2500
+GET /localqueues? 1 cut' '[[ $(plog | grep -c "client gone, not sent on") -ge 1 ]]'
+fault "LIST nodepools: truncated to invalid JSON with a matching Content-Length; inventory GET: half the body, then silence" \
+	0 "truncate|stall" \
+	'GET /nodepools? 1 truncate
+GET /configmaps/gpuform-ml-prod 1 stall'
 fault "discovery (after a LIST answered 404): 503 Retry-After 1, then served" 4 "status 503" \
 	'GET /nodepools? 1 status 404
 GET /apis/karpenter.sh/v1!v1/ 1 status 503 1' \
@@ -378,22 +383,24 @@ fault "every LIST of clusterqueues truncated" 4 "truncate" \
 	'has_err "not whole JSON" && [[ -z $FAULT_WRITES ]]'
 
 # ==== writes: dry runs, applies, the inventory, prune =========================================
-fault "dry-run apply of NodePool llm-pretrain: connection dropped before it was sent on" 0 "drop" \
-	'PATCH /nodepools/llm-pretrain?fieldManager=gpuform&dryRun=All 1 drop'
-fault "apply of NodePool llm-pretrain: 500 before it reached the server" 0 "status 500" \
-	'PATCH /nodepools/llm-pretrain!dryRun 1 status 500'
-fault "apply of NodePool llm-pretrain: applied, but the answer replaced by 500" 0 "status-after 500" \
-	'PATCH /nodepools/llm-pretrain!dryRun 1 status-after 500'
-fault "apply of ClusterQueue llm-pretrain: 429 Retry-After 1" 0 "status 429" \
-	'PATCH /clusterqueues/llm-pretrain!dryRun 1 status 429 1'
-fault "apply of NodePool llm-pretrain: applied, answer 2.5 s late (past the timeout)" 0 "delay-after 2500" \
-	'PATCH /nodepools/llm-pretrain!dryRun 1 delay-after 2500'
-fault "apply of NodePool llm-pretrain: applied, connection dropped before the answer" 0 "drop-after" \
-	'PATCH /nodepools/llm-pretrain!dryRun 1 drop-after'
-fault "apply of ClusterQueue llm-pretrain: answer cut mid-body" 0 "cut" \
-	'PATCH /clusterqueues/llm-pretrain!dryRun 1 cut'
-fault "apply of NodePool llm-pretrain: answer truncated to invalid JSON (matching length)" 0 "truncate" \
-	'PATCH /nodepools/llm-pretrain!dryRun 1 truncate'
+fault "dry-run apply dropped before it was sent on; apply of NodePool llm-pretrain: 500 before it reached the server; apply of ClusterQueue llm-pretrain: 429 Retry-After 1" \
+	0 "drop|status 500|status 429" \
+	'PATCH /nodepools/llm-pretrain?fieldManager=gpuform&dryRun=All 1 drop
+PATCH /nodepools/llm-pretrain!dryRun 1 status 500
+PATCH /clusterqueues/llm-pretrain!dryRun 1 status 429 1'
+fault "apply of NodePool llm-pretrain: applied, answer replaced by 500; apply of ClusterQueue: answer cut mid-body; prune DELETE: 500 once" \
+	0 "status-after 500|cut|status 500" \
+	'PATCH /nodepools/llm-pretrain!dryRun 1 status-after 500
+PATCH /clusterqueues/llm-pretrain!dryRun 1 cut
+DELETE * 1 status 500' '[[ $(jv .counts.pruned) == "$N_GONE" ]]'
+fault "apply of NodePool llm-pretrain: applied, answer 2.5 s late (past the timeout); prune DELETE: deleted, answer replaced by 500 (the retry finds it gone)" \
+	0 "delay-after 2500|status-after 500" \
+	'PATCH /nodepools/llm-pretrain!dryRun 1 delay-after 2500
+DELETE * 2 status-after 500' '[[ $(jv .counts.pruned) == "$N_GONE" && $(jv .counts.failed) == 0 && $FAULT_DELS == "$N_GONE" ]]'
+fault "apply of NodePool llm-pretrain: applied, connection dropped before the answer; apply of ClusterQueue: answer truncated to invalid JSON" \
+	0 "drop-after|truncate" \
+	'PATCH /nodepools/llm-pretrain!dryRun 1 drop-after
+PATCH /clusterqueues/llm-pretrain!dryRun 1 truncate'
 fault "every apply of NodePools: 503 Retry-After 60 (beyond the run timeout)" 4 "status 503" \
 	'PATCH /nodepools/!dryRun * status 503 60' \
 	'has_err "503 Service Unavailable" && [[ $MS -lt 20000 ]] &&
@@ -405,11 +412,6 @@ fault "inventory write after the prune: 503 Retry-After 60" 4 "status 503" \
 	'PATCH /configmaps/gpuform-ml-prod!dryRun 2+ status 503 60' \
 	'[[ $(printf "%s\n" "$FAULT_WRITES" | grep -c "^delete	") == "$N_GONE" ]] &&
 	 inventory_text "$S" | grep -q chat-serving'
-fault "prune DELETE: 500 once" 0 "status 500" \
-	'DELETE * 1 status 500' '[[ $(jv .counts.pruned) == "$N_GONE" ]]'
-fault "prune DELETE: deleted, but the answer replaced by 500 (the retry finds it gone)" 0 "status-after 500" \
-	'DELETE * 2 status-after 500' '[[ $(jv .counts.pruned) == "$N_GONE" && $(jv .counts.failed) == 0 && $FAULT_DELS == "$N_GONE" ]]'
-
 # mid-prune: two objects deleted, then every DELETE and the closing inventory write fail
 fault "mid-prune: DELETEs from the 3rd on and the closing inventory write answer 503 Retry-After 60" 4 "status 503" \
 	'DELETE * 3+ status 503 60
@@ -426,6 +428,194 @@ fault "mid-prune: every DELETE of ResourceFlavor chat-serving dropped (the closi
 	 inventory_text "$S" | grep -q "\"ResourceFlavor\",\"name\":\"chat-serving\""'
 RC=- ERR= OUT="clean run deleted $CONV_DELS"
 check "  ... the clean run deleted exactly that one ResourceFlavor, nothing else" '[[ $CONV_DELS == 1 ]]'
+fi # api
+
+# ==== Git: corrupt cache, force-pushes, servers stopped mid-push and mid-fetch ===============
+if [[ ,${FAULTS_SECTIONS:-api,git}, == *,git,* ]]; then
+# (after the API cases: cluster "gitfault" shares some cluster-scoped names with ml-prod)
+# shellcheck source=tests/git-servers/servers.sh
+. "$here/git-servers/servers.sh"
+export HOME=$WORK/home GIT_CONFIG_NOSYSTEM=1
+mkdir -p "$HOME"
+git config --global user.name 'Gpuform Test'
+git config --global user.email 'gpuform-test@example.com'
+git config --global init.defaultBranch main
+export LSAN_OPTIONS="suppressions=$here/git-servers/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export GPUFORM_GIT_USERNAME=gitops GPUFORM_GIT_PASSWORD=pw-$RANDOM$RANDOM
+HDIR=$WORK/http
+t_on_exit 'gs_http_stop "$HDIR"'
+git_ok=1
+if ! gs_http_start "$HDIR" "$GPUFORM_GIT_USERNAME" "$GPUFORM_GIT_PASSWORD" >"$WORK/http.out" 2>&1; then
+	t_fail "Git: start lighttpd + git http-backend" "$(cat "$WORK/http.out")"
+	git_ok=0
+fi
+SRV=$HDIR/repos/gitops.git
+git init -q --bare -b main "$SRV" && git --git-dir="$SRV" config http.receivepack true
+URL=http://127.0.0.1:$GS_HTTP_PORT/git/gitops.git
+# the throttled TCP pass-through to the same server: 256 KiB/s each way
+TLOG=$WORK/tcp.log
+: >"$TLOG"
+"$PROXY" --tcp "127.0.0.1:$GS_HTTP_PORT" --rate 262144 --log "$TLOG" --max-seconds 900 >"$WORK/tcp.port" 2>/dev/null &
+TPROXY_PID=$!
+t_on_exit "kill $TPROXY_PID 2>/dev/null; wait $TPROXY_PID 2>/dev/null"
+for ((i = 0; i < 50; i++)); do
+	TPORT=$(head -n1 "$WORK/tcp.port" 2>/dev/null)
+	[[ -n $TPORT ]] && break
+	sleep 0.1
+done
+URLT=http://127.0.0.1:$TPORT/git/gitops.git
+gintent() { # FILE MAXGPUS
+	cat >"$1" <<EOF
+apiVersion: gpuform.io/v1alpha1
+kind: ClusterIntent
+metadata:
+  name: gitfault
+spec:
+  nodeRole: KarpenterNodeRole-gitfault
+  ami: al2023@v20250505
+  workloads:
+    - name: gf-api
+      type: inference
+      gpu: l4
+      maxGpus: $2
+EOF
+}
+# g ARGS...: gpuform (bounded: a hang shows as 124); $OUT, $ERR, $RC
+g() {
+	OUT=$(timeout 90 "$GPUFORM" "$@" 2>"$WORK/stderr")
+	RC=$?
+	ERR=$(cat "$WORK/stderr")
+	printf '%s\n' "--- gpuform $* (rc=$RC)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
+}
+stip() { git --git-dir="${1:-$SRV}" rev-parse -q --verify "${2:-refs/heads/main}" 2>/dev/null; }
+gpu_limit() { k get nodepool gf-api -o jsonpath='{.spec.limits.nvidia\.com/gpu}' 2>/dev/null; }
+CACHE=$WORK/cache
+RECON=(reconcile --kubeconfig "$KC" -o json --git "$URL" --path clusters/gitfault --git-cache "$CACHE")
+RECON_T=(reconcile --kubeconfig "$KC" -o json --git "$URLT" --path clusters/gitfault --git-cache "$CACHE")
+H=$WORK/local.git
+git init -q --bare "$H"
+gintent "$WORK/gf.yaml" 4
+g commit --repo "$H" --push="$URL" "$WORK/gf.yaml"
+C1=$(stip)
+g "${RECON[@]}"
+check "Git: commit --push, then reconcile --git: exit 0, the commit applied" \
+	'[[ $git_ok == 1 && $RC == 0 && -n $C1 && $(jv .sourceCommit) == "$C1" && $(jv .counts.failed) == 0 ]]'
+cp -a "$CACHE" "$WORK/cache-good"
+
+# ---- a damaged cache: set aside, fetched again, nothing else changes
+damage() { # NAME COMMAND: corrupt a copy of the good cache, then reconcile --git
+	rm -rf "$CACHE" "$CACHE".damaged-*
+	cp -a "$WORK/cache-good" "$CACHE"
+	chmod -R u+w "$CACHE"
+	(cd "$CACHE" && eval "$2")
+	g "${RECON[@]}"
+	check "Git cache with $1: exit 0 (no hang), a warning names the cache and where it went, 0 writes" \
+		'[[ $RC == 0 && $(jv .sourceCommit) == "$C1" && $(jv .requests.writes) == 0 ]] &&
+		 has_err "the Git cache '"'$CACHE'"' was damaged" && [[ -d $(ls -d "$CACHE".damaged-* | head -n1) ]]'
+	check "  the rebuilt cache passes git fsck and holds the commit" \
+		'git --git-dir="$CACHE" fsck --no-progress >/dev/null 2>&1 && git --git-dir="$CACHE" cat-file -e "$C1^{commit}"'
+}
+damage "the packfile missing" 'rm objects/pack/*.pack'
+damage "the packfile truncated" 'p=$(ls objects/pack/*.pack); truncate -s $(( $(stat -c %s "$p") / 2 )) "$p"'
+damage "the pack index truncated" 'p=$(ls objects/pack/*.idx); truncate -s 100 "$p"'
+damage "a truncated loose object (libgit2 1.5 alone would spin forever on it)" \
+	'mkdir ../pk && mv objects/pack/* ../pk/ && git --git-dir=. unpack-objects -q <../pk/*.pack && rm -rf ../pk &&
+	 b=$(git --git-dir=. rev-parse "$C1:clusters/gitfault/kustomization.yaml") && truncate -s 10 "objects/${b:0:2}/${b:2}"'
+rm -rf "$CACHE" "$CACHE".damaged-*
+cp -a "$WORK/cache-good" "$CACHE"
+echo 'ref: refs/heads/garbage!!' >"$CACHE/HEAD"
+g "${RECON[@]}"
+check "Git cache with a garbage HEAD: exit 0, 0 writes (the cache reads only its own tracking ref)" \
+	'[[ $RC == 0 && $(jv .sourceCommit) == "$C1" && $(jv .requests.writes) == 0 ]]'
+rm -rf "$CACHE" "$CACHE".damaged-*
+cp -a "$WORK/cache-good" "$CACHE"
+
+# ---- a branch force-pushed behind gpuform's back, between two commit --push
+O=$WORK/other
+git clone -q "$SRV" "$O" 2>/dev/null
+echo 'rewritten history' >"$O/README.md"
+git -C "$O" add README.md && git -C "$O" commit -q --amend -m 'rewritten by someone else' &&
+	git -C "$O" push -q --force origin main 2>/dev/null
+X=$(stip)
+gintent "$WORK/gf.yaml" 8
+g commit --repo "$H" --push="$URL" "$WORK/gf.yaml"
+C2=$(stip)
+check "force-pushed branch between two commit --push: exit 0, the commit redone on the forced tip" \
+	'[[ $RC == 0 && $X != "$C1" && -n $C2 && $C2 != "$X" ]] && git --git-dir="$SRV" merge-base --is-ancestor "$X" "$C2" &&
+	 git --git-dir="$SRV" show "$C2:clusters/gitfault/nodepool-gf-api.yaml" | grep -q "nvidia.com/gpu: \"8\""'
+check "  nothing lost: the forced commit (README) is on main, the local branch equals the server's, fsck clean" \
+	'[[ $(git --git-dir="$SRV" show main:README.md) == "rewritten history" && $(stip "$H") == "$C2" ]] &&
+	 git --git-dir="$SRV" fsck --no-progress >/dev/null 2>&1 && git --git-dir="$H" fsck --no-progress >/dev/null 2>&1'
+g "${RECON[@]}"
+check "  reconcile --git picks up the new tip (exit 0, sourceCommit C2, the NodePool limit 8)" \
+	'[[ $RC == 0 && $(jv .sourceCommit) == "$C2" && $(gpu_limit) == 8 ]]'
+# rewound behind reconcile's back: the cache's tracking ref must follow (a forced update)
+git --git-dir="$SRV" update-ref refs/heads/main "$X"
+g "${RECON[@]}"
+check "force-push rewinding the branch under reconcile --git: exit 0, the older commit applied (limit 4), cache follows" \
+	'[[ $RC == 0 && $(jv .sourceCommit) == "$X" && $(gpu_limit) == 4 ]] &&
+	 [[ $(stip "$CACHE" refs/remotes/gpuform/main) == "$X" ]]'
+git --git-dir="$SRV" update-ref refs/heads/main "$C2"
+
+# ---- servers stopped while a large push / fetch is in flight (throttled: deterministic)
+# someone's large unpushed commit (1 MiB of random bytes) sits under gpuform's commit in the
+# local repository; the push goes through the 256 KiB/s pass-through; the server is stopped
+# once 256 KiB have gone through
+BIGT=$WORK/bigtree
+git clone -q "$H" "$BIGT" 2>/dev/null
+head -c 1048576 /dev/urandom >"$BIGT/blob.bin"
+git -C "$BIGT" add blob.bin && git -C "$BIGT" commit -q -m 'a large file' && git -C "$BIGT" push -q origin main 2>/dev/null
+BIG_TIP=$(stip "$H")
+wait_bytes() { # DIRECTION BYTES: until the pass-through moved that many bytes (max 20 s)
+	local i n
+	for ((i = 0; i < 200; i++)); do
+		n=$(grep -oE "$1 [0-9]+" "$TLOG" | tail -n1 | awk '{print $2}')
+		[[ -n $n && $n -ge $2 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+bg_run() { # ARGS...: gpuform in the background; the server is stopped once DIR BYTES moved
+	local dir=$1 bytes=$2 bg
+	shift 2
+	: >"$TLOG"
+	timeout 90 "$GPUFORM" "$@" >"$WORK/bg.out" 2>"$WORK/bg.err" &
+	bg=$!
+	if wait_bytes "$dir" "$bytes"; then INFLIGHT=1; else INFLIGHT=0; fi
+	# the server dies: the pass-through resets its connections (the kernel would otherwise
+	# still deliver what the dead server had already sent) and the server is stopped
+	kill -USR1 "$TPROXY_PID"
+	gs_http_stop "$HDIR"
+	wait "$bg"
+	RC=$?
+	OUT=$(cat "$WORK/bg.out") ERR=$(cat "$WORK/bg.err")
+	printf '%s\n' "--- gpuform $* (server stopped in flight; rc=$RC)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
+}
+srv_before=$(stip)
+gintent "$WORK/gf.yaml" 12
+bg_run c2s 262144 commit --repo "$H" --push="$URLT" "$WORK/gf.yaml"
+check "server stopped mid-push (256 KiB of ~1 MiB sent): exit 4, 'cannot push', committed locally" \
+	'[[ $INFLIGHT == 1 && $RC == 4 ]] && has_err "cannot push" && [[ $(stip "$H") != "$BIG_TIP" ]]'
+check "  the server did not move and is consistent (git fsck)" \
+	'[[ $(stip) == "$srv_before" ]] && git --git-dir="$SRV" fsck --no-progress >/dev/null 2>&1'
+gs_http_start "$HDIR" "$GPUFORM_GIT_USERNAME" "$GPUFORM_GIT_PASSWORD" >/dev/null 2>&1
+g commit --repo "$H" --push="$URL" "$WORK/gf.yaml"
+check "  restarted: the next run pushes; the large commit and gpuform's are both on the server" \
+	'[[ $RC == 0 && $(stip) == "$(stip "$H")" ]] && git --git-dir="$SRV" merge-base --is-ancestor "$BIG_TIP" main &&
+	 git --git-dir="$SRV" cat-file -e main:blob.bin && git --git-dir="$SRV" fsck --no-progress >/dev/null 2>&1'
+
+# a fresh cache fetches everything (the 1 MiB blob too) through the pass-through
+rm -rf "$CACHE"
+bg_run s2c 262144 "${RECON_T[@]}"
+check "server stopped mid-fetch (256 KiB received): exit 4, 'cannot fetch', nothing applied (limit still 4)" \
+	'[[ $INFLIGHT == 1 && $RC == 4 ]] && grep -q "^reset conn" "$TLOG" && has_err "cannot fetch" && [[ $(gpu_limit) == 4 ]]'
+gs_http_start "$HDIR" "$GPUFORM_GIT_USERNAME" "$GPUFORM_GIT_PASSWORD" >/dev/null 2>&1
+g "${RECON[@]}"
+check "  restarted: the same cache works, the new tip is applied (limit 12), the cache passes git fsck" \
+	'[[ $RC == 0 && $(jv .sourceCommit) == "$(stip)" && $(gpu_limit) == 12 ]] &&
+	 git --git-dir="$CACHE" fsck --no-progress >/dev/null 2>&1'
+
+fi # git
 
 # ---- sanitizers --------------------------------------------------------------------------
 if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$ALL_LOG"; then

@@ -57,10 +57,13 @@
  *
  *   faultproxy --tcp 127.0.0.1:PORT --rate BYTES_PER_S --log FILE
  *
- * Copies bytes both ways, each direction at most BYTES_PER_S, and appends
+ * Copies bytes both ways, each direction at most BYTES_PER_S, with small
+ * socket buffers (32 KiB) so that little is in flight beyond what the log
+ * shows, and appends
  * "bytes conn C c2s N s2c M" to LOG every 32 KiB and when a connection ends
  * ("end conn C c2s N s2c M"), so a test can act while a transfer is in
- * flight.
+ * flight. SIGUSR1 resets every connection (RST both ways: what the client
+ * sees of a server that died), logging "reset conn C c2s N s2c M".
  *
  * Exits on SIGTERM or after --max-seconds (default 600).
  */
@@ -96,6 +99,23 @@ static int up_port;
 static SSL_CTX *ssl_ctx;
 static long rate; /* TCP mode: bytes per second per direction */
 static int conn_seq, req_seq;
+/* SIGUSR1: reset every TCP connection open at that moment */
+static volatile sig_atomic_t cut_gen;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	cut_gen++;
+}
+
+/* reset: close with an RST, as a crashed peer's kernel would */
+static void reset_close(int fd)
+{
+	struct linger l = { 1, 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	close(fd);
+}
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -266,6 +286,13 @@ static int tcp_connect(const char *host, int port)
 
 	if (fd < 0)
 		return -1;
+	if (rate > 0) {
+		/* throttled: keep the kernel from buffering what the server
+		 * sent ahead of us (so stopping it stops the transfer) */
+		int sz = 32768;
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	}
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons((unsigned short)port);
@@ -732,6 +759,8 @@ static void *tcp_conn(void *arg)
 	struct timespec t0;
 	int open_[2] = { 1, 1 };
 
+	int my_gen = cut_gen;
+
 	pthread_mutex_lock(&mu);
 	id = ++conn_seq;
 	pthread_mutex_unlock(&mu);
@@ -746,8 +775,14 @@ static void *tcp_conn(void *arg)
 		struct pollfd p[2] = { { c, open_[0] ? POLLIN : 0, 0 },
 				       { u, open_[1] ? POLLIN : 0, 0 } };
 		char buf[8192];
-		int pr = poll(p, 2, 1000);
+		int pr = poll(p, 2, 100);
 
+		if (cut_gen != my_gen) {
+			logf_("reset conn %d c2s %lld s2c %lld\n", id, moved[0], moved[1]);
+			reset_close(c);
+			reset_close(u);
+			return NULL;
+		}
 		if (pr < 0 && errno == EINTR)
 			continue;
 		if (pr < 0)
@@ -866,6 +901,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGUSR1, on_usr1);
 	alarm((unsigned)max_seconds);
 	log_file = fopen(log_path, "a");
 	if (!log_file) {
@@ -903,6 +939,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (rate > 0) {
+			int sz = 32768;
+			setsockopt(c, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+			setsockopt(c, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+		}
 		if (pthread_create(&t, &attr, tcp ? tcp_conn : http_conn,
 				   (void *)(long)c) != 0)
 			close(c);
