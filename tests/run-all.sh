@@ -29,11 +29,11 @@ fi
 # shell suites; e2e, kube-client and reconcile talk to a real kube-apiserver +
 # etcd that each starts on loopback (tests/kube-testenv); git to real Git
 # servers (lighttpd + git http-backend, sshd) on loopback (tests/git-servers)
-for suite in golden invalid cli e2e kube-client reconcile diff git reconcile-git; do
+for suite in golden invalid cli e2e kube-client reconcile diff git reconcile-git faults output-faults; do
 	[ -f "tests/$suite.sh" ] || { echo "missing tests/$suite.sh" >&2; status=1; continue; }
 	echo "== $suite"
 	case $suite in
-	e2e | kube-client | reconcile | diff | git | reconcile-git) bash "tests/$suite.sh" || status=1 ;;
+	e2e | kube-client | reconcile | diff | git | reconcile-git | faults | output-faults) bash "tests/$suite.sh" || status=1 ;;
 	*) sh "tests/$suite.sh" || status=1 ;;
 	esac
 done
