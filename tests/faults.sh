@@ -21,6 +21,15 @@
 # to the API server must converge to exactly the objects a fault-free run leaves (kubectl get
 # -o json of the managed kinds and the inventory, normalised), with every inventory UID the
 # live one, and the run after that must write nothing (the server's audit log).
+#
+# Then Git faults against the real servers (tests/git-servers: lighttpd + git http-backend,
+# sshd): a damaged `reconcile --git` cache (missing/truncated pack or index, a truncated loose
+# object, a garbage HEAD), a branch force-pushed between two `commit --push` and rewound under
+# `reconcile --git`, and the server stopped while a 1 MiB push (HTTP and SSH) or fetch is in
+# flight through faultproxy's throttled TCP mode; afterwards the next run must recover with
+# every commit that should exist on the server.
+#
+# FAULTS_SECTIONS=api,git   which sections run (default both)
 # Closing line: "N passed, N failed".
 
 # shellcheck disable=SC2016,SC2034 # check conditions: single-quoted, eval'd later
@@ -575,17 +584,19 @@ wait_bytes() { # DIRECTION BYTES: until the pass-through moved that many bytes (
 	done
 	return 1
 }
-bg_run() { # ARGS...: gpuform in the background; the server is stopped once DIR BYTES moved
+BG_ENV=()
+bg_run() { # DIR BYTES ARGS...: gpuform (environment: BG_ENV) in the background; once DIR
+	# (c2s, s2c) BYTES went through the pass-through, the server dies (STOP: how)
 	local dir=$1 bytes=$2 bg
 	shift 2
 	: >"$TLOG"
-	timeout 90 "$GPUFORM" "$@" >"$WORK/bg.out" 2>"$WORK/bg.err" &
+	env "${BG_ENV[@]}" timeout 90 "$GPUFORM" "$@" >"$WORK/bg.out" 2>"$WORK/bg.err" &
 	bg=$!
 	if wait_bytes "$dir" "$bytes"; then INFLIGHT=1; else INFLIGHT=0; fi
 	# the server dies: the pass-through resets its connections (the kernel would otherwise
 	# still deliver what the dead server had already sent) and the server is stopped
 	kill -USR1 "$TPROXY_PID"
-	gs_http_stop "$HDIR"
+	${STOP:-gs_http_stop "$HDIR"}
 	wait "$bg"
 	RC=$?
 	OUT=$(cat "$WORK/bg.out") ERR=$(cat "$WORK/bg.err")
@@ -604,6 +615,57 @@ check "  restarted: the next run pushes; the large commit and gpuform's are both
 	'[[ $RC == 0 && $(stip) == "$(stip "$H")" ]] && git --git-dir="$SRV" merge-base --is-ancestor "$BIG_TIP" main &&
 	 git --git-dir="$SRV" cat-file -e main:blob.bin && git --git-dir="$SRV" fsck --no-progress >/dev/null 2>&1'
 
+# the same over SSH (sshd, key authentication, known_hosts): another large unpushed commit,
+# pushed through a second throttled pass-through to sshd, which is stopped mid-push
+SDIR=$WORK/ssh
+t_on_exit 'gs_ssh_stop'
+if gs_ssh_start "$SDIR" >"$WORK/sshd-start.out" 2>&1; then
+	TLOG_HTTP=$TLOG
+	TLOG=$WORK/tcp-ssh.log
+	: >"$TLOG"
+	"$PROXY" --tcp "127.0.0.1:$GS_SSH_PORT" --rate 262144 --log "$TLOG" --max-seconds 900 >"$WORK/tcp-ssh.port" 2>/dev/null &
+	TPROXY_HTTP=$TPROXY_PID
+	TPROXY_PID=$!
+	t_on_exit "kill $TPROXY_PID 2>/dev/null; wait $TPROXY_PID 2>/dev/null"
+	for ((i = 0; i < 50; i++)); do
+		SPORT=$(head -n1 "$WORK/tcp-ssh.port" 2>/dev/null)
+		[[ -n $SPORT ]] && break
+		sleep 0.1
+	done
+	# the pass-through's address carries sshd's host key
+	printf '[127.0.0.1]:%s %s\n' "$SPORT" "$(cut -d' ' -f1,2 "$SDIR/ssh_host_ed25519_key.pub")" >>"$SDIR/known_hosts"
+	SSH_ENV=("GPUFORM_GIT_SSH_KEY=$SDIR/client_key" "GPUFORM_GIT_SSH_KNOWN_HOSTS=$SDIR/known_hosts"
+		"LSAN_OPTIONS=suppressions=$here/git-servers/lsan-ssh.supp" "ASAN_OPTIONS=$ASAN_OPTIONS:fast_unwind_on_malloc=0")
+	SURL=ssh://$(id -un)@127.0.0.1:$GS_SSH_PORT$SRV
+	SURLT=ssh://$(id -un)@127.0.0.1:$SPORT$SRV
+	git -C "$BIGT" pull -q --rebase origin main 2>/dev/null
+	head -c 1048576 /dev/urandom >"$BIGT/blob2.bin"
+	git -C "$BIGT" add blob2.bin && git -C "$BIGT" commit -q -m 'another large file' && git -C "$BIGT" push -q origin main 2>/dev/null
+	BIG_TIP=$(stip "$H")
+	srv_before=$(stip)
+	gintent "$WORK/gf.yaml" 16
+	BG_ENV=("${SSH_ENV[@]}")
+	STOP=gs_ssh_stop bg_run c2s 262144 commit --repo "$H" --push="$SURLT" "$WORK/gf.yaml"
+	BG_ENV=()
+	check "SSH server stopped mid-push (256 KiB of ~1 MiB sent): exit 4, 'cannot push'; the server did not move, git fsck clean" \
+		'[[ $INFLIGHT == 1 && $RC == 4 ]] && has_err "cannot push" && [[ $(stip) == "$srv_before" ]] &&
+		 git --git-dir="$SRV" fsck --no-progress >/dev/null 2>&1'
+	gs_ssh_start "$SDIR" >/dev/null 2>&1
+	OUT=$(env "${SSH_ENV[@]}" timeout 90 "$GPUFORM" commit --repo "$H" --push="$SURL" "$WORK/gf.yaml" 2>"$WORK/stderr")
+	RC=$?
+	ERR=$(cat "$WORK/stderr")
+	printf '%s\n' "--- commit --push over SSH (rc=$RC)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
+	check "  sshd restarted: the next run pushes over SSH; both large commits and gpuform's are on the server" \
+		'[[ $RC == 0 && $(stip) == "$(stip "$H")" ]] && git --git-dir="$SRV" merge-base --is-ancestor "$BIG_TIP" main &&
+		 git --git-dir="$SRV" cat-file -e main:blob2.bin && git --git-dir="$SRV" fsck --no-progress >/dev/null 2>&1'
+	kill "$TPROXY_PID" 2>/dev/null
+	TPROXY_PID=$TPROXY_HTTP
+	TLOG=$TLOG_HTTP
+	gs_ssh_stop
+else
+	t_fail "start sshd" "$(cat "$WORK/sshd-start.out")"
+fi
+
 # a fresh cache fetches everything (the 1 MiB blob too) through the pass-through
 rm -rf "$CACHE"
 bg_run s2c 262144 "${RECON_T[@]}"
@@ -611,8 +673,8 @@ check "server stopped mid-fetch (256 KiB received): exit 4, 'cannot fetch', noth
 	'[[ $INFLIGHT == 1 && $RC == 4 ]] && grep -q "^reset conn" "$TLOG" && has_err "cannot fetch" && [[ $(gpu_limit) == 4 ]]'
 gs_http_start "$HDIR" "$GPUFORM_GIT_USERNAME" "$GPUFORM_GIT_PASSWORD" >/dev/null 2>&1
 g "${RECON[@]}"
-check "  restarted: the same cache works, the new tip is applied (limit 12), the cache passes git fsck" \
-	'[[ $RC == 0 && $(jv .sourceCommit) == "$(stip)" && $(gpu_limit) == 12 ]] &&
+check "  restarted: the same cache works, the new tip is applied (limit 16), the cache passes git fsck" \
+	'[[ $RC == 0 && $(jv .sourceCommit) == "$(stip)" && $(gpu_limit) == 16 ]] &&
 	 git --git-dir="$CACHE" fsck --no-progress >/dev/null 2>&1'
 
 fi # git
