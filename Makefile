@@ -26,7 +26,7 @@ TEST_SANITIZE ?= address,undefined
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 # libgit2: the Git module (cmd/repo.c, for `gpuform commit`)
-PKGS = libgit2 yaml-0.1 libcjson libcurl openssl
+PKGS = libgit2 yaml-0.1 libcjson libcurl openssl zlib
 BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -I. -Wall -Wextra \
 	-Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wformat=2 \
 	-Wvla -Wwrite-strings -fno-common -Wno-unused-parameter

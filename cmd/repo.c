@@ -19,6 +19,7 @@
 #include "cmd/repo.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <strings.h>
 
 #include <git2.h>
+#include <zlib.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -214,6 +216,180 @@ void repo_free(struct repo *r)
 	free(r->path);
 	free(r);
 	git_libgit2_shutdown();
+}
+
+/* ---- verify ------------------------------------------------------------- */
+
+/* loose_ok: the loose object file inflates to its end */
+static int loose_ok(const char *path)
+{
+	static unsigned char in[16384], out[16384];
+	FILE *f = fopen(path, "rb");
+	z_stream z;
+	int zr = Z_OK;
+
+	if (!f)
+		return 0;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK) {
+		fclose(f);
+		return 0;
+	}
+	while (zr != Z_STREAM_END) {
+		size_t n = fread(in, 1, sizeof(in), f);
+		if (!n)
+			break;
+		z.next_in = in;
+		z.avail_in = (uInt)n;
+		do {
+			z.next_out = out;
+			z.avail_out = sizeof(out);
+			zr = inflate(&z, Z_NO_FLUSH);
+			if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+				goto done;
+		} while (z.avail_in && zr != Z_STREAM_END);
+	}
+done:
+	inflateEnd(&z);
+	fclose(f);
+	return zr == Z_STREAM_END;
+}
+
+int repo_check_loose(const char *gitdir, struct err *err)
+{
+	char *objects = xasprintf("%s/objects", gitdir);
+	DIR *d = opendir(objects);
+	struct dirent *de;
+	int ret = 0;
+
+	while (d && ret == 0 && (de = readdir(d))) {
+		char *sub;
+		DIR *sd;
+		struct dirent *fe;
+
+		if (strlen(de->d_name) != 2 || !isxdigit((unsigned char)de->d_name[0]) ||
+		    !isxdigit((unsigned char)de->d_name[1]))
+			continue;
+		sub = xasprintf("%s/%s", objects, de->d_name);
+		sd = opendir(sub);
+		while (sd && ret == 0 && (fe = readdir(sd))) {
+			char *f;
+			if (strlen(fe->d_name) != GIT_OID_HEXSZ - 2)
+				continue;
+			f = xasprintf("%s/%s", sub, fe->d_name);
+			if (!loose_ok(f))
+				ret = err_set(err, ERR_GIT,
+					      "object %s%s in '%s' is truncated "
+					      "or corrupt",
+					      de->d_name, fe->d_name, gitdir);
+			free(f);
+		}
+		if (sd)
+			closedir(sd);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+	free(objects);
+	return ret;
+}
+
+struct verify {
+	git_repository *g;
+	struct err *err;
+};
+
+static int verify_entry(const char *root, const git_tree_entry *te,
+			void *payload)
+{
+	struct verify *v = payload;
+	git_object *o = NULL;
+	char id[GIT_OID_HEXSZ + 1];
+	int e;
+
+	if (git_tree_entry_type(te) != GIT_OBJECT_BLOB)
+		return 0; /* trees are read by the walk; submodules skipped */
+	e = git_tree_entry_to_object(&o, v->g, te);
+	if (e < 0) {
+		git_oid_tostr(id, sizeof(id), git_tree_entry_id(te));
+		git_fail(v->err, e, "object %s ('%s%s') cannot be read", id,
+			 root, git_tree_entry_name(te));
+		return -1;
+	}
+	git_object_free(o);
+	return 0;
+}
+
+int repo_verify(struct repo *r, struct err *err)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	git_revwalk *w = NULL;
+	git_oid oid;
+	char id[GIT_OID_HEXSZ + 1];
+	const char *name;
+	int e, ret = -1;
+
+	if ((e = git_revwalk_new(&w, r->git)) < 0 ||
+	    (e = git_reference_iterator_new(&it, r->git)) < 0) {
+		git_fail(err, e, "cannot read the references of '%s'", r->path);
+		goto out;
+	}
+	/* by name: the iterator skips a reference file it cannot parse */
+	while ((e = git_reference_next_name(&name, it)) == 0) {
+		git_object *tip = NULL;
+		git_tree *tree = NULL;
+		struct verify v = { r->git, err };
+
+		e = git_reference_lookup(&ref, r->git, name);
+		if (e == 0)
+			e = git_reference_peel(&tip, ref, GIT_OBJECT_COMMIT);
+		if (e == 0)
+			e = git_commit_tree(&tree, (git_commit *)tip);
+		if (e == 0)
+			e = git_revwalk_push(w, git_object_id(tip));
+		if (e < 0) {
+			git_fail(err, e, "'%s' in '%s' cannot be read", name,
+				 r->path);
+		} else if (git_tree_walk(tree, GIT_TREEWALK_PRE, verify_entry,
+					 &v) < 0) {
+			if (!err_msg(err)[0])
+				git_fail(err, -1, "the tree of '%s' in '%s' "
+						  "cannot be read",
+					 name, r->path);
+			e = -1;
+		}
+		git_tree_free(tree);
+		git_object_free(tip);
+		git_reference_free(ref);
+		ref = NULL;
+		if (e < 0)
+			goto out;
+	}
+	if (e != GIT_ITEROVER) {
+		git_fail(err, e, "cannot list the references of '%s'", r->path);
+		goto out;
+	}
+	while ((e = git_revwalk_next(&oid, w)) == 0) {
+		git_commit *c = NULL;
+		e = git_commit_lookup(&c, r->git, &oid);
+		if (e < 0) {
+			git_oid_tostr(id, sizeof(id), &oid);
+			git_fail(err, e, "commit %s in '%s' cannot be read", id,
+				 r->path);
+			goto out;
+		}
+		git_commit_free(c);
+	}
+	if (e != GIT_ITEROVER) {
+		git_fail(err, e, "the history in '%s' cannot be read", r->path);
+		goto out;
+	}
+	ret = 0;
+out:
+	git_reference_iterator_free(it);
+	git_revwalk_free(w);
+	return ret;
 }
 
 const char *repo_workdir(struct repo *r)

@@ -60,6 +60,16 @@ int repo_read(struct repo *r, const char *rev, const char *path,
 int repo_read_tree(struct repo *r, const char *rev, const char *dir,
 		   struct fs_tree *out, struct err *err);
 
+/* repo_verify: every commit reachable from the refs, and the whole tree of
+ * each ref's tip, can be read (a damaged cache: missing or truncated pack,
+ * truncated objects). -1 names the first object that cannot. */
+int repo_verify(struct repo *r, struct err *err);
+
+/* repo_check_loose: every loose object under gitdir/objects inflates to
+ * its end. Run before libgit2 reads from a repository that may be damaged:
+ * libgit2 1.5 loops forever on a truncated loose object (libgit2 #7342). */
+int repo_check_loose(const char *gitdir, struct err *err);
+
 /* repo_workdir: the work tree path, or NULL for a bare repository. */
 const char *repo_workdir(struct repo *r);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/inputs.h"
@@ -215,15 +216,50 @@ static int find_cluster(struct source *s, const char *what, struct err *err)
 	return 0;
 }
 
+/*
+ * fetch_tree: the files under g->path at the fetched tip of `ref`, through
+ * the cache repository. On failure, `damage` says why the cache itself is
+ * the problem, when it is (a truncated loose object, or objects that
+ * repo_verify cannot read); network and credential failures are never
+ * blamed on the cache.
+ */
+static int fetch_tree(const char *cache, const struct source_git *g,
+		      const char *ref, const struct repo_cred *cred,
+		      char oid[REPO_OID_HEX], struct fs_tree *tree,
+		      struct buf *damage, struct err *err)
+{
+	struct repo *r = NULL;
+	struct err ve = ERR_INIT;
+	int ret = -1;
+
+	if (repo_check_loose(cache, &ve) < 0) {
+		buf_adds(damage, err_msg(&ve));
+		err_set(err, ERR_GIT, "%s", err_msg(&ve));
+		err_release(&ve);
+		return -1;
+	}
+	if (repo_init_bare(&r, cache, err) < 0)
+		return -1;
+	if (repo_fetch(r, g->url, ref, cred, oid, err) == 0 &&
+	    repo_read_tree(r, oid, g->path, tree, err) == 0)
+		ret = 0;
+	else if (err->code != ERR_HTTP && err->code != ERR_AUTH &&
+		 repo_verify(r, &ve) < 0)
+		buf_adds(damage, err_msg(&ve));
+	err_release(&ve);
+	repo_free(r);
+	return ret;
+}
+
 int source_load_git(struct source *out, const struct source_git *g,
 		    struct diags *d, struct err *err)
 {
 	struct source s = SOURCE_INIT;
-	struct repo *r = NULL;
 	struct repo_cred cred = REPO_CRED_INIT;
 	struct fs_tree tree = FS_TREE_INIT;
 	char oid[REPO_OID_HEX];
 	char *cache = NULL, *label = NULL;
+	struct buf damage = BUF_INIT;
 	const char *ref = g->ref ? g->ref : "main";
 	int ret = -1;
 
@@ -239,10 +275,32 @@ int source_load_git(struct source *out, const struct source_git *g,
 		buf_release(&h);
 	}
 	repo_cred_from_env(&cred);
-	if (repo_init_bare(&r, cache, err) < 0 ||
-	    repo_fetch(r, g->url, ref, &cred, oid, err) < 0 ||
-	    repo_read_tree(r, oid, g->path, &tree, err) < 0)
-		goto out;
+	if (fetch_tree(cache, g, ref, &cred, oid, &tree, &damage, err) < 0) {
+		char *aside;
+		if (!damage.len)
+			goto out;
+		/* only a cache: set the damaged one aside (never delete what
+		 * --git-cache may point at) and fetch into a new one */
+		aside = xasprintf("%s.damaged-%ld-%ld", cache, (long)time(NULL),
+				  (long)getpid());
+		if (rename(cache, aside) < 0) {
+			err_set(err, ERR_IO, "the Git cache '%s' is damaged (%s) "
+					     "and cannot be moved aside: %s",
+				cache, buf_cstr(&damage), strerror(errno));
+			free(aside);
+			goto out;
+		}
+		diags_add(d, DIAG_WARNING, "", 0, 0, NULL,
+			  "the Git cache '%s' was damaged (%s); moved it to '%s' "
+			  "and fetched again",
+			  cache, buf_cstr(&damage), aside);
+		free(aside);
+		err_clear(err);
+		buf_reset(&damage);
+		fs_tree_release(&tree);
+		if (fetch_tree(cache, g, ref, &cred, oid, &tree, &damage, err) < 0)
+			goto out;
+	}
 	if (!tree.nr) {
 		err_set(err, ERR_NOTFOUND, "'%s' at %s (%s) has nothing under '%s'",
 			g->url, ref, oid, g->path);
@@ -262,7 +320,7 @@ out:
 	source_release(&s);
 	fs_tree_release(&tree);
 	repo_cred_release(&cred);
-	repo_free(r);
+	buf_release(&damage);
 	free(cache);
 	free(label);
 	return ret;

@@ -96,8 +96,10 @@ struct kube {
 
 	/* the response being received */
 	struct buf body;
+	cJSON *parsed; /* body, parsed by do_request (body_json takes it) */
 	int body_over;
 	long retry_after; /* seconds; -1 = no Retry-After header */
+	int last_retries; /* retries of the last request (for messages) */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -529,9 +531,28 @@ static void set_method(struct kube *k, const char *method, const char *body,
 }
 
 /*
+ * body_broken: a 2xx answer to anything but a POST whose body is not one
+ * whole JSON document -- cut short on the way (a proxy, a connection that
+ * died with a wrong Content-Length) or garbled. Such a request is repeated
+ * like one that failed in transit: the methods that get here (GET, PATCH
+ * as server-side apply, DELETE with a UID precondition) are idempotent. The
+ * parsed body is kept for body_json().
+ */
+static int body_broken(struct kube *k, long status, const char *method)
+{
+	cJSON_Delete(k->parsed);
+	k->parsed = NULL;
+	if (status < 200 || status > 299 || !k->body.len)
+		return 0;
+	k->parsed = cJSON_ParseWithLength(k->body.ptr, k->body.len);
+	return !k->parsed && strcmp(method, "POST") && strcmp(method, "HEAD");
+}
+
+/*
  * do_request: one logical request, retried as needed. On return 0,
  * *status is the final HTTP status and k->body holds the (capped) body.
- * -1: transport failure, deadline, credentials or body over the cap.
+ * -1: transport failure, deadline, credentials, body over the cap, or a
+ * successful answer whose body is not whole JSON (after the retries).
  */
 static int do_request(struct kube *k, enum kube_op op, const char *method,
 		      const char *path, const char *query, const char *ctype,
@@ -590,6 +611,8 @@ static int do_request(struct kube *k, enum kube_op op, const char *method,
 					 ? timeout
 					 : KUBE_CONNECT_TIMEOUT_MS);
 		set_method(k, method, body, body_len);
+		cJSON_Delete(k->parsed);
+		k->parsed = NULL;
 		buf_release(&k->body);
 		buf_init_capped(&k->body, k->opts.max_body);
 		k->body_over = 0;
@@ -662,6 +685,25 @@ static int do_request(struct kube *k, enum kube_op op, const char *method,
 			k->stats.retries++;
 			continue;
 		}
+		if (body_broken(k, *status, method)) {
+			if (attempt < k->opts.max_retries &&
+			    backoff(k, attempt + 1, -1)) {
+				attempt++;
+				k->stats.retries++;
+				continue;
+			}
+			err_set(err, ERR_HTTP,
+				"%s %s: the API server at %s answered %ld with "
+				"a body that is not whole JSON (%zu bytes; cut "
+				"short on the way?)",
+				method, path, k->cfg.server, *status,
+				k->body.len);
+			if (attempt)
+				buf_addf(&err->msg, " (after %d retr%s)",
+					 attempt, attempt == 1 ? "y" : "ies");
+			goto out;
+		}
+		k->last_retries = attempt;
 		ret = 0;
 		break;
 	}
@@ -670,8 +712,14 @@ out:
 	return ret;
 }
 
-static cJSON *body_json(const struct kube *k)
+static cJSON *body_json(struct kube *k)
 {
+	cJSON *j = k->parsed;
+
+	if (j) {
+		k->parsed = NULL;
+		return j;
+	}
 	return kubejson_parse(k->body.ptr, k->body.len);
 }
 
@@ -679,8 +727,13 @@ static cJSON *body_json(const struct kube *k)
 static int http_fail(struct kube *k, const char *what, long status,
 		     const cJSON *j, struct err *err)
 {
-	return kubejson_http_fail(what, status, buf_cstr(&k->body), j,
-				  k->cfg.server, k->cfg.user, err);
+	int ret = kubejson_http_fail(what, status, buf_cstr(&k->body), j,
+				     k->cfg.server, k->cfg.user, err);
+
+	if (err->code == ERR_HTTP && k->last_retries)
+		buf_addf(&err->msg, " (after %d retr%s)", k->last_retries,
+			 k->last_retries == 1 ? "y" : "ies");
+	return ret;
 }
 
 /* ---- client life ------------------------------------------------------- */
@@ -803,6 +856,7 @@ void kube_free(struct kube *k)
 	wipe_str(k->file_token);
 	kube_config_release(&k->cfg);
 	free(k->user_agent);
+	cJSON_Delete(k->parsed);
 	buf_release(&k->body);
 	free(k);
 }

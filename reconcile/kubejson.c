@@ -90,9 +90,10 @@ int kubejson_http_fail(const char *what, long status, const char *body,
 				what, user);
 	} else {
 		const char *r = kubejson_reason(status);
-		err_set(err, ERR_HTTP, "%s: %s (%ld%s%s)", what,
-			m.len ? buf_cstr(&m) : "no message from the server",
-			status, *r ? " " : "", r);
+		err_set(err, ERR_HTTP, "%s: %s (%ld%s%s) from the API server "
+				       "at %s",
+			what, m.len ? buf_cstr(&m) : "no message from the server",
+			status, *r ? " " : "", r, server);
 	}
 	buf_release(&m);
 	return -1;

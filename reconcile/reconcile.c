@@ -287,13 +287,18 @@ static int explain_missing(struct run *r, const char *api_version,
 			   const char *kind)
 {
 	const struct kube_resource *res;
+	char *why = xstrdup(err_msg(r->err));
 
 	err_clear(r->err);
-	if (kube_resource_for(r->k, api_version, kind, &res, r->err) < 0)
+	if (kube_resource_for(r->k, api_version, kind, &res, r->err) < 0) {
+		free(why);
 		return -1;
-	return err_set(r->err, ERR_HTTP,
-		       "the API server serves %s %s but listing it failed",
-		       api_version, kind);
+	}
+	err_set(r->err, ERR_HTTP,
+		"the API server serves %s %s but listing it failed: %s",
+		api_version, kind, why);
+	free(why);
+	return -1;
 }
 
 /* ---- comparison ---------------------------------------------------------- */
@@ -1071,6 +1076,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	struct inventory old = { 0 }, next = { 0 };
 	struct kube_stats before = *kube_get_stats(k);
 	int ret = -1, conflicts = 0, failures = 0;
+	char *first_fail = NULL; /* the first prune failure's message */
 
 	if (!o.field_manager)
 		o.field_manager = RECON_FIELD_MANAGER;
@@ -1463,7 +1469,8 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 					&de) < 0) {
 				add_item(rep, &oid, RA_FAILED, err_msg(&de));
 				inv_push(&final, &oid, e->uid); /* retry next run */
-				failures++;
+				if (!failures++)
+					first_fail = xstrdup(err_msg(&de));
 				err_release(&de);
 				continue;
 			}
@@ -1476,9 +1483,11 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 			goto out;
 	}
 	if (failures) {
-		err_set(err, ERR_HTTP, "%d object%s could not be pruned; they stay "
-				       "in the inventory for the next run",
-			failures, failures == 1 ? "" : "s");
+		err_set(err, ERR_HTTP, "%d object%s could not be pruned (first: "
+				       "%s); they stay in the inventory for the "
+				       "next run",
+			failures, failures == 1 ? "" : "s",
+			first_fail ? first_fail : "?");
 		goto out;
 	}
 	ret = 0;
@@ -1518,6 +1527,7 @@ out:
 	}
 	free(r.types);
 	free(r.applyset_id);
+	free(first_fail);
 	free(parent_name);
 	buf_release(&b);
 	return ret;

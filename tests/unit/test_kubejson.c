@@ -129,16 +129,18 @@ START_TEST(test_http_fail)
 	ck_assert_int_eq(e.code, ERR_HTTP);
 	ck_assert_str_eq(buf_cstr(&e.msg),
 			 "delete NodePool/a: nodepools.karpenter.sh \"a\" not "
-			 "found (404 Not Found)");
+			 "found (404 Not Found) from the API server at s");
 	cJSON_Delete(j);
 	err_release(&e);
 	kubejson_http_fail("get x", 599, "", NULL, "s", "u", &e);
 	ck_assert_str_eq(buf_cstr(&e.msg),
-			 "get x: no message from the server (599)");
+			 "get x: no message from the server (599) from the "
+			 "API server at s");
 	err_release(&e);
 	kubejson_http_fail("get x", 502, "<html>\r\nbad gateway", NULL, "s",
 			   "u", &e);
-	ck_assert_str_eq(buf_cstr(&e.msg), "get x: <html> (502 Bad Gateway)");
+	ck_assert_str_eq(buf_cstr(&e.msg), "get x: <html> (502 Bad Gateway) "
+					   "from the API server at s");
 	err_release(&e);
 }
 END_TEST
