@@ -305,19 +305,6 @@ static cJSON *labels(const struct install_opts *o)
 	return l;
 }
 
-static int add_doc(cJSON *docs, const struct tmpl_set *t, const char *tmpl,
-		   cJSON *ctx, struct err *err)
-{
-	cJSON *doc;
-	int r = tmpl_render(&doc, t, tmpl, ctx, err);
-
-	cJSON_Delete(ctx);
-	if (r < 0)
-		return -1;
-	cJSON_AddItemToArray(docs, doc);
-	return 0;
-}
-
 static cJSON *base_ctx(const struct install_opts *o, const char *name,
 		       const char *ns)
 {
@@ -469,34 +456,36 @@ int install_render(cJSON **out, const struct install_opts *o,
 		}
 
 	ctx = base_ctx(o, own, NULL);
-	if (add_doc(docs, t, "namespace", ctx, err) < 0)
+	if (tmpl_append(docs, t, "namespace", ctx, err) < 0)
 		goto out;
-	if (add_doc(docs, t, "install-serviceaccount",
-		    base_ctx(o, INSTALL_NAME, own), err) < 0)
+	if (tmpl_append(docs, t, "install-serviceaccount",
+			base_ctx(o, INSTALL_NAME, own), err) < 0)
 		goto out;
 	ctx = base_ctx(o, INSTALL_NAME, NULL);
 	cJSON_AddItemToObject(ctx, "rules", install_rules(g, ng, NULL));
-	if (add_doc(docs, t, "install-clusterrole", ctx, err) < 0)
+	if (tmpl_append(docs, t, "install-clusterrole", ctx, err) < 0)
 		goto out;
-	if (add_doc(docs, t, "install-binding",
-		    binding_ctx(o, "ClusterRoleBinding", INSTALL_NAME, NULL, own),
-		    err) < 0)
+	if (tmpl_append(docs, t, "install-binding",
+			binding_ctx(o, "ClusterRoleBinding", INSTALL_NAME, NULL,
+				    own),
+			err) < 0)
 		goto out;
 	for (i = 0; i < nns; i++) {
 		char *name = i ? xasprintf(INSTALL_NAME "-%s", nss[i])
 			       : xstrdup(INSTALL_NAME);
 		ctx = base_ctx(o, name, nss[i]);
 		cJSON_AddItemToObject(ctx, "rules", install_rules(g, ng, nss[i]));
-		if (add_doc(docs, t, "install-role", ctx, err) < 0 ||
-		    add_doc(docs, t, "install-binding",
-			    binding_ctx(o, "RoleBinding", name, nss[i], own),
-			    err) < 0) {
+		if (tmpl_append(docs, t, "install-role", ctx, err) < 0 ||
+		    tmpl_append(docs, t, "install-binding",
+				binding_ctx(o, "RoleBinding", name, nss[i], own),
+				err) < 0) {
 			free(name);
 			goto out;
 		}
 		free(name);
 	}
-	if (add_doc(docs, t, "install-cronjob", cronjob_ctx(o, own), err) < 0)
+	if (tmpl_append(docs, t, "install-cronjob", cronjob_ctx(o, own),
+			err) < 0)
 		goto out;
 	*out = docs;
 	docs = NULL;

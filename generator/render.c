@@ -120,19 +120,6 @@ static cJSON *gpu_taint(void)
 	return t;
 }
 
-static int emit_doc(cJSON *docs, const struct tmpl_set *t, const char *tmpl,
-		    cJSON *ctx, struct err *err)
-{
-	cJSON *doc;
-	int r = tmpl_render(&doc, t, tmpl, ctx, err);
-
-	cJSON_Delete(ctx);
-	if (r < 0)
-		return -1;
-	cJSON_AddItemToArray(docs, doc);
-	return 0;
-}
-
 /* ---- EC2NodeClass -------------------------------------------------------- */
 
 static cJSON *ebs(const char *size, int fast, const char *snapshot)
@@ -256,7 +243,7 @@ static int render_nodeclass(cJSON *docs, const struct plan *p,
 	tags = cJSON_AddObjectToObject(ctx, "tags");
 	cJSON_AddStringToObject(tags, "gpuform.io/cluster", in->name);
 	cJSON_AddStringToObject(tags, "gpuform.io/nodeclass", nc->name);
-	return emit_doc(docs, t, "ec2nodeclass", ctx, err);
+	return tmpl_append(docs, t, "ec2nodeclass", ctx, err);
 }
 
 /* ---- NodePool ------------------------------------------------------------- */
@@ -412,7 +399,7 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 	cJSON_AddItemToObject(ctx, "disruption", disruption(p, w));
 	lim = cJSON_AddObjectToObject(ctx, "limits");
 	add_long_str(lim, "nvidia.com/gpu", w->max_gpus);
-	return emit_doc(docs, t, "nodepool", ctx, err);
+	return tmpl_append(docs, t, "nodepool", ctx, err);
 }
 
 static int render_general_pool(cJSON *docs, const struct plan *p,
@@ -459,7 +446,7 @@ static int render_general_pool(cJSON *docs, const struct plan *p,
 	lim = cJSON_AddObjectToObject(ctx, "limits");
 	cJSON_AddStringToObject(lim, "cpu", "1000");
 	cJSON_AddStringToObject(lim, "memory", "4000Gi");
-	return emit_doc(docs, t, "nodepool", ctx, err);
+	return tmpl_append(docs, t, "nodepool", ctx, err);
 }
 
 /* ---- Kueue -------------------------------------------------------------- */
@@ -484,7 +471,7 @@ static int render_kueue(cJSON *docs, const struct plan *p,
 	cJSON_AddStringToObject(ctx, "name", pool->name);
 	cJSON_AddItemToObject(ctx, "labels", labels(p, w->name));
 	cJSON_AddStringToObject(ctx, "pool", pool->name);
-	if (emit_doc(docs, t, "resourceflavor", ctx, err) < 0)
+	if (tmpl_append(docs, t, "resourceflavor", ctx, err) < 0)
 		return -1;
 
 	ctx = cJSON_CreateObject();
@@ -513,7 +500,7 @@ static int render_kueue(cJSON *docs, const struct plan *p,
 						cJSON_CreateNumber((double)pool->quota_efa)));
 	}
 	cJSON_AddStringToObject(ctx, "flavor", pool->name);
-	if (emit_doc(docs, t, "clusterqueue", ctx, err) < 0)
+	if (tmpl_append(docs, t, "clusterqueue", ctx, err) < 0)
 		return -1;
 
 	ctx = cJSON_CreateObject();
@@ -521,7 +508,7 @@ static int render_kueue(cJSON *docs, const struct plan *p,
 	cJSON_AddStringToObject(ctx, "namespace", w->ns);
 	cJSON_AddItemToObject(ctx, "labels", labels(p, w->name));
 	cJSON_AddStringToObject(ctx, "clusterQueue", pool->name);
-	return emit_doc(docs, t, "localqueue", ctx, err);
+	return tmpl_append(docs, t, "localqueue", ctx, err);
 }
 
 /* ---- NVIDIA device-plugin configs (AL2023) ------------------------------ */
@@ -580,7 +567,7 @@ static int render_device_plugin(cJSON *docs, const struct plan *p,
 	}
 	sort_keys(data);
 	buf_release(&b);
-	return emit_doc(docs, t, "device-plugin-config", ctx, err);
+	return tmpl_append(docs, t, "device-plugin-config", ctx, err);
 fail:
 	buf_release(&b);
 	cJSON_Delete(ctx);
@@ -800,7 +787,7 @@ int render_plan(struct rendered *out, const struct plan *p,
 		cJSON *ctx = cJSON_CreateObject();
 		cJSON_AddStringToObject(ctx, "name", p->namespaces[i]);
 		cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
-		if (emit_doc(r.docs, t, "namespace", ctx, err) < 0)
+		if (tmpl_append(r.docs, t, "namespace", ctx, err) < 0)
 			goto fail;
 	}
 	for (size_t i = 0; i < p->nnodeclasses; i++)
@@ -822,7 +809,7 @@ int render_plan(struct rendered *out, const struct plan *p,
 		cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
 		cJSON_AddNumberToObject(ctx, "value", priority_values[ty]);
 		cJSON_AddStringToObject(ctx, "description", priority_desc[ty]);
-		if (emit_doc(r.docs, t, "workloadpriorityclass", ctx, err) < 0)
+		if (tmpl_append(r.docs, t, "workloadpriorityclass", ctx, err) < 0)
 			goto fail;
 	}
 	if (p->al2023 && p->npools > (p->in->general ? 1u : 0u) &&

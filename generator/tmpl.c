@@ -389,3 +389,16 @@ int tmpl_render(cJSON **out, const struct tmpl_set *set, const char *name,
 	}
 	return err_set(err, ERR_INTERNAL, "no template named '%s'", name);
 }
+
+int tmpl_append(cJSON *docs, const struct tmpl_set *set, const char *name,
+		cJSON *ctx, struct err *err)
+{
+	cJSON *doc;
+	int r = tmpl_render(&doc, set, name, ctx, err);
+
+	cJSON_Delete(ctx);
+	if (r < 0)
+		return -1;
+	cJSON_AddItemToArray(docs, doc);
+	return 0;
+}

@@ -31,6 +31,10 @@ void tmpl_set_free(struct tmpl_set *set);
 /* tmpl_render: render template `name` with `ctx`; *out is new. */
 int tmpl_render(cJSON **out, const struct tmpl_set *set, const char *name,
 		const cJSON *ctx, struct err *err);
+/* tmpl_append: tmpl_render, the result appended to the array docs; takes
+ * (and always frees) ctx. */
+int tmpl_append(cJSON *docs, const struct tmpl_set *set, const char *name,
+		cJSON *ctx, struct err *err);
 
 /* tmpl_names: NULL-terminated list of the known template names. */
 const char *const *tmpl_names(void);
