@@ -52,11 +52,7 @@ int cmd_render(int argc, char **argv)
 			dir = optarg;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "yaml"))
-				fmt = RENDER_YAML;
-			else if (!strcmp(optarg, "json"))
-				fmt = RENDER_JSON;
-			else
+			if (render_format_parse(optarg, &fmt) < 0)
 				return cmd_usage_error("render",
 						       "unknown format '%s' "
 						       "(yaml or json)",

@@ -986,3 +986,14 @@ out:
 	buf_release(&body);
 	return ret;
 }
+
+int render_format_parse(const char *name, enum render_format *out)
+{
+	if (!strcmp(name, "yaml"))
+		*out = RENDER_YAML;
+	else if (!strcmp(name, "json"))
+		*out = RENDER_JSON;
+	else
+		return -1;
+	return 0;
+}

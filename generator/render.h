@@ -31,6 +31,8 @@ struct rendered {
 #define RENDERED_INIT { NULL, NULL, NULL }
 
 enum render_format { RENDER_YAML, RENDER_JSON };
+/* render_format_parse: "yaml" or "json" into *out; -1 for anything else. */
+int render_format_parse(const char *name, enum render_format *out);
 
 int render_plan(struct rendered *out, const struct plan *p,
 		const struct tmpl_set *t, struct err *err);
