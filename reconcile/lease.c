@@ -210,15 +210,7 @@ int lease_acquire(struct lease *l, struct kube *k, const char *ns,
 			cJSON *o = new_lease(l);
 			rc = kube_create(k, &lease_res, ns, o, &res, err);
 			cJSON_Delete(o);
-			if (rc == 0) {
-				l->obj = res;
-				*acquired = 1;
-				return 0;
-			}
-			if (err->code != ERR_CONFLICT)
-				return err_wrap(err, "run lock");
-			err_clear(err);
-			continue;
+			goto written;
 		}
 		holder = spec_str(cur, "holderIdentity");
 		renew_s = spec_str(cur, "renewTime");
@@ -252,6 +244,9 @@ int lease_acquire(struct lease *l, struct kube *k, const char *ns,
 		/* the resourceVersion we read stays: it is the precondition */
 		rc = kube_update(k, &lease_res, ns, cur, &res, err);
 		cJSON_Delete(cur);
+	written:
+		/* created or updated: ours; a 409 means another run got
+		 * there first: read it again */
 		if (rc == 0) {
 			l->obj = res;
 			*acquired = 1;
