@@ -20,7 +20,7 @@ RUN make clean && make -j"$(nproc)" && make install DESTDIR=/out PREFIX=/usr/loc
 
 FROM debian:12-slim
 # runtime libraries (one line: the test reads it)
-RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libgit2-1.5 libyaml-0-2 libcjson1 libcurl4 libssl3 ca-certificates && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libgit2-1.5 libyaml-0-2 libcjson1 libcurl4 libssl3 zlib1g ca-certificates && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 65532 gpuform \
  && useradd --system --uid 65532 --gid 65532 --home-dir /var/cache/gpuform \
       --no-create-home --shell /usr/sbin/nologin gpuform

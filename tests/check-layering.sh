@@ -2,7 +2,8 @@
 # tests/check-layering.sh: the module boundaries the house style promises.
 #   - each third-party library is included by exactly one module:
 #       libcurl -> reconcile/kube.c, libgit2 -> cmd/repo.c, libyaml -> generator/yaml.c,
-#       OpenSSL -> reconcile/digest.c and cmd/repo.c (HMAC for hashed known_hosts)
+#       OpenSSL -> reconcile/digest.c and cmd/repo.c (HMAC for hashed known_hosts),
+#       zlib -> cmd/repo.c (checks loose objects of the --git cache)
 #   - util/ includes nothing of the project above it; generator/ nothing of
 #     reconcile/ or cmd/; reconcile/ nothing of cmd/
 #   - only cmd/ prints to stdout/stderr (fprintf/printf/puts/perror); the one
@@ -27,6 +28,7 @@ only_in '#include <curl/' reconcile/kube.c
 only_in '#include <git2' cmd/repo.c
 only_in '#include <yaml.h>' generator/yaml.c
 only_in '#include <openssl/' reconcile/digest.c cmd/repo.c
+only_in '#include <zlib.h>' cmd/repo.c
 
 layer() { # DIR FORBIDDEN-DIRS...
 	dir=$1; shift

@@ -569,7 +569,7 @@ check "7: every example in specs/ reconciles in-cluster with the least-privilege
 # ==== 8. the image's runtime contents: make install DESTDIR, run from there ================
 if [[ -z ${INCLUSTER_NO_IMAGE:-} ]]; then
 	D=$WORK/image-root
-	out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice make -s -C "$root" -j2 install DESTDIR="$D" PREFIX=/usr/local 2>&1)
+	out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u DEVELOPER nice make -s -C "$root" -j2 install DESTDIR="$D" PREFIX=/usr/local 2>&1)
 	RC=$?
 	OUT=$out
 	check "8: make install DESTDIR=… PREFIX=/usr/local (the image's layout) works" \
