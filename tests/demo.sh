@@ -5,7 +5,9 @@
 #  2. start the project's local Kubernetes API server (a real kube-apiserver
 #     + etcd on 127.0.0.1, with the Karpenter and Kueue CRDs);
 #  3. reconcile the ml-prod example into it, then reconcile again: the
-#     second run changes nothing; `diff --live` agrees.
+#     second run changes nothing; `diff --live` agrees;
+#  4. lint the examples and what they render, and render the manifests
+#     that run gpuform as a CronJob in the cluster (`gpuform install`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GPUFORM=${GPUFORM:-./gpuform}
@@ -17,7 +19,8 @@ for spec in specs/*.yaml; do
 	"$GPUFORM" render -o "out/$name" "$spec" 2>&1 | sed 's/^/   /'
 done
 printf '   %-24s %8s %8s\n' example objects addons
-for d in out/*/; do
+for spec in specs/*.yaml; do
+	d=out/$(basename "$spec" .yaml)
 	n=$(grep -c '^- ' "$d/kustomization.yaml")
 	a=$(ls "$d/addons" | wc -l)
 	printf '   %-24s %8s %8s\n' "$(basename "$d")" "$n" "$a"
@@ -37,4 +40,9 @@ echo "== 4. reconcile again: nothing to do"
 "$GPUFORM" reconcile specs/ml-prod.yaml | tail -1 | sed 's/^/   /'
 "$GPUFORM" diff --live specs/ml-prod.yaml
 echo "   diff --live: no differences (exit 0)"
-echo "== done: rendered $(ls -d out/*/ | wc -l) examples into out/; cluster in sync"
+echo "== 5. lint specs/ and out/, render the in-cluster job into out/gpuform-install"
+"$GPUFORM" lint specs out 2>&1 | sed 's/^/   /'
+rm -rf out/gpuform-install
+"$GPUFORM" install --git https://git.example.com/platform/gitops.git --path clusters/ml-prod \
+	-o out/gpuform-install 2>&1 | sed 's/^/   /'
+echo "== done: rendered $(ls specs/*.yaml | wc -l) examples into out/; cluster in sync"
