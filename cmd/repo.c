@@ -174,6 +174,15 @@ int repo_open(struct repo **out, const char *path, struct err *err)
 		git_libgit2_shutdown();
 		return -1;
 	}
+	/* libgit2 1.5 loops forever reading a truncated loose object: look
+	 * at them first (the cache gets the same check in cmd/source.c) */
+	if (repo_check_loose(git_repository_path(g), err) < 0) {
+		err_wrap(err, "cannot use repository '%s' ('git fsck' shows the "
+			      "damage)", path);
+		git_repository_free(g);
+		git_libgit2_shutdown();
+		return -1;
+	}
 	*out = repo_wrap(g, path);
 	return 0;
 }

@@ -539,6 +539,23 @@ check "Git cache with a garbage HEAD: exit 0, 0 writes (the cache reads only its
 rm -rf "$CACHE" "$CACHE".damaged-*
 cp -a "$WORK/cache-good" "$CACHE"
 
+# ---- a truncated loose object in the user's own repository (commit --repo, diff --base): no
+# recovery there (it is not ours to replace), but a clear error at once instead of libgit2 1.5's
+# endless loop
+U=$WORK/userrepo
+git init -q "$U" && cp specs/minimal.yaml "$U/" && git -C "$U" add . &&
+	git -C "$U" -c user.email=t@t.test -c user.name=t commit -qm one &&
+	echo '# edited' >>"$U/minimal.yaml" && git -C "$U" -c user.email=t@t.test -c user.name=t commit -qam two
+LB=$(git -C "$U" rev-parse HEAD:minimal.yaml)
+chmod u+w "$U/.git/objects/${LB:0:2}/${LB:2}" && truncate -s 10 "$U/.git/objects/${LB:0:2}/${LB:2}"
+g diff --repo "$U" --base HEAD~1 "$U/minimal.yaml"
+check "user repository with a truncated loose object: diff --base exits 4 at once, naming the object and git fsck" \
+	'[[ $RC == 4 ]] && has_err "object $LB" && has_err "is truncated or corrupt" && has_err "git fsck"'
+g commit --repo "$U" "$U/minimal.yaml"
+check "  ... and commit --repo too; the branch still points at the commit it had" \
+	'[[ $RC == 4 ]] && has_err "object $LB" && [[ $(git -C "$U" rev-parse HEAD) == $(git -C "$U" rev-parse main) ]] &&
+	 [[ $(git -C "$U" log --format=%s -1) == two ]]'
+
 # ---- a branch force-pushed behind gpuform's back, between two commit --push
 O=$WORK/other
 git clone -q "$SRV" "$O" 2>/dev/null
