@@ -1023,6 +1023,12 @@ static void label(struct buf *b, const struct kube_resource *r, const char *ns,
 static int parse_object(struct kube *k, const char *what, cJSON **out,
 			struct err *err)
 {
+	/* do_request already parsed a 2xx body (body_broken): take it */
+	if (cJSON_IsObject(k->parsed)) {
+		*out = k->parsed;
+		k->parsed = NULL;
+		return 0;
+	}
 	return kubejson_object(k->body.ptr, k->body.len, what, out, err);
 }
 
