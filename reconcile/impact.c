@@ -286,6 +286,11 @@ static int is_nodeclass(const cJSON *o)
 	return k && !strcmp(k, "EC2NodeClass") && group_is(o, "karpenter.k8s.aws");
 }
 
+int impact_relevant(const cJSON *o)
+{
+	return is_nodepool(o) || is_nodeclass(o);
+}
+
 static const char *name_of(const cJSON *o)
 {
 	return str(get(o, "metadata"), "name");

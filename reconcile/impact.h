@@ -64,6 +64,10 @@ struct impact {
 void impact_classify(struct impact *out, const cJSON *old, const cJSON *new,
 		     const cJSON *const *nodepools, size_t npools);
 void impact_release(struct impact *im);
+/* impact_relevant: whether o's content can matter to impact_classify
+ * (a Karpenter NodePool or EC2NodeClass); for any other object the class
+ * follows from its kind alone. */
+int impact_relevant(const cJSON *o);
 
 /* impact_also_text: for a node-replacing change that also loosens
  * disruption, "; also may disrupt: <rules>"; nothing otherwise */

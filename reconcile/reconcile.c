@@ -13,6 +13,7 @@
 #include "generator/render.h"
 #include "generator/yaml.h"
 #include "reconcile/digest.h"
+#include "reconcile/impact.h"
 #include "util/udiff.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -1284,7 +1285,10 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 						  buf_cstr(&lbl));
 			buf_release(&lbl);
 		}
-		if (o.guard)
+		/* the guard classifies changes: only a changed Karpenter
+		 * object's server-side result matters to it (the rest follows
+		 * from the kind), and keeping every result costs memory */
+		if (o.guard && x->live && impact_relevant(x->obj))
 			x->next = result;
 		else
 			cJSON_Delete(result);
