@@ -408,19 +408,30 @@ const char *repo_workdir(struct repo *r)
 
 /* ---- reading ------------------------------------------------------------- */
 
-int repo_resolve(struct repo *r, const char *rev, char oid[REPO_OID_HEX],
-		 struct err *err)
+/* revparse: the object a revision names; an ambiguous short id counts as
+ * an invalid revision */
+static int revparse(struct repo *r, const char *rev, git_object **obj,
+		    struct err *err)
 {
-	git_object *obj = NULL, *peeled = NULL;
-	int e;
+	int e = git_revparse_single(obj, r->git, rev);
 
-	e = git_revparse_single(&obj, r->git, rev);
 	if (e == GIT_ENOTFOUND)
 		return err_set(err, ERR_NOTFOUND, "'%s' not found in '%s'", rev,
 			       r->path);
 	if (e < 0)
 		return git_fail(err, e == GIT_EAMBIGUOUS ? GIT_EINVALIDSPEC : e,
 				"cannot resolve '%s'", rev);
+	return 0;
+}
+
+int repo_resolve(struct repo *r, const char *rev, char oid[REPO_OID_HEX],
+		 struct err *err)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int e;
+
+	if (revparse(r, rev, &obj, err) < 0)
+		return -1;
 	if (git_object_type(obj) == GIT_OBJECT_TAG) {
 		e = git_object_peel(&peeled, obj, GIT_OBJECT_ANY);
 		if (e < 0) {
@@ -441,12 +452,8 @@ static int rev_tree(struct repo *r, const char *rev, git_tree **out,
 	git_object *obj = NULL, *tree = NULL;
 	int e;
 
-	e = git_revparse_single(&obj, r->git, rev);
-	if (e == GIT_ENOTFOUND)
-		return err_set(err, ERR_NOTFOUND, "'%s' not found in '%s'", rev,
-			       r->path);
-	if (e < 0)
-		return git_fail(err, e, "cannot resolve '%s'", rev);
+	if (revparse(r, rev, &obj, err) < 0)
+		return -1;
 	e = git_object_peel(&tree, obj, GIT_OBJECT_TREE);
 	git_object_free(obj);
 	if (e < 0)
