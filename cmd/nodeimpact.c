@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/interruption.h"
 #include "generator/window.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -267,12 +268,17 @@ static void check_pool(struct nodeimpact *ni, const struct ni_entry *e,
 	const char *dur = np ? annotation(np, ANN_WINDOW_DURATION) : NULL;
 	struct buf why = BUF_INIT, line = BUF_INIT, rules = BUF_INIT;
 	struct window w;
+	enum wl_interruption cls;
+	enum disr_when drift;
 	int has_window = 0;
 	long mins = 0;
 
-	if (!mode || strcmp(mode, "none"))
+	/* node replacement is drift: held when the pool's class allows
+	 * Drifted only inside the window (or never), as its budgets do */
+	if (interruption_parse(mode, &cls) < 0 ||
+	    (drift = interruption_allows(cls, DR_DRIFTED)) == DW_ALWAYS)
 		return;
-	if (sched && dur) {
+	if (sched && dur && drift == DW_IN_WINDOW) {
 		if (window_parse(&w, sched, dur, &why) == 0)
 			has_window = 1;
 	}
@@ -285,11 +291,11 @@ static void check_pool(struct nodeimpact *ni, const struct ni_entry *e,
 	}
 	impact_rules_text(&e->im, &rules);
 	buf_addf(&line, "%s: %s %s (%s) replaces the nodes of pool %s "
-			"(interruption: none; ",
+			"(interruption: %s; ",
 		 ni->allow_replacement ? "allowed by --allow-node-replacement"
 		 : ni->enforce	       ? "held back"
 				       : "would be held back",
-		 e->kind, e->name, buf_cstr(&rules), pool);
+		 e->kind, e->name, buf_cstr(&rules), pool, mode);
 	add_counts(&line, claims, pods);
 	if (has_window) {
 		buf_addf(&line, ") outside its maintenance window \"%s\" for %s; "
@@ -443,9 +449,10 @@ int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
 	if (ni->held && ni->enforce)
 		return err_set(err, ERR_CONFLICT,
 			       "%d node-replacing change%s to pools with "
-			       "'interruption: none' held back outside the "
-			       "maintenance window; nothing was applied (pass "
-			       "--allow-node-replacement to apply anyway)",
+			       "'interruption: none' or 'checkpointed' held "
+			       "back outside the maintenance window; nothing "
+			       "was applied (pass --allow-node-replacement to "
+			       "apply anyway)",
 			       ni->held, ni->held == 1 ? "" : "s");
 	return 0;
 }

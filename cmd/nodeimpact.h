@@ -3,8 +3,11 @@
  * guard that holds back node-replacing changes to protected pools.
  *
  * A node-replacing change (reconcile/impact.h) to a NodePool whose
- * annotation gpuform.io/interruption is "none" (the renderer writes it from
- * the intent) is refused outside the pool's maintenance window (annotations
+ * annotation gpuform.io/interruption names a class that allows Drifted only
+ * inside the maintenance window — "none" and "checkpointed", by the one
+ * definition in generator/interruption.h that also renders the pool's
+ * budgets (the renderer writes the annotation from the intent) — is
+ * refused outside the pool's maintenance window (annotations
  * gpuform.io/maintenance-window and -duration; a pool without a window is
  * always outside it), unless allowed. The check runs after every dry run
  * succeeded and before the first write (recon_opts.guard), so a refusal

@@ -422,11 +422,11 @@ static void read_workload(struct reader *r, struct workload *w,
 		else
 			bad = 1;
 	}
-	/* interruption defaults by type: training keeps its nodes,
-	 * inference rolls with care, dev takes whatever is cheapest */
-	w->interruption = w->type == WL_TRAINING	  ? INT_NONE
-			  : w->type == WL_INFERENCE ? INT_CHECKPOINTED
-						    : INT_TOLERANT;
+	/* interruption defaults by type: training keeps its nodes; a
+	 * serving team wants on-demand capacity and busy nodes consolidated
+	 * or patched only inside the maintenance window (PDB-governed, see
+	 * docs/kueue-and-disruption.md); dev takes whatever is cheapest */
+	w->interruption = w->type == WL_DEV ? INT_TOLERANT : INT_NONE;
 	if (!is_null(v = ynode_get(n, "interruption"))) {
 		w->interruption_pos = pos_of(v);
 		if (get_enum(r, v, "interruption", wl_interruption_names,

@@ -29,6 +29,7 @@
 
 #include "generator/catalog.h"
 #include "generator/intent.h"
+#include "generator/interruption.h"
 #include "generator/pipeline.h"
 #include "generator/render.h"
 #include "generator/tmpl.h"
@@ -51,7 +52,6 @@ enum rule_idx {
 #define ANN_DND "karpenter.sh/do-not-disrupt"
 #define LBL_NODEPOOL "karpenter.sh/nodepool"
 #define LBL_PLUGIN_CONFIG "nvidia.com/device-plugin.config"
-#define S2S_MIN_TYPES 15
 
 /* ---- documents ----------------------------------------------------------- */
 
@@ -75,6 +75,8 @@ struct pool {
 	int confined;       /* launches catalog types only: counts are known */
 	char *admit;        /* per catalog type: can launch it */
 	size_t ntypes;      /* GPU types it can launch */
+	size_t s2s_types;   /* of those, how many have 15 cheaper ones in the
+			     * pool (single-node spot-to-spot can act) */
 	int max_gpus;
 	long mult;          /* schedulable GPUs per physical GPU */
 	int timesliced;
@@ -680,6 +682,7 @@ static void index_pool(struct lctx *c, const struct doc *d)
 {
 	struct pool *p;
 	const struct ynode *taints, *ct, *lim;
+	double *prices;
 	const char *v;
 
 	GROW(c->pools, c->npools + 1, c->apools);
@@ -752,17 +755,20 @@ static void index_pool(struct lctx *c, const struct doc *d)
 
 	/* what it can launch */
 	p->admit = xcalloc(c->cat->ntypes ? c->cat->ntypes : 1, 1);
+	prices = xcalloc(c->cat->ntypes ? c->cat->ntypes : 1, sizeof(*prices));
 	for (size_t i = 0; i < c->cat->ntypes; i++) {
 		const struct cat_type *t = &c->cat->types[i];
 		if (!reqs_admit(p->reqs, t, fam_of(c, t)))
 			continue;
 		p->admit[i] = 1;
 		if (t->gpus > 0) {
-			p->ntypes++;
+			prices[p->ntypes++] = t->price;
 			if (t->gpus > p->max_gpus)
 				p->max_gpus = t->gpus;
 		}
 	}
+	p->s2s_types = spot_to_spot_replaceable(prices, p->ntypes);
+	free(prices);
 
 	/* capacity: Karpenter launches on-demand when nothing is said */
 	ct = find_req(p->reqs, "karpenter.sh/capacity-type", NULL);
@@ -876,11 +882,12 @@ static void index_globals(struct lctx *c)
 	for (size_t i = 0; i < c->ndocs; i++)
 		if (kind_is(&c->docs[i], "NodePool"))
 			index_pool(c, &c->docs[i]);
-	/* the gate is controller-wide: one pool wide enough justifies it,
-	 * and narrow pools then simply do not take part */
+	/* the gate is controller-wide: one pool with types it can replace
+	 * (15 cheaper types in the pool, generator/interruption.h) justifies
+	 * it, and the other pools then simply do not take part */
 	for (size_t i = 0; i < c->npools; i++)
 		if (c->pools[i].spot && (!c->pools[i].confined ||
-					 c->pools[i].ntypes >= S2S_MIN_TYPES))
+					 c->pools[i].s2s_types > 0))
 			c->s2s_justified = 1;
 }
 
@@ -1653,17 +1660,18 @@ static void check_pool(struct lctx *c, struct pool *p)
 
 	/* GPU016: spot-to-spot with a narrow pool */
 	if (c->s2s_gate && !c->s2s_justified && p->spot && p->confined &&
-	    p->ntypes < S2S_MIN_TYPES) {
+	    !p->s2s_types) {
 		const struct ynode *ct = find_req(p->reqs,
 						  "karpenter.sh/capacity-type",
 						  NULL);
 		where(&b, c->s2s_gate, c->s2s_node);
 		report(c, R_S2S, d, ct ? ct : at_reqs,
 		       "spotToSpotConsolidation is enabled (%s) but spot "
-		       "NodePool '%s' offers %zu instance type%s; "
-		       "spot-to-spot replacement needs at least %d",
+		       "NodePool '%s' offers %zu instance type%s and none has "
+		       "%d cheaper ones in the pool, which spot-to-spot "
+		       "replacement of a node needs",
 		       buf_cstr(&b), p->name, p->ntypes,
-		       p->ntypes == 1 ? "" : "s", S2S_MIN_TYPES);
+		       p->ntypes == 1 ? "" : "s", SPOT_TO_SPOT_MIN_CHEAPER);
 		buf_reset(&b);
 	}
 

@@ -174,16 +174,19 @@ const struct lint_rule lint_rules[] = {
 	  "(for time-sliced or MIG pools: quota / replicas per GPU), or lower\n"
 	  "the quota.\n" },
 	{ "GPU016", "spot-to-spot-narrow", LINT_WARNING,
-	  "spotToSpotConsolidation is enabled but no spot NodePool offers 15 "
-	  "instance types",
+	  "spotToSpotConsolidation is enabled but no spot NodePool has an "
+	  "instance type with 15 cheaper ones",
 	  "Why: Karpenter replaces a spot node with a cheaper spot node only\n"
-	  "when at least 15 cheaper candidate types exist; narrow GPU pools\n"
-	  "never qualify, so the gate buys nothing there and its churn is\n"
-	  "pure risk (Karpenter feature gate SpotToSpotConsolidation). The\n"
-	  "gate is controller-wide: when some spot pool in the lint run does\n"
-	  "offer 15 or more types, narrow pools just do not take part and are\n"
-	  "not reported.\n"
-	  "Fix: widen the pool to 15+ instance types, or leave\n"
+	  "when at least 15 instance types cheaper than the node's own fit its\n"
+	  "pods (kubernetes-sigs/karpenter pkg/controllers/disruption/\n"
+	  "consolidation.go, MinInstanceTypesForSpotToSpotConsolidation); in a\n"
+	  "pool of 20 types only the 5 most expensive can ever be replaced, in\n"
+	  "a narrow GPU pool none, so the gate buys nothing there and its churn\n"
+	  "is pure risk. Prices are the catalog's on-demand prices, taken as\n"
+	  "the order of spot prices. The gate is controller-wide: when some\n"
+	  "spot pool in the lint run has a type with 15 cheaper ones, narrow\n"
+	  "pools just do not take part and are not reported.\n"
+	  "Fix: widen the pool (more families or sizes), or leave\n"
 	  "settings.featureGates.spotToSpotConsolidation off (gpuform's\n"
 	  "karpenter-values turns it on only when a pool qualifies).\n" },
 	{ "GPU017", "image-cache-volume", LINT_ERROR,

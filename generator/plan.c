@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/interruption.h"
 #include "util/buf.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -83,6 +84,8 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 {
 	struct buf why = BUF_INIT;
 	long cpu_per_gpu = 0, mem_per_gpu_mib = 0, min_efa = -1;
+	double prices[256];
+	size_t nprices = 0;
 	int n;
 
 	pool->name = xstrdup(w->name);
@@ -112,6 +115,9 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 			    (w->efa && t[j].efa == 0))
 				continue;
 			pool->ntypes++;
+			/* the pool requires amd64 */
+			if (!strcmp(t[j].arch, "amd64") && nprices < 256)
+				prices[nprices++] = t[j].price;
 			cpg = (t[j].vcpu + t[j].gpus - 1) / t[j].gpus;
 			mpg = ((long)t[j].mem_mib + t[j].gpus - 1) / t[j].gpus;
 			if (cpg > cpu_per_gpu)
@@ -123,7 +129,7 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 		}
 	}
 	qsort(pool->gpu_names, pool->ngpu_names, sizeof(char *), str_cmp);
-	pool->spot = w->interruption != INT_NONE;
+	pool->spot = interruption_spot(w->interruption);
 	pool->multiplier = 1;
 	if (w->sharing == SHARE_TIMESLICING)
 		pool->multiplier = w->ts_replicas;
@@ -146,18 +152,21 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 			pool->share_config_buf = xstrdup("mig-single");
 		pool->share_config = pool->share_config_buf;
 	}
-	/* spot-to-spot consolidation is what a tolerant spot pool would
-	 * want, and it needs >= 15 candidate types to ever act */
-	if (w->interruption == INT_TOLERANT && pool->ntypes < 15)
+	/* spot-to-spot consolidation: which of the pool's types have 15
+	 * cheaper ones in the pool (catalog on-demand prices as the order of
+	 * spot prices) */
+	pool->s2s_types = spot_to_spot_replaceable(prices, nprices);
+	if (pool->spot && w->interruption == INT_TOLERANT && !pool->s2s_types)
 		diags_add(d, DIAG_WARNING, p->in->file, w->gpu_pos.line,
 			  w->gpu_pos.col,
 			  "widen the GPU class (e.g. 'l4+') if cheaper spot "
 			  "replacement matters for this pool",
-			  "pool '%s' offers %zu instance type%s: Karpenter's "
-			  "spot-to-spot consolidation needs at least 15, so its "
-			  "spot nodes are never replaced by cheaper spot nodes",
-			  pool->name, pool->ntypes,
-			  pool->ntypes == 1 ? "" : "s");
+			  "pool '%s' offers %zu instance type%s and none has "
+			  "%d cheaper ones in the pool: Karpenter's "
+			  "single-node spot-to-spot consolidation never "
+			  "replaces its spot nodes by cheaper spot nodes",
+			  pool->name, nprices, nprices == 1 ? "" : "s",
+			  SPOT_TO_SPOT_MIN_CHEAPER);
 	return 0;
 }
 
@@ -192,9 +201,14 @@ int plan_build(struct plan *out, const struct intent *in,
 			add_mig_models(&p.nodeclasses[pool->nodeclass], pool);
 		p.types_used[w->type] = 1;
 		p.any_efa |= w->efa;
-		if (w->interruption == INT_TOLERANT && pool->spot &&
-		    pool->ntypes >= 15)
-			p.tolerant_spot = 1;
+		/* the gate is controller-wide: it acts on every spot pool,
+		 * within the Underutilized budgets of each (never outside the
+		 * window of a checkpointed pool); worth it when some pool's
+		 * nodes can be replaced by cheaper ones */
+		if (pool->spot && pool->s2s_types &&
+		    interruption_allows(w->interruption, DR_UNDERUTILIZED) !=
+			    DW_NEVER)
+			p.spot_to_spot = 1;
 		for (size_t j = 0; j < p.nnamespaces; j++)
 			seen |= !strcmp(p.namespaces[j], w->ns);
 		if (!seen) {

@@ -39,6 +39,8 @@ struct plan_pool {
 	size_t ngpu_names;
 	int spot;        /* spot allowed (with on-demand fallback) */
 	size_t ntypes;   /* instance types the pool can launch */
+	size_t s2s_types; /* of those, how many single-node spot-to-spot
+			   * consolidation can replace (15 cheaper types) */
 	long multiplier; /* schedulable GPUs per physical GPU (time-slicing, MIG) */
 	long quota_gpu;  /* Kueue nvidia.com/gpu quota */
 	long quota_cpu;  /* vCPU */
@@ -61,7 +63,8 @@ struct plan {
 	int has_window;
 	struct window window;
 	int any_efa;
-	int tolerant_spot;   /* a tolerant spot pool exists */
+	int spot_to_spot;    /* render the SpotToSpotConsolidation gate: some
+			      * spot pool has types it can replace */
 	int al2023;
 	long wait_for_pods_ready_min; /* Kueue waitForPodsReady timeout */
 	/* every GPU family in the catalog, including those that misreport

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "generator/check.h"
+#include "generator/interruption.h"
 #include "generator/window.h"
 #include "generator/yaml.h"
 #include "util/xalloc.h"
@@ -24,10 +25,15 @@ static const char *const priority_names[] = { "gpuform-training",
 					      "gpuform-dev" };
 /* inference serves users: it outranks training, which outranks dev */
 static const int priority_values[] = { 500, 1000, 100 };
+/* what the values do: every ClusterQueue has its own flavor and no cohort,
+ * so a priority orders and preempts workloads of the same queue only */
 static const char *const priority_desc[] = {
-	"gpuform: training jobs (gang-scheduled, preempt dev)",
-	"gpuform: inference serving (highest)",
-	"gpuform: development and experiments (lowest)"
+	"gpuform: training; orders and preempts lower-priority workloads "
+	"within the same ClusterQueue only",
+	"gpuform: inference; orders and preempts lower-priority workloads "
+	"within the same ClusterQueue only",
+	"gpuform: dev; lowest, preempted by higher-priority workloads of the "
+	"same ClusterQueue only"
 };
 
 /* ---- small cJSON helpers ------------------------------------------------- */
@@ -267,43 +273,46 @@ static cJSON *budget(const char *nodes, const char *const *reasons,
 	return b;
 }
 
+/*
+ * spec.disruption from the interruption class (generator/interruption.h):
+ * a reason the class allows only inside the window is blocked (nodes "0")
+ * over the window's complement — or at every hour when there is no window;
+ * a reason it never allows is blocked at every hour; whatever is left is
+ * rate-limited to 10% of the nodes (a reason no budget names would be
+ * unlimited). Tolerant pools keep Karpenter's default budget (10%).
+ */
 static cJSON *disruption(const struct plan *p, const struct workload *w)
 {
-	static const char *const blocked[] = { "Underutilized", "Drifted" };
-	static const char *const drifted[] = { "Drifted" };
-	cJSON *d = cJSON_CreateObject(), *budgets;
 	enum wl_interruption mode = w ? w->interruption : INT_TOLERANT;
+	struct interruption_budgets ib;
+	const char *names[DR_NREASONS];
+	cJSON *d = cJSON_CreateObject(), *budgets;
 
-	switch (mode) {
-	case INT_NONE:
-		/* never consolidate running training away; drift (AMI bumps)
-		 * only inside the maintenance window, 10% at a time */
-		cJSON_AddStringToObject(d, "consolidationPolicy", "WhenEmpty");
-		cJSON_AddStringToObject(d, "consolidateAfter", "30m");
-		budgets = cJSON_AddArrayToObject(d, "budgets");
+	interruption_budgets(mode, &ib);
+	cJSON_AddStringToObject(d, "consolidationPolicy",
+				interruption_allows(mode, DR_UNDERUTILIZED) ==
+						DW_NEVER
+					? "WhenEmpty"
+					: "WhenEmptyOrUnderutilized");
+	cJSON_AddStringToObject(d, "consolidateAfter",
+				w ? interruption_consolidate_after(mode) : "1m");
+	if (!ib.nnever && !ib.noutside)
+		return d;
+	budgets = cJSON_AddArrayToObject(d, "budgets");
+	if (ib.noutside) {
+		for (int i = 0; i < ib.noutside; i++)
+			names[i] = disr_reason_names[ib.outside[i]];
 		cJSON_AddItemToArray(budgets,
-				     budget("0", blocked, 2, p, p->has_window));
-		if (p->has_window)
-			cJSON_AddItemToArray(budgets,
-					     budget("10%", NULL, 0, p, 0));
-		break;
-	case INT_CHECKPOINTED:
-		cJSON_AddStringToObject(d, "consolidationPolicy",
-					"WhenEmptyOrUnderutilized");
-		cJSON_AddStringToObject(d, "consolidateAfter", "30m");
-		budgets = cJSON_AddArrayToObject(d, "budgets");
-		cJSON_AddItemToArray(budgets, budget("10%", NULL, 0, p, 0));
-		if (p->has_window)
-			cJSON_AddItemToArray(budgets,
-					     budget("0", drifted, 1, p, 1));
-		break;
-	case INT_TOLERANT:
-		cJSON_AddStringToObject(d, "consolidationPolicy",
-					"WhenEmptyOrUnderutilized");
-		cJSON_AddStringToObject(d, "consolidateAfter",
-					w ? "5m" : "1m");
-		break;
+				     budget("0", names, (size_t)ib.noutside, p,
+					    p->has_window));
 	}
+	if (ib.nnever) {
+		for (int i = 0; i < ib.nnever; i++)
+			names[i] = disr_reason_names[ib.never[i]];
+		cJSON_AddItemToArray(budgets, budget("0", names,
+						     (size_t)ib.nnever, p, 0));
+	}
+	cJSON_AddItemToArray(budgets, budget("10%", NULL, 0, p, 0));
 	return d;
 }
 
@@ -388,14 +397,19 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 	cJSON_AddItemToArray(req, requirement("kubernetes.io/arch", "In", amd64, 1));
 	cJSON_AddItemToArray(req, requirement("kubernetes.io/os", "In", linux_, 1));
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(ctx, "taints"), gpu_taint());
-	if (w->interruption == INT_NONE) {
-		cJSON_AddStringToObject(ctx, "expireAfter", "Never");
-	} else {
-		cJSON_AddStringToObject(ctx, "expireAfter", "720h");
-		/* lets drain finish past do-not-disrupt pods and PDBs, so
-		 * expiry and drift cannot hang forever */
-		cJSON_AddStringToObject(ctx, "terminationGracePeriod", "1h");
-	}
+	/* expiry is forceful (no budget holds it): a class allows it at
+	 * any time or never */
+	cJSON_AddStringToObject(ctx, "expireAfter",
+				interruption_allows(w->interruption,
+						    DR_EXPIRED) == DW_NEVER
+					? "Never"
+					: "720h");
+	/* lets drain finish past do-not-disrupt pods and PDBs, so expiry and
+	 * drift cannot hang forever; without it (none) running jobs keep a
+	 * drifted node until they end */
+	if (interruption_grace(w->interruption))
+		cJSON_AddStringToObject(ctx, "terminationGracePeriod",
+					interruption_grace(w->interruption));
 	cJSON_AddItemToObject(ctx, "disruption", disruption(p, w));
 	lim = cJSON_AddObjectToObject(ctx, "limits");
 	add_long_str(lim, "nvidia.com/gpu", w->max_gpus);
@@ -477,7 +491,6 @@ static int render_kueue(cJSON *docs, const struct plan *p,
 	ctx = cJSON_CreateObject();
 	cJSON_AddStringToObject(ctx, "name", pool->name);
 	cJSON_AddItemToObject(ctx, "labels", labels(p, w->name));
-	cJSON_AddStringToObject(ctx, "cohort", p->in->name);
 	cJSON_AddStringToObject(ctx, "namespace", w->ns);
 	/* StrictFIFO keeps a large gang from starving behind small ones */
 	cJSON_AddStringToObject(ctx, "queueingStrategy",
@@ -590,6 +603,42 @@ static int add_addon(cJSON *addons, const struct tmpl_set *t,
 	return 0;
 }
 
+/* the pods of a serving workload: the queue label selects them */
+static cJSON *queue_selector(const struct workload *w)
+{
+	cJSON *sel = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(sel, "matchLabels"),
+				"kueue.x-k8s.io/queue-name", w->name);
+	return sel;
+}
+
+static cJSON *spread(const char *key, const struct workload *w)
+{
+	cJSON *c = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(c, "maxSkew", 1);
+	cJSON_AddStringToObject(c, "topologyKey", key);
+	/* a preference: Karpenter still launches where capacity is */
+	cJSON_AddStringToObject(c, "whenUnsatisfiable", "ScheduleAnyway");
+	cJSON_AddItemToObject(c, "labelSelector", queue_selector(w));
+	return c;
+}
+
+/* PodDisruptionBudget and topology spread of a serving workload: drift,
+ * consolidation and expiry drain one replica at a time, and one zone or
+ * node going away takes only its share of the replicas */
+static void serving_contract(cJSON *ctx, const struct workload *w)
+{
+	cJSON *pdb = cJSON_AddObjectToObject(ctx, "podDisruptionBudget");
+	cJSON *tsc = cJSON_AddArrayToObject(ctx, "topologySpreadConstraints");
+
+	cJSON_AddNumberToObject(pdb, "maxUnavailable", 1);
+	cJSON_AddItemToObject(pdb, "selector", queue_selector(w));
+	cJSON_AddItemToArray(tsc, spread("topology.kubernetes.io/zone", w));
+	cJSON_AddItemToArray(tsc, spread("kubernetes.io/hostname", w));
+}
+
 static int render_addons(cJSON *addons, const struct plan *p,
 			 const struct tmpl_set *t, struct err *err)
 {
@@ -600,8 +649,10 @@ static int render_addons(cJSON *addons, const struct plan *p,
 
 	ctx = cJSON_CreateObject();
 	cJSON_AddStringToObject(ctx, "cluster", in->name);
-	/* only worth it when a tolerant spot pool has >= 15 types */
-	cJSON_AddBoolToObject(ctx, "spotToSpotConsolidation", p->tolerant_spot);
+	/* see plan.h: on when some spot pool's nodes can be replaced by
+	 * cheaper spot nodes; it then acts on every spot pool, within each
+	 * pool's Underutilized budgets */
+	cJSON_AddBoolToObject(ctx, "spotToSpotConsolidation", p->spot_to_spot);
 	if (add_addon(addons, t, "karpenter-values", "karpenter-values.yaml",
 		      ctx, err) < 0)
 		return -1;
@@ -693,10 +744,17 @@ static int render_addons(cJSON *addons, const struct plan *p,
 		cJSON_AddStringToObject(l, "kueue.x-k8s.io/priority-class",
 					priority_names[w->type]);
 		cJSON_AddStringToObject(l, "kueue.x-k8s.io/queue-name", w->name);
-		if (w->interruption == INT_NONE)
+		/* batch pods of an uninterruptible pool hold their node
+		 * (drift waits for them: no terminationGracePeriod); serving
+		 * pods never do — a long-running Deployment would pin its
+		 * nodes forever — they roll under a PodDisruptionBudget and
+		 * spread over zones and nodes instead */
+		if (w->interruption == INT_NONE && w->type != WL_INFERENCE)
 			cJSON_AddStringToObject(
 				cJSON_AddObjectToObject(ctx, "annotations"),
 				"karpenter.sh/do-not-disrupt", "true");
+		if (w->type == WL_INFERENCE)
+			serving_contract(ctx, w);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "nodeSelector"),
 					"gpuform.io/pool", pool->name);
 		res = cJSON_AddObjectToObject(ctx, "resources");

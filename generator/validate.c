@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/interruption.h"
 #include "generator/window.h"
 #include "util/xalloc.h"
 
@@ -398,14 +399,18 @@ static void check_workload(const struct intent *in, size_t idx,
 			  "workload '%s' uses EFA but no EFA security group is "
 			  "set",
 			  w->name);
-	if (w->interruption == INT_NONE && !in->window)
+	/* without a window, what the class allows only inside it never
+	 * happens (generator/interruption.h) */
+	if (interruption_allows(w->interruption, DR_DRIFTED) == DW_IN_WINDOW &&
+	    !in->window)
 		diags_add(d, DIAG_WARNING, f, AT(w->name_pos),
 			  "add spec.maintenanceWindow so AMI bumps can roll "
 			  "out inside it",
-			  "workload '%s' is 'interruption: none' and there is "
+			  "workload '%s' is 'interruption: %s' and there is "
 			  "no maintenance window: drifted nodes (e.g. after an "
-			  "AMI bump) are never replaced automatically",
-			  w->name);
+			  "AMI bump) and underutilized nodes are never replaced "
+			  "automatically",
+			  w->name, wl_interruption_names[w->interruption]);
 }
 
 static int by_name(const void *a, const void *b)

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/interruption.h"
+#include "generator/window.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -533,6 +535,106 @@ static void disruption(struct impact *im, const cJSON *od, const cJSON *nd)
 	}
 }
 
+/* ---- the interruption class (generator/interruption.h) --------------------- */
+
+static const char *np_annotation(const cJSON *np, const char *key)
+{
+	return str(get(get(np, "metadata"), "annotations"), key);
+}
+
+/* does NodePool `np` block reason `r` whenever class allowance `allowed`
+ * says it must: at every hour (DW_NEVER, or DW_IN_WINDOW without a
+ * window), or outside the window (a nodes "0" budget over the window's
+ * complement, `sched` for `dur`)? */
+static int blocks(const cJSON *np, enum disr_reason r, enum disr_when allowed,
+		  const char *sched, const char *dur)
+{
+	const cJSON *d = get(get(np, "spec"), "disruption"), *b;
+
+	if (r == DR_UNDERUTILIZED &&
+	    !strcmp(policy_or_default(d), "WhenEmpty"))
+		return 1;
+	cJSON_ArrayForEach(b, get(d, "budgets")) {
+		const cJSON *rs = get(b, "reasons"), *x;
+		int pct, covers = !cJSON_GetArraySize(rs);
+
+		if (budget_nodes(b, &pct) != 0)
+			continue;
+		cJSON_ArrayForEach(x, rs)
+			covers |= cJSON_IsString(x) &&
+				  !strcmp(x->valuestring, disr_reason_names[r]);
+		if (!covers)
+			continue;
+		if (!str(b, "schedule"))
+			return 1; /* at every hour */
+		if (allowed == DW_IN_WINDOW && sched &&
+		    !strcmp(str(b, "schedule"), sched) && str(b, "duration") &&
+		    !strcmp(str(b, "duration"), dur))
+			return 1;
+	}
+	return 0;
+}
+
+/* what NodePool `np` allows beyond its interruption class, one line per
+ * broken reason into *out; the number of them (0: conforms, or no class) */
+static int class_breaks(const cJSON *np, struct buf *out)
+{
+	enum wl_interruption c;
+	const char *ws = np_annotation(np, "gpuform.io/maintenance-window");
+	const char *wd = np_annotation(np, "gpuform.io/maintenance-window-duration");
+	const cJSON *tspec = get(get(get(np, "spec"), "template"), "spec");
+	struct buf sched = BUF_INIT, dur = BUF_INIT, why = BUF_INIT;
+	struct window w;
+	int n = 0;
+
+	if (!np || interruption_parse(np_annotation(np, "gpuform.io/interruption"),
+				      &c) < 0)
+		return 0;
+	if (ws && wd && window_parse(&w, ws, wd, &why) == 0)
+		window_complement(&w, &sched, &dur);
+	for (int r = DR_EMPTY; r < DR_EXPIRED; r++) {
+		enum disr_when a = interruption_allows(c, (enum disr_reason)r);
+		if (a == DW_ALWAYS ||
+		    blocks(np, (enum disr_reason)r, a,
+			   sched.len ? buf_cstr(&sched) : NULL, buf_cstr(&dur)))
+			continue;
+		buf_addf(out, "%s%s allowed %s", n++ ? ", " : "",
+			 disr_reason_names[r],
+			 a == DW_NEVER || !sched.len ? "at every hour"
+						     : "outside the maintenance window");
+	}
+	if (interruption_allows(c, DR_EXPIRED) == DW_NEVER) {
+		const char *ea = str(tspec, "expireAfter");
+		if (!ea || strcmp(ea, "Never"))
+			buf_addf(out, "%sexpiry (expireAfter %s) at any hour, "
+				      "which no budget holds",
+				 n++ ? ", " : "", ea ? ea : "720h, the default");
+	}
+	if (!interruption_grace(c) && get(tspec, "terminationGracePeriod"))
+		buf_addf(out, "%sterminationGracePeriod lets drift evict "
+			      "do-not-disrupt pods", n++ ? ", " : "");
+	buf_release(&sched);
+	buf_release(&dur);
+	buf_release(&why);
+	return n;
+}
+
+/* a change that lets Karpenter do more than the pool's interruption class
+ * allows (the same definition the renderer and the guard use) */
+static void class_rules(struct impact *im, const cJSON *a, const cJSON *b)
+{
+	struct buf nb = BUF_INIT, ob = BUF_INIT;
+
+	if (class_breaks(b, &nb) && (!a || !class_breaks(a, &ob) ||
+				     strcmp(buf_cstr(&nb), buf_cstr(&ob))))
+		add_rule(im, IMPACT_MAY_DISRUPT,
+			 "beyond interruption %s: %s",
+			 np_annotation(b, "gpuform.io/interruption"),
+			 buf_cstr(&nb));
+	buf_release(&nb);
+	buf_release(&ob);
+}
+
 /* ---- requirements (dynamic drift) ------------------------------------------ */
 
 static int parse_long(const char *s, long *out)
@@ -758,6 +860,7 @@ static void nodepool(struct impact *im, const cJSON *a, const cJSON *b)
 				 "behavioural field: spec.%s (not hashed)",
 				 c->string);
 		}
+	class_rules(im, a, b);
 	object_metadata(im, a, b, "NodePool");
 }
 

@@ -235,6 +235,93 @@ START_TEST(test_disruption)
 }
 END_TEST
 
+/* the interruption class the renderer wrote onto the pool: a change that
+ * lets Karpenter do more than the class allows says so (the definition in
+ * generator/interruption.h, the one the budgets were rendered from) */
+static cJSON *classed(const char *cls, const char *json)
+{
+	cJSON *o = cJSON_Parse(json), *a;
+
+	a = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(o,
+								     "metadata"),
+				    "annotations");
+	cJSON_AddStringToObject(a, "gpuform.io/interruption", cls);
+	cJSON_AddStringToObject(a, "gpuform.io/maintenance-window",
+				"0 2 * * sat");
+	cJSON_AddStringToObject(a, "gpuform.io/maintenance-window-duration",
+				"4h");
+	return o;
+}
+
+static void class_change(const char *cls, const char *path,
+			 const char *value, enum impact_class want,
+			 const char *rule, int has_rule)
+{
+	cJSON *a = classed(cls, NODEPOOL), *b = cJSON_Duplicate(a, 1);
+	char *t = cJSON_PrintUnformatted(b);
+	cJSON *c = mod(t, path, value);
+	struct impact im = IMPACT_INIT;
+	struct buf txt = BUF_INIT;
+
+	impact_classify(&im, a, c, NULL, 0);
+	for (size_t i = 0; i < im.nr; i++)
+		buf_addf(&txt, "%s; ", im.rules[i].text);
+	ck_assert_msg(im.cls == want, "%s %s: class %s (%s)", cls, path,
+		      impact_class_names[im.cls], buf_cstr(&txt));
+	ck_assert_msg(!strstr(buf_cstr(&txt), rule) == !has_rule,
+		      "%s %s: '%s' %s in '%s'", cls, path, rule,
+		      has_rule ? "missing" : "present", buf_cstr(&txt));
+	buf_release(&txt);
+	impact_release(&im);
+	free(t);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+}
+
+START_TEST(test_interruption_class)
+{
+	/* the rendered none pool conforms: a harmless change says nothing */
+	class_change("none", "spec.limits", "{\"nvidia.com/gpu\":\"8\"}",
+		     IMPACT_NONE, "beyond interruption", 0);
+	/* the window budget dropped: drift outside the window */
+	class_change("none", "spec.disruption.budgets.[0]", NULL,
+		     IMPACT_MAY_DISRUPT,
+		     "beyond interruption none: Drifted allowed outside the "
+		     "maintenance window", 1);
+	/* a budget over some other time does not hold the window */
+	class_change("checkpointed", "spec.disruption.budgets.[0].schedule",
+		     "\"0 0 * * sun\"", IMPACT_MAY_DISRUPT,
+		     "beyond interruption checkpointed: Drifted allowed outside "
+		     "the maintenance window", 1);
+	/* Underutilized: WhenEmpty holds it; loosening the policy with the
+	 * window budget still in place does not break the class */
+	class_change("none", "spec.disruption.consolidationPolicy",
+		     "\"WhenEmptyOrUnderutilized\"", IMPACT_MAY_DISRUPT,
+		     "beyond interruption", 0);
+	/* expiry: forceful, at any hour */
+	class_change("none", "spec.template.spec.expireAfter", "\"720h\"",
+		     IMPACT_REPLACES,
+		     "beyond interruption none: expiry (expireAfter 720h) at "
+		     "any hour", 1);
+	class_change("checkpointed", "spec.template.spec.expireAfter", NULL,
+		     IMPACT_REPLACES, "expireAfter 720h, the default", 1);
+	/* none: a grace period lets drift evict do-not-disrupt pods */
+	class_change("none", "spec.template.spec.terminationGracePeriod",
+		     "\"1h\"", IMPACT_REPLACES,
+		     "terminationGracePeriod lets drift evict", 1);
+	class_change("checkpointed",
+		     "spec.template.spec.terminationGracePeriod", "\"1h\"",
+		     IMPACT_REPLACES, "beyond interruption", 0);
+	/* tolerant allows anything */
+	class_change("tolerant", "spec.disruption.budgets", NULL,
+		     IMPACT_MAY_DISRUPT, "beyond interruption", 0);
+	/* no class annotation: no class rule */
+	np("spec.disruption.budgets.[0]", NULL, IMPACT_MAY_DISRUPT,
+	   "disruption budget loosened");
+}
+END_TEST
+
 START_TEST(test_behavioural)
 {
 	np("spec.limits", "{\"nvidia.com/gpu\":\"256\"}", IMPACT_NONE,
@@ -516,6 +603,7 @@ Suite *impact_suite(void)
 	tcase_add_test(tc, test_requirements);
 	tcase_add_test(tc, test_labels_satisfy);
 	tcase_add_test(tc, test_disruption);
+	tcase_add_test(tc, test_interruption_class);
 	tcase_add_test(tc, test_behavioural);
 	tcase_add_test(tc, test_nodepool_add_remove);
 	tcase_add_test(tc, test_strongest);

@@ -152,7 +152,8 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(in.workloads[0].type, WL_TRAINING);
 	ck_assert_int_eq(in.workloads[0].interruption, INT_NONE);
 	ck_assert_int_eq(in.workloads[1].type, WL_INFERENCE);
-	ck_assert_int_eq(in.workloads[1].interruption, INT_CHECKPOINTED);
+	/* serving: on-demand, disrupted only inside the window */
+	ck_assert_int_eq(in.workloads[1].interruption, INT_NONE);
 	ck_assert_int_eq(in.workloads[2].type, WL_DEV);
 	ck_assert_int_eq(in.workloads[2].interruption, INT_TOLERANT);
 	ck_assert_int_eq(in.workloads[0].max_gpus, 16);

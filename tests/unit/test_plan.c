@@ -17,6 +17,7 @@
 
 #include "generator/catalog.h"
 #include "generator/intent.h"
+#include "generator/interruption.h"
 #include "generator/plan.h"
 #include "generator/validate.h"
 #include "tests/unit/suites.h"
@@ -385,7 +386,8 @@ START_TEST(test_spot_by_interruption)
 	ck_assert_int_eq(pool(&fx, "c")->spot, 1);
 	ck_assert_int_eq(pool(&fx, "t")->spot, 1);
 	ck_assert_int_eq(pool(&fx, "tr")->spot, 0);
-	ck_assert_int_eq(pool(&fx, "in")->spot, 1);
+	/* inference defaults to none: on-demand */
+	ck_assert_int_eq(pool(&fx, "in")->spot, 0);
 	ck_assert_int_eq(pool(&fx, "dv")->spot, 1);
 	ck_assert_int_eq(pool(&fx, "general")->spot, 1);
 	ck_assert_int_eq(pool(&fx, "general")->multiplier, 1);
@@ -393,8 +395,8 @@ START_TEST(test_spot_by_interruption)
 	ck_assert_int_eq(fx.p.types_used[WL_TRAINING], 1);
 	ck_assert_int_eq(fx.p.types_used[WL_INFERENCE], 1);
 	ck_assert_int_eq(fx.p.types_used[WL_DEV], 1);
-	/* tolerant pools with >= 15 types */
-	ck_assert_int_eq(fx.p.tolerant_spot, 1);
+	/* spot pools with types that have 15 cheaper ones */
+	ck_assert_int_eq(fx.p.spot_to_spot, 1);
 	release(&fx);
 }
 END_TEST
@@ -417,31 +419,70 @@ START_TEST(test_spot_to_spot_warning)
 			g = &fx.d.items[i];
 	ck_assert_ptr_nonnull(g);
 	ck_assert_ptr_nonnull(strstr(g->msg, "pool 'cheap' offers 7 instance "
-					     "types"));
-	ck_assert_ptr_nonnull(strstr(g->msg, "at least 15"));
+					     "types and none has 15 cheaper"));
 	ck_assert_ptr_nonnull(g->hint);
 	ck_assert_ptr_nonnull(strstr(g->hint, "l4+"));
 	ck_assert_int_eq(g->line, 11);
 	ck_assert_int_eq(g->col, 12);
-	ck_assert_int_eq(fx.p.tolerant_spot, 0);
+	ck_assert_uint_eq(pool(&fx, "cheap")->s2s_types, 0);
+	ck_assert_int_eq(fx.p.spot_to_spot, 0);
 	release(&fx);
 
-	/* l4+ has 23 types: no warning, spot-to-spot worth it */
+	/* l4+ has 23 types: those with 15 cheaper ones can be replaced */
 	build(&fx, NULL, BR, WINDOW,
 	      "    - {name: wide, type: dev, gpu: l4+, maxGpus: 4}\n");
 	ck_assert_uint_eq(pool(&fx, "wide")->ntypes, 23);
+	ck_assert_uint_gt(pool(&fx, "wide")->s2s_types, 0);
+	ck_assert_uint_le(pool(&fx, "wide")->s2s_types, 23 - 15);
 	ck_assert_uint_eq(fx.d.warnings, 0);
-	ck_assert_int_eq(fx.p.tolerant_spot, 1);
+	ck_assert_int_eq(fx.p.spot_to_spot, 1);
 	release(&fx);
 
-	/* not tolerant: no warning however few the types */
+	/* a checkpointed spot pool also counts: the gate acts on it inside
+	 * its window (its Underutilized budget), which its class allows */
 	build(&fx, NULL, BR, WINDOW,
-	      "    - {name: c, type: inference, gpu: h100, maxGpus: 4}\n"
+	      "    - {name: c, type: inference, gpu: l4+, interruption: checkpointed, maxGpus: 4}\n");
+	ck_assert_int_eq(pool(&fx, "c")->spot, 1);
+	ck_assert_uint_eq(fx.d.warnings, 0);
+	ck_assert_int_eq(fx.p.spot_to_spot, 1);
+	release(&fx);
+
+	/* not tolerant: no warning however few the types; no gate */
+	build(&fx, NULL, BR, WINDOW,
+	      "    - {name: c, type: inference, gpu: h100, interruption: checkpointed, maxGpus: 4}\n"
 	      "    - {name: non, type: training, gpu: t4, maxGpus: 4}\n");
 	ck_assert_uint_eq(pool(&fx, "c")->ntypes, 2);
 	ck_assert_uint_eq(fx.d.warnings, 0);
-	ck_assert_int_eq(fx.p.tolerant_spot, 0);
+	ck_assert_int_eq(fx.p.spot_to_spot, 0);
+	/* on-demand pools never take part, however wide */
 	release(&fx);
+	build(&fx, NULL, BR, WINDOW,
+	      "    - {name: od, type: training, gpu: l4+, maxGpus: 4}\n");
+	ck_assert_uint_gt(pool(&fx, "od")->s2s_types, 0);
+	ck_assert_int_eq(fx.p.spot_to_spot, 0);
+	release(&fx);
+}
+END_TEST
+
+/* Karpenter's rule: a node can be replaced by cheaper spot only with 15
+ * strictly cheaper types (consolidation.go) */
+START_TEST(test_spot_to_spot_rule)
+{
+	double p[20];
+
+	for (int i = 0; i < 20; i++)
+		p[i] = 1.0 + i;
+	ck_assert_uint_eq(spot_to_spot_replaceable(p, 15), 0);
+	ck_assert_uint_eq(spot_to_spot_replaceable(p, 16), 1);
+	ck_assert_uint_eq(spot_to_spot_replaceable(p, 20), 5);
+	/* ties are not cheaper */
+	for (int i = 0; i < 20; i++)
+		p[i] = i < 15 ? 1.0 : 2.0;
+	ck_assert_uint_eq(spot_to_spot_replaceable(p, 20), 5);
+	for (int i = 0; i < 20; i++)
+		p[i] = i < 14 ? 1.0 : 2.0;
+	ck_assert_uint_eq(spot_to_spot_replaceable(p, 20), 0);
+	ck_assert_uint_eq(spot_to_spot_replaceable(p, 0), 0);
 }
 END_TEST
 
@@ -601,6 +642,7 @@ Suite *plan_suite(void)
 	tc = tcase_create("pool");
 	tcase_add_test(tc, test_spot_by_interruption);
 	tcase_add_test(tc, test_spot_to_spot_warning);
+	tcase_add_test(tc, test_spot_to_spot_rule);
 	tcase_add_test(tc, test_wait_for_pods_ready);
 	tcase_add_test(tc, test_namespaces_and_gpu_names);
 	tcase_add_test(tc, test_gpu_families_for_general_pool);

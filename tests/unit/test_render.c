@@ -16,9 +16,11 @@
 
 #include <check.h>
 
+#include "generator/interruption.h"
 #include "generator/pipeline.h"
 #include "generator/render.h"
 #include "generator/tmpl.h"
+#include "generator/window.h"
 #include "generator/yaml.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
@@ -46,7 +48,8 @@ static const char br_intent[] =
 	"  workloads:\n"
 	"    - {name: pretrain, type: training, gpu: h100, gpusPerPod: 8, gang: 2,\n"
 	"       efa: true, maxGpus: 16, namespace: research}\n"
-	"    - {name: serve, type: inference, gpu: l4+, maxGpus: 8, namespace: serving}\n"
+	"    - {name: serve, type: inference, gpu: l4+, maxGpus: 8, namespace: serving,\n"
+	"       interruption: checkpointed}\n"
 	"    - {name: play, type: dev, gpu: l4+, maxGpus: 4, namespace: dev}\n"
 	"    - {name: ci, type: dev, gpu: t4, maxGpus: 2, namespace: ci,\n"
 	"       sharing: {timeSlicing: 4}}\n"
@@ -66,7 +69,7 @@ static const char al_intent[] =
 	"    - {name: small, type: inference, gpu: [a10g, l4], interruption: tolerant,\n"
 	"       maxGpus: 16, namespace: serving, sharing: {timeSlicing: 4}}\n"
 	"    - {name: large, type: inference, gpu: l40s, gpusPerPod: 4, maxGpus: 64,\n"
-	"       namespace: serving}\n"
+	"       namespace: serving, interruption: checkpointed}\n"
 	"    - {name: migw, type: inference, gpu: a100, maxGpus: 2, sharing: {mig: 1g.10gb}}\n"
 	"    - {name: train, type: training, gpu: h100, maxGpus: 8}\n";
 
@@ -417,7 +420,7 @@ START_TEST(test_disruption_none)
 	np = doc(&fx, "NodePool", "pretrain");
 	/* blocked outside the window (its complement), 10% inside */
 	assert_json(J(np, "spec", "disruption", NULL),
-		    "{\"consolidationPolicy\":\"WhenEmpty\","
+		    "{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","
 		    "\"consolidateAfter\":\"30m\",\"budgets\":["
 		    "{\"nodes\":\"0\",\"schedule\":\"0 6 * * sat\","
 		    "\"duration\":\"164h\","
@@ -433,14 +436,15 @@ START_TEST(test_disruption_none)
 			     "terminationGracePeriod", NULL));
 	release(&fx);
 
-	/* no window: always blocked */
+	/* no window: always blocked; Empty still rate-limited */
 	render_intent(&fx, plain_intent);
 	np = doc(&fx, "NodePool", "t");
 	assert_json(J(np, "spec", "disruption", NULL),
-		    "{\"consolidationPolicy\":\"WhenEmpty\","
+		    "{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","
 		    "\"consolidateAfter\":\"30m\",\"budgets\":["
 		    "{\"nodes\":\"0\","
-		    "\"reasons\":[\"Underutilized\",\"Drifted\"]}]}");
+		    "\"reasons\":[\"Underutilized\",\"Drifted\"]},"
+		    "{\"nodes\":\"10%\"}]}");
 	release(&fx);
 }
 END_TEST
@@ -450,32 +454,37 @@ START_TEST(test_disruption_checkpointed)
 	struct fx fx;
 	const cJSON *np;
 
+	/* like none inside and outside the window, but spot, and a drifted
+	 * node drains within terminationGracePeriod; never expired */
 	render_intent(&fx, br_intent);
 	np = doc(&fx, "NodePool", "serve");
 	assert_json(J(np, "spec", "disruption", NULL),
 		    "{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","
 		    "\"consolidateAfter\":\"30m\",\"budgets\":["
-		    "{\"nodes\":\"10%\"},"
 		    "{\"nodes\":\"0\",\"schedule\":\"0 6 * * sat\","
-		    "\"duration\":\"164h\",\"reasons\":[\"Drifted\"]}]}");
+		    "\"duration\":\"164h\","
+		    "\"reasons\":[\"Underutilized\",\"Drifted\"]},"
+		    "{\"nodes\":\"10%\"}]}");
 	assert_json(J(requirement(np, "karpenter.sh/capacity-type"), "values",
 		      NULL),
 		    "[\"on-demand\",\"spot\"]");
 	ck_assert_str_eq(S(J(np, "spec", "template", "spec", "expireAfter",
 			     NULL)),
-			 "720h");
+			 "Never");
 	ck_assert_str_eq(S(J(np, "spec", "template", "spec",
 			     "terminationGracePeriod", NULL)),
 			 "1h");
 	release(&fx);
 
-	/* no window: no Drifted block */
+	/* no window: never outside it, i.e. always blocked */
 	render_intent(&fx, al_intent);
 	np = doc(&fx, "NodePool", "large");
 	assert_json(J(np, "spec", "disruption", NULL),
 		    "{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","
-		    "\"consolidateAfter\":\"30m\","
-		    "\"budgets\":[{\"nodes\":\"10%\"}]}");
+		    "\"consolidateAfter\":\"30m\",\"budgets\":["
+		    "{\"nodes\":\"0\","
+		    "\"reasons\":[\"Underutilized\",\"Drifted\"]},"
+		    "{\"nodes\":\"10%\"}]}");
 	release(&fx);
 }
 END_TEST
@@ -523,6 +532,148 @@ START_TEST(test_disruption_daily_window)
 	ck_assert_str_eq(S(J(cJSON_GetArrayItem(b, 0), "duration", NULL)),
 			 "22h");
 	release(&fx);
+}
+END_TEST
+
+/*
+ * What the rendered budgets let Karpenter do, evaluated as Karpenter does
+ * (pkg/apis/v1/nodepool.go GetAllowedDisruptionsByReason: the smallest
+ * active budget naming the reason wins, none = unlimited; WhenEmpty never
+ * consolidates busy nodes), at a minute of the week (0 = Sunday 00:00 UTC)
+ * — checked against the definition in generator/interruption.h for every
+ * class, reason, and a minute inside and outside the window.
+ */
+static int allowed_at(const cJSON *np, enum disr_reason r, long mow)
+{
+	const cJSON *d = J(np, "spec", "disruption", NULL), *b, *x;
+	const cJSON *pol = J(d, "consolidationPolicy", NULL);
+	long n = 1000000;
+
+	if (r == DR_EXPIRED) {
+		const cJSON *ea = J(np, "spec", "template", "spec",
+				    "expireAfter", NULL);
+		return !(cJSON_IsString(ea) && !strcmp(ea->valuestring, "Never"));
+	}
+	if (r == DR_UNDERUTILIZED && cJSON_IsString(pol) &&
+	    !strcmp(pol->valuestring, "WhenEmpty"))
+		return 0;
+	cJSON_ArrayForEach(b, J(d, "budgets", NULL))
+	{
+		const cJSON *rs = J(b, "reasons", NULL);
+		const cJSON *sched = J(b, "schedule", NULL);
+		int applies = !cJSON_GetArraySize(rs), active = 1;
+		long v;
+
+		cJSON_ArrayForEach(x, rs)
+		{
+			applies |= !strcmp(S(x), disr_reason_names[r]);
+		}
+		if (!applies)
+			continue;
+		if (sched) {
+			struct window w;
+			struct buf why = BUF_INIT;
+			ck_assert_int_eq(window_parse(&w, S(sched),
+						      S(J(b, "duration", NULL)),
+						      &why),
+					 0);
+			buf_release(&why);
+			active = window_next_start(&w, mow) == 0;
+		}
+		if (!active)
+			continue;
+		/* 10% of any pool rounds up to at least one node */
+		v = strchr(S(J(b, "nodes", NULL)), '%') &&
+				    atol(S(J(b, "nodes", NULL))) > 0
+			    ? 1
+			    : atol(S(J(b, "nodes", NULL)));
+		if (v < n)
+			n = v;
+	}
+	return n > 0;
+}
+
+START_TEST(test_disruption_behaviour)
+{
+	static const char with_window[] =
+		"apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\n"
+		"metadata: {name: b}\nspec:\n  nodeRole: r\n"
+		"  ami: bottlerocket@v1.26.1\n"
+		"  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
+		"  workloads:\n"
+		"    - {name: none, type: training, gpu: l4+, interruption: none, maxGpus: 8}\n"
+		"    - {name: checkpointed, type: training, gpu: l4+, interruption: checkpointed, maxGpus: 8}\n"
+		"    - {name: tolerant, type: dev, gpu: l4+, interruption: tolerant, maxGpus: 8}\n"
+		"    - {name: serving, type: inference, gpu: l4+, maxGpus: 8}\n";
+	static const char *const pools[] = { "none", "checkpointed", "tolerant" };
+	/* Saturday 02:00, 03:00, 05:59 inside; 06:00, Wednesday noon and
+	 * Saturday 01:59 outside */
+	static const long inside[] = { 6 * 1440 + 120, 6 * 1440 + 180,
+				       6 * 1440 + 359 };
+	static const long outside[] = { 6 * 1440 + 360, 3 * 1440 + 720,
+					6 * 1440 + 119 };
+	struct fx fx;
+
+	for (int pass = 0; pass < 2; pass++) {
+		/* pass 1: the same intent without a window */
+		char *text = xstrdup(with_window);
+		if (pass) {
+			char *w = strstr(text, "  maintenanceWindow");
+			char *e = strchr(w, '\n') + 1;
+			memmove(w, e, strlen(e) + 1);
+		}
+		render_intent(&fx, text);
+		for (int c = 0; c < 3; c++) {
+			const cJSON *np = doc(&fx, "NodePool", pools[c]);
+			for (int r = 0; r < DR_NREASONS; r++) {
+				enum disr_when want = interruption_allows(
+					(enum wl_interruption)c, (enum disr_reason)r);
+				for (int i = 0; i < 3; i++) {
+					int in = allowed_at(np, r, inside[i]);
+					int out = allowed_at(np, r, outside[i]);
+					int want_in = want == DW_ALWAYS ||
+						      (want == DW_IN_WINDOW && !pass);
+					ck_assert_msg(in == want_in &&
+							      out == (want == DW_ALWAYS),
+						      "%s %s%s: inside %d outside %d, "
+						      "class says %s",
+						      pools[c], disr_reason_names[r],
+						      pass ? " (no window)" : "", in,
+						      out, disr_when_names[want]);
+				}
+			}
+		}
+		/* serving defaults to none: the same NodePool behaviour */
+		ck_assert_str_eq(S(J(doc(&fx, "NodePool", "serving"), "metadata",
+				     "annotations", "gpuform.io/interruption",
+				     NULL)),
+				 "none");
+		release(&fx);
+		free(text);
+	}
+}
+END_TEST
+
+START_TEST(test_definition)
+{
+	/* expiry cannot be confined to a window: always or never */
+	for (int c = 0; c < 3; c++)
+		ck_assert_int_ne(interruption_allows((enum wl_interruption)c,
+						     DR_EXPIRED),
+				 DW_IN_WINDOW);
+	/* an empty node runs no workload: always removable */
+	for (int c = 0; c < 3; c++)
+		ck_assert_int_eq(interruption_allows((enum wl_interruption)c,
+						     DR_EMPTY),
+				 DW_ALWAYS);
+	ck_assert_int_eq(interruption_allows(INT_NONE, DR_DRIFTED), DW_IN_WINDOW);
+	ck_assert_int_eq(interruption_allows(INT_CHECKPOINTED, DR_UNDERUTILIZED),
+			 DW_IN_WINDOW);
+	ck_assert_int_eq(interruption_allows(INT_TOLERANT, DR_EXPIRED), DW_ALWAYS);
+	ck_assert(!interruption_spot(INT_NONE));
+	ck_assert(interruption_spot(INT_CHECKPOINTED));
+	ck_assert_ptr_null(interruption_grace(INT_NONE));
+	ck_assert_str_eq(interruption_grace(INT_CHECKPOINTED), "1h");
 }
 END_TEST
 
@@ -914,7 +1065,10 @@ START_TEST(test_kueue_objects)
 
 	render_intent(&fx, br_intent);
 	cq = doc(&fx, "ClusterQueue", "pretrain");
-	ck_assert_str_eq(S(J(cq, "spec", "cohortName", NULL)), "ml-prod");
+	/* one flavor per queue: a cohort would lend nothing */
+	ck_assert_ptr_null(J(cq, "spec", "cohortName", NULL));
+	assert_json(J(cq, "spec", "preemption", NULL),
+		    "{\"withinClusterQueue\":\"LowerPriority\"}");
 	ck_assert_str_eq(S(J(cq, "spec", "queueingStrategy", NULL)),
 			 "StrictFIFO");
 	ck_assert_str_eq(S(J(cq, "spec", "namespaceSelector", "matchLabels",
@@ -1018,6 +1172,24 @@ START_TEST(test_pod_contract)
 		    "\"limits\":{\"nvidia.com/gpu\":8,"
 		    "\"vpc.amazonaws.com/efa\":32}}");
 
+	/* batch: no PodDisruptionBudget, no spread */
+	ck_assert_ptr_null(J(pc, "podDisruptionBudget", NULL));
+	ck_assert_ptr_null(J(pc, "topologySpreadConstraints", NULL));
+	/* serving: drained one replica at a time, spread over zones and
+	 * nodes, selected by the queue label the contract puts on them */
+	pc = addon(&fx, "pod-contract-serve.yaml");
+	assert_json(J(pc, "podDisruptionBudget", NULL),
+		    "{\"maxUnavailable\":1,\"selector\":{\"matchLabels\":"
+		    "{\"kueue.x-k8s.io/queue-name\":\"serve\"}}}");
+	ck_assert_int_eq(cJSON_GetArraySize(J(pc, "topologySpreadConstraints",
+					      NULL)),
+			 2);
+	ck_assert_str_eq(S(J(cJSON_GetArrayItem(J(pc, "topologySpreadConstraints",
+						  NULL),
+					       0),
+			     "topologyKey", NULL)),
+			 "topology.kubernetes.io/zone");
+
 	/* interruptible and without EFA */
 	for (const char *const *n = (const char *const[]){
 		     "pod-contract-serve.yaml", "pod-contract-play.yaml",
@@ -1033,6 +1205,40 @@ START_TEST(test_pod_contract)
 					 ->valueint,
 				 1);
 	}
+	release(&fx);
+}
+END_TEST
+
+/* inference with interruption none (its default): on-demand, never
+ * expired, consolidated and patched only inside the window — and never
+ * do-not-disrupt, which would pin a long-running Deployment's nodes */
+START_TEST(test_inference_defaults)
+{
+	static const char text[] =
+		"apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\n"
+		"metadata: {name: s}\nspec:\n  nodeRole: r\n"
+		"  ami: al2023@v20250505\n"
+		"  maintenanceWindow: {schedule: \"30 3 * * *\", duration: 2h}\n"
+		"  workloads:\n"
+		"    - {name: api, type: inference, gpu: l4, maxGpus: 4}\n";
+	struct fx fx;
+	const cJSON *np, *pc;
+
+	render_intent(&fx, text);
+	np = doc(&fx, "NodePool", "api");
+	ck_assert_str_eq(S(J(np, "metadata", "annotations",
+			     "gpuform.io/interruption", NULL)),
+			 "none");
+	assert_json(J(requirement(np, "karpenter.sh/capacity-type"), "values",
+		      NULL),
+		    "[\"on-demand\"]");
+	ck_assert_str_eq(S(J(np, "spec", "template", "spec", "expireAfter",
+			     NULL)),
+			 "Never");
+	pc = addon(&fx, "pod-contract-api.yaml");
+	ck_assert_ptr_null(J(pc, "annotations", NULL));
+	ck_assert_ptr_nonnull(J(pc, "podDisruptionBudget", NULL));
+	ck_assert_ptr_nonnull(J(pc, "topologySpreadConstraints", NULL));
 	release(&fx);
 }
 END_TEST
@@ -1451,6 +1657,8 @@ Suite *render_suite(void)
 	tcase_add_test(tc, test_disruption_checkpointed);
 	tcase_add_test(tc, test_disruption_tolerant);
 	tcase_add_test(tc, test_disruption_daily_window);
+	tcase_add_test(tc, test_disruption_behaviour);
+	tcase_add_test(tc, test_definition);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("nodeclass");
@@ -1465,6 +1673,7 @@ Suite *render_suite(void)
 	tc = tcase_create("addons");
 	tcase_add_test(tc, test_spot_to_spot_consolidation);
 	tcase_add_test(tc, test_pod_contract);
+	tcase_add_test(tc, test_inference_defaults);
 	tcase_add_test(tc, test_addons);
 	suite_add_tcase(s, tc);
 

@@ -847,8 +847,9 @@ START_TEST(test_warning_none_without_window)
 	struct diags d = DIAGS_INIT;
 	struct intent in;
 
+	/* inference defaults to none as well */
 	ck_assert_uint_eq(run(&in, &d, NULL, no_window), 0);
-	ck_assert_uint_eq(d.warnings, 1);
+	ck_assert_uint_eq(d.warnings, 2);
 	expect(&d, DIAG_WARNING,
 	       "workload 'train' is 'interruption: none' and there is no "
 	       "maintenance window",
