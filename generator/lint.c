@@ -42,7 +42,7 @@ enum rule_idx {
 	R_NARROW, R_AMI, R_ALLOWLIST, R_GENERAL, R_EFA_SG, R_EFA_TYPES,
 	R_PLUGIN_TOL, R_TIMESLICE, R_DND, R_QUEUE, R_TOLERATION, R_GPUS,
 	R_EXPIRE, R_GANG, R_LIMITS, R_S2S, R_CACHE, R_AL2023, R_NOLIMIT,
-	R_COUNT
+	R_QUEUE_PLACEMENT, R_COUNT
 };
 
 #define GPU_TAINT "nvidia.com/gpu"
@@ -1024,7 +1024,15 @@ static int workload_of(const struct doc *d, struct workload_ref *w)
 static const struct ynode *meta_label(const struct doc *d,
 				      const struct podset *p, const char *key)
 {
-	const struct ynode *v = kid(get(d->root, "metadata.labels"), key);
+	/* a CronJob's Jobs take their labels from its jobTemplate */
+	const struct ynode *v =
+		d->kind && !strcmp(d->kind, "CronJob")
+			? kid(get(d->root, "spec.jobTemplate.metadata.labels"),
+			      key)
+			: NULL;
+
+	if (!v)
+		v = kid(get(d->root, "metadata.labels"), key);
 
 	return v ? v : kid(kid(p->meta, "labels"), key);
 }
@@ -1463,6 +1471,49 @@ static long cq_gpu_quota(const struct doc *cq, const struct ynode **at,
 	return total;
 }
 
+/*
+ * GPU020: Kueue reads the queue label from the job object it manages
+ * (kubernetes-sigs/kueue pkg/controller/jobframework/utils.go,
+ * QueueNameForObject: the object's own labels), and the pod integration
+ * leaves pods owned by a managed job kind alone. A label only on the pod
+ * template of a Job, JobSet, PyTorchJob... therefore does nothing: the job
+ * runs without quota. For a CronJob the object is the Job it creates, whose
+ * labels come from spec.jobTemplate.metadata.labels. Bare Pods are their
+ * own object; Deployments and StatefulSets propagate the label (and their
+ * pods are managed one by one), so they are not checked.
+ */
+static void check_queue_placement(struct lctx *c, const struct workload_ref *w)
+{
+	const struct doc *d = w->d;
+	int cron = !strcmp(d->kind, "CronJob");
+	const struct ynode *obj = cron
+		? get(d->root, "spec.jobTemplate.metadata.labels")
+		: get(d->root, "metadata.labels");
+	const struct ynode *at = NULL;
+
+	if (w->kind != WK_BATCH || !strcmp(d->kind, "Pod") ||
+	    kid(obj, LBL_QUEUE))
+		return;
+	for (size_t i = 0; i < w->nsets && !at; i++)
+		at = kid(kid(w->sets[i].meta, "labels"), LBL_QUEUE);
+	if (cron && !at)
+		at = kid(get(d->root, "metadata.labels"), LBL_QUEUE);
+	if (!at)
+		return;
+	if (cron)
+		report(c, R_QUEUE_PLACEMENT, d, at,
+		       "label %s is not in spec.jobTemplate.metadata.labels: "
+		       "Kueue reads the label of the Job the CronJob creates, "
+		       "so its Jobs run without quota or gang admission",
+		       LBL_QUEUE);
+	else
+		report(c, R_QUEUE_PLACEMENT, d, at,
+		       "label %s is on the pod template but not on the %s "
+		       "itself: Kueue reads the %s's own label, so it runs "
+		       "without quota or gang admission",
+		       LBL_QUEUE, d->kind, d->kind);
+}
+
 static void check_workload(struct lctx *c, const struct workload_ref *w)
 {
 	long gang = 0, total = 0;
@@ -1491,6 +1542,9 @@ static void check_workload(struct lctx *c, const struct workload_ref *w)
 	}
 	for (size_t i = 0; i < w->nsets; i++)
 		check_podset(c, w, &w->sets[i], gang);
+
+	/* GPU020: the queue label where Kueue reads it */
+	check_queue_placement(c, w);
 
 	/* GPU014: gang vs the ClusterQueue's quota */
 	if (w->kind != WK_BATCH || total <= 0 || !w->nsets)

@@ -215,6 +215,20 @@ const struct lint_rule lint_rules[] = {
 	  "every platform team.\n"
 	  "Fix: set 'limits: {nvidia.com/gpu: N}' (and keep Kueue quotas at or\n"
 	  "below it).\n" },
+	{ "GPU020", "kueue-queue-label-placement", LINT_ERROR,
+	  "Kueue queue-name label only on a job's pod template, not on the "
+	  "job object",
+	  "Why: Kueue reads kueue.x-k8s.io/queue-name from the object it\n"
+	  "manages — the Job, JobSet, PyTorchJob, MPIJob... itself\n"
+	  "(kubernetes-sigs/kueue pkg/controller/jobframework/utils.go,\n"
+	  "QueueNameForObject) — and its pod integration leaves pods owned by\n"
+	  "such a job alone. A label only on the pod template is ignored: the\n"
+	  "job is never suspended, gets no quota and no gang admission, and\n"
+	  "takes GPUs other queues were promised. For a CronJob the Job it\n"
+	  "creates takes its labels from spec.jobTemplate.metadata.labels.\n"
+	  "Fix: put the label in the job's metadata.labels (a CronJob's\n"
+	  "spec.jobTemplate.metadata.labels); keeping it on the pod template\n"
+	  "as well is harmless.\n" },
 };
 
 const size_t lint_nrules = sizeof(lint_rules) / sizeof(lint_rules[0]);
