@@ -15,7 +15,8 @@
 #      with karpenter.sh/do-not-disrupt, per pool, and fetch them with exactly one NodeClaim
 #      LIST and one Pod LIST (audit log); a no-op reconcile makes neither and stays <= 9
 #      requests;
-#    - reconcile holds back the AMI bump of the protected pools (interruption: none) outside
+#    - reconcile holds back the AMI bump of the protected pools (interruption: none and
+#      checkpointed, whose class allows drift only inside the window) outside
 #      the maintenance window: exit 5, the change, the pools, the node counts and the next
 #      window named, nothing applied (objects and resourceVersions unchanged, 0 writes in
 #      the audit log); inside the window it applies without the flag, and outside the
@@ -290,7 +291,8 @@ check "2: reconcile --dry-run: exit 1, 'replaces nodes' with live counts for eve
 	printf "%s\n" "$OUT" | tail -n 1 | grep -q "^dry run for frontier: 1 node-replacing change (pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods), 0 may disrupt, 0 no node effect; 0 created, 1 configured"'
 check "2: reconcile --dry-run outside the window: stderr says what a real run would hold back; nothing written" \
 	'has_err "would be held back: EC2NodeClass gpu-efa (dynamic drift: AMI ($OLD_AMI -> $NEW_AMI)) replaces the nodes of pool h200-pretrain (interruption: none; 4 NodeClaims, 3 do-not-disrupt pods)" &&
-	has_err "pool b200-pretrain (interruption: none; 2 NodeClaims, 1 do-not-disrupt pod)" && ! has_err "pool ckpt" &&
+	has_err "pool b200-pretrain (interruption: none; 2 NodeClaims, 1 do-not-disrupt pod)" &&
+	has_err "pool ckpt (interruption: checkpointed; 1 NodeClaim, 0 do-not-disrupt pods)" &&
 	[ "$(audit_nwrites)" = 0 ]'
 gf reconcile --dry-run -o json "$INTENT"
 audit_sync "$(total)"
@@ -313,7 +315,8 @@ check "2: reconcile outside the window: exit 5, held back, the change, pools, no
 	'[ "$RC" = 5 ] &&
 	has_err "gpuform: held back: EC2NodeClass gpu-efa (dynamic drift: AMI ($OLD_AMI -> $NEW_AMI)) replaces the nodes of pool h200-pretrain (interruption: none; 4 NodeClaims, 3 do-not-disrupt pods) outside its maintenance window \"0 0 * * sun\" for 8h; the window next opens at 2026-12-06T00:00:00Z (in 3d 12h 0m)" &&
 	has_err "pool b200-pretrain (interruption: none; 2 NodeClaims, 1 do-not-disrupt pod)" &&
-	has_err "2 node-replacing changes to pools with '"'"'interruption: none'"'"' held back outside the maintenance window; nothing was applied" &&
+	has_err "pool ckpt (interruption: checkpointed; 1 NodeClaim, 0 do-not-disrupt pods) outside its maintenance window" &&
+	has_err "3 node-replacing changes to pools with '"'"'interruption: none'"'"' or '"'"'checkpointed'"'"' held back outside the maintenance window; nothing was applied" &&
 	has "ec2nodeclass.karpenter.k8s.aws/gpu-efa skipped: not applied: held back before any write"'
 check "2: ... and nothing was applied: 0 writes (audit), every object and resourceVersion unchanged, old AMI live" \
 	'[ "$(audit_nwrites)" = 0 ] && [ -n "$BEFORE" ] && [ "$BEFORE" = "$AFTER" ] && [ "$(ami)" = "$OLD_AMI" ]'
