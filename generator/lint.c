@@ -781,12 +781,17 @@ static void index_pool(struct lctx *c, const struct doc *d)
 		else if (op && !strcmp(op, "Exists"))
 			p->spot = 1;
 	}
-	/* uninterruptible: never expires, or only empty nodes go, on-demand */
+	/* uninterruptible: the interruption class gpuform wrote says so;
+	 * otherwise on-demand and never expiring, or only empty nodes go
+	 * (a checkpointed pool never expires either, but takes spot) */
 	v = sget(p->tspec, "expireAfter");
-	if ((v && !strcmp(v, "Never")) ||
+	if ((v && !strcmp(v, "Never") && !p->spot) ||
 	    ((v = sget(d->root, "spec.disruption.consolidationPolicy")) &&
 	     !strcmp(v, "WhenEmpty") && !p->spot))
 		p->protect = 1;
+	if ((v = str(kid(get(d->root, "metadata.annotations"),
+			 "gpuform.io/interruption"))))
+		p->protect = !strcmp(v, "none");
 
 	/* GPU sharing: device-plugin config label, GPU operator MIG label,
 	 * Bottlerocket TOML */
