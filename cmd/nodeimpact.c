@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "generator/interruption.h"
-#include "generator/window.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -267,28 +266,15 @@ static void check_pool(struct nodeimpact *ni, const struct ni_entry *e,
 	const char *sched = np ? annotation(np, ANN_WINDOW) : NULL;
 	const char *dur = np ? annotation(np, ANN_WINDOW_DURATION) : NULL;
 	struct buf why = BUF_INIT, line = BUF_INIT, rules = BUF_INIT;
-	struct window w;
-	enum wl_interruption cls;
-	enum disr_when drift;
-	int has_window = 0;
-	long mins = 0;
+	long day = (long)(ni->now / 86400), sod = (long)(ni->now % 86400);
+	long mow = ((day + 4) % 7) * 1440 + sod / 60; /* 1970-01-01: Thu */
+	long mins;
+	int has_window;
 
-	/* node replacement is drift: held when the pool's class allows
-	 * Drifted only inside the window (or never), as its budgets do */
-	if (interruption_parse(mode, &cls) < 0 ||
-	    (drift = interruption_allows(cls, DR_DRIFTED)) == DW_ALWAYS)
-		return;
-	if (sched && dur && drift == DW_IN_WINDOW) {
-		if (window_parse(&w, sched, dur, &why) == 0)
-			has_window = 1;
-	}
-	if (has_window) {
-		long day = (long)(ni->now / 86400), sod = (long)(ni->now % 86400);
-		long mow = ((day + 4) % 7) * 1440 + sod / 60; /* 1970-01-01: Thu */
-		mins = window_next_start(&w, mow);
-		if (mins == 0)
-			goto out; /* inside the window */
-	}
+	/* generator/interruption.h: the same definition as the budgets */
+	if (!interruption_hold(mode, sched, dur, mow, &mins, &why))
+		goto out;
+	has_window = mins > 0;
 	impact_rules_text(&e->im, &rules);
 	buf_addf(&line, "%s: %s %s (%s) replaces the nodes of pool %s "
 			"(interruption: %s; ",

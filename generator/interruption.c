@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "generator/window.h"
+
 const char *const disr_reason_names[DR_NREASONS] = { "Empty", "Underutilized",
 						     "Drifted", "Expired" };
 const char *const disr_when_names[] = { "never",
@@ -82,4 +84,24 @@ size_t spot_to_spot_replaceable(const double *prices, size_t n)
 		ok += cheaper >= SPOT_TO_SPOT_MIN_CHEAPER;
 	}
 	return ok;
+}
+
+int interruption_hold(const char *mode, const char *sched, const char *dur,
+		      long mow, long *mins, struct buf *why)
+{
+	enum wl_interruption c;
+	enum disr_when drift;
+	struct window w;
+
+	*mins = -1;
+	/* node replacement is drift: held when the class allows Drifted only
+	 * inside the window (or never), as the pool's budgets do */
+	if (interruption_parse(mode, &c) < 0 ||
+	    (drift = interruption_allows(c, DR_DRIFTED)) == DW_ALWAYS)
+		return 0;
+	if (drift == DW_NEVER || !sched || !dur ||
+	    window_parse(&w, sched, dur, why) < 0)
+		return 1;
+	*mins = window_next_start(&w, mow);
+	return *mins != 0;
 }

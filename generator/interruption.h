@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "generator/intent.h"
+#include "util/buf.h"
 
 enum disr_reason { DR_EMPTY, DR_UNDERUTILIZED, DR_DRIFTED, DR_EXPIRED,
 		   DR_NREASONS };
@@ -64,6 +65,19 @@ struct interruption_budgets {
 };
 void interruption_budgets(enum wl_interruption c,
 			  struct interruption_budgets *out);
+
+/*
+ * interruption_hold: the reconcile guard's decision for a node-replacing
+ * change (drift) to a pool whose gpuform.io/interruption annotation is
+ * `mode` and whose window annotations are `sched`/`dur` (NULL: none), at
+ * minute `mow` of the week (0 = Sunday 00:00 UTC). 0: allowed now (the
+ * class allows Drifted at any time, the window is open, or `mode` is no
+ * class gpuform knows); 1: hold. On a hold, *mins is the time until the
+ * window opens, or -1 when there is no usable window (a malformed one is
+ * described in *why).
+ */
+int interruption_hold(const char *mode, const char *sched, const char *dur,
+		      long mow, long *mins, struct buf *why);
 
 /*
  * Spot-to-spot consolidation (Karpenter feature gate SpotToSpotConsolidation,

@@ -677,6 +677,51 @@ START_TEST(test_definition)
 }
 END_TEST
 
+/* the reconcile guard's decision (cmd/nodeimpact.c calls it) */
+START_TEST(test_guard_hold)
+{
+	/* Saturday 02:00 for 4h; minutes of the week, 0 = Sunday 00:00 */
+	static const char *const S = "0 2 * * sat", *const D = "4h";
+	long mins;
+	struct buf why = BUF_INIT;
+
+	/* none and checkpointed: held outside the window, told when it opens */
+	ck_assert_int_eq(interruption_hold("none", S, D, 3 * 1440 + 720, &mins,
+					   &why),
+			 1);
+	ck_assert_int_eq(mins, 3 * 1440 - 720 + 120);
+	ck_assert_int_eq(interruption_hold("checkpointed", S, D, 6 * 1440 + 360,
+					   &mins, &why),
+			 1);
+	ck_assert_int_eq(mins, 7 * 1440 - 240);
+	/* inside: allowed */
+	ck_assert_int_eq(interruption_hold("none", S, D, 6 * 1440 + 120, &mins,
+					   &why),
+			 0);
+	ck_assert_int_eq(interruption_hold("checkpointed", S, D, 6 * 1440 + 359,
+					   &mins, &why),
+			 0);
+	/* tolerant and unknown classes are never held */
+	ck_assert_int_eq(interruption_hold("tolerant", S, D, 3 * 1440, &mins,
+					   &why),
+			 0);
+	ck_assert_int_eq(interruption_hold(NULL, S, D, 3 * 1440, &mins, &why), 0);
+	ck_assert_int_eq(interruption_hold("None", S, D, 3 * 1440, &mins, &why),
+			 0);
+	/* no window, or a malformed one: always held, no opening time */
+	ck_assert_int_eq(interruption_hold("checkpointed", NULL, NULL, 0, &mins,
+					   &why),
+			 1);
+	ck_assert_int_eq(mins, -1);
+	ck_assert_uint_eq(why.len, 0);
+	ck_assert_int_eq(interruption_hold("none", "0 2 * *", D, 0, &mins, &why),
+			 1);
+	ck_assert_int_eq(mins, -1);
+	ck_assert_uint_gt(why.len, 0);
+	buf_release(&why);
+}
+END_TEST
+
 /* ---- NodePools ------------------------------------------------------------ */
 
 START_TEST(test_general_pool)
@@ -1659,6 +1704,7 @@ Suite *render_suite(void)
 	tcase_add_test(tc, test_disruption_daily_window);
 	tcase_add_test(tc, test_disruption_behaviour);
 	tcase_add_test(tc, test_definition);
+	tcase_add_test(tc, test_guard_hold);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("nodeclass");
