@@ -16,6 +16,7 @@
  * sizes, security-group rules) comes from options or conventions that the
  * explain texts state. Unknown kinds are accepted silently.
  */
+#include "generator/units.h"
 #include "generator/lint.h"
 
 #include <ctype.h>
@@ -676,6 +677,58 @@ static int family_has_mig(const struct cat_family *f, const char *profile)
 	return 0;
 }
 
+/* MIG instances per GPU of the pool's profile: the smallest over the
+ * families it can launch (instances differ by GPU model, units.h) */
+static long pool_mig_mult(const struct lctx *c, const struct pool *p)
+{
+	long m = 0;
+
+	for (size_t i = 0; i < c->cat->ntypes; i++) {
+		long k;
+		if (!p->admit[i] || c->cat->types[i].gpus <= 0)
+			continue;
+		k = catalog_mig_instances(fam_of(c, &c->cat->types[i]), p->mig);
+		if (k > 0 && (!m || k < m))
+			m = k;
+	}
+	return m ? m : 1;
+}
+
+/*
+ * pool_launchable: pods of per_pod nvidia.com/gpu each that Karpenter can
+ * launch nodes for under the pool's limit, with the same arithmetic as
+ * the renderer (units_launchable). -1 when the pool can launch types the
+ * catalog does not know (the answer would be a guess).
+ */
+static long pool_launchable(const struct lctx *c, const struct pool *p,
+			    long per_pod)
+{
+	struct units_node nodes[UNITS_MAX_TYPES];
+	size_t n = 0;
+	long max_pods = 0;
+
+	if (!p->confined || !p->has_limit)
+		return -1;
+	if (p->nc)
+		max_pods = num(get(p->nc->root, "spec.kubelet.maxPods"));
+	for (size_t i = 0; i < c->cat->ntypes && n < UNITS_MAX_TYPES; i++) {
+		const struct cat_type *t = &c->cat->types[i];
+		long per_gpu = 1;
+
+		if (!p->admit[i] || t->gpus <= 0)
+			continue;
+		if (p->timesliced)
+			per_gpu = p->mult;
+		else if (p->mig[0])
+			per_gpu = catalog_mig_instances(fam_of(c, t), p->mig);
+		if (per_gpu <= 0)
+			continue;
+		nodes[n++] = units_node_of(t->gpus, per_gpu, per_pod,
+					   units_pod_slots(t, 0, max_pods));
+	}
+	return (long)units_launchable(nodes, n, p->limit);
+}
+
 static void index_pool(struct lctx *c, const struct doc *d)
 {
 	struct pool *p;
@@ -794,7 +847,7 @@ static void index_pool(struct lctx *c, const struct doc *d)
 	}
 	if ((v = str(kid(p->labels, "nvidia.com/mig.config"))) &&
 	    mig_profile_in(v, p->mig, sizeof(p->mig)))
-		p->mult = validate_mig_slices(p->mig);
+		p->mult = pool_mig_mult(c, p);
 	if (p->nc && (v = sget(p->nc->root, "spec.userData"))) {
 		if (strstr(v, "time-slicing")) {
 			long r = toml_int_after(v, "time-slicing]",
@@ -805,7 +858,7 @@ static void index_pool(struct lctx *c, const struct doc *d)
 		} else if (strstr(v, "\"mig\"") && strstr(v, "mig.profile") &&
 			   mig_profile_in(strstr(v, "mig.profile") + 11, p->mig,
 					  sizeof(p->mig))) {
-			p->mult = validate_mig_slices(p->mig);
+			p->mult = pool_mig_mult(c, p);
 		}
 	}
 }
@@ -1492,6 +1545,36 @@ static void check_workload(struct lctx *c, const struct workload_ref *w)
 	if (!r.cq)
 		return;
 	quota = cq_gpu_quota(r.cq, &qat, &unbounded);
+	if (w->nsets == 1 && w->sets[0].gpus > 0 && r.npools &&
+	    (unbounded || !qat || total <= quota)) {
+		/* the gang fits the quota; can Karpenter launch it under the
+		 * limits of the pools it lands on? (same arithmetic, units.h) */
+		long can = 0;
+		int known = 1;
+		for (size_t i = 0; i < r.npools; i++) {
+			long l = pool_launchable(c, r.pools[i], w->sets[0].gpus);
+			if (l < 0)
+				known = 0;
+			can += l;
+		}
+		if (known && can < gang) {
+			struct buf names = BUF_INIT, b = BUF_INIT;
+			const struct ynode *at = w->sets[0].count_node;
+			pool_names(&names, &r);
+			where(&b, r.pools[0]->d,
+			      kid(get(r.pools[0]->d->root, "spec.limits"),
+				  RES_GPU));
+			report(c, R_GANG, w->d, at ? at : kid(w->d->root, "spec"),
+			       "the gang needs %ld pods of %ld GPUs at once but "
+			       "under the limits.nvidia.com/gpu of NodePool %s "
+			       "(%s) Karpenter can launch nodes for only %ld of "
+			       "them; Kueue admits it and the rest stay Pending",
+			       gang, w->sets[0].gpus, buf_cstr(&names),
+			       buf_cstr(&b), can);
+			buf_release(&names);
+			buf_release(&b);
+		}
+	}
 	if (!unbounded && qat && total > quota) {
 		struct buf b = BUF_INIT;
 		const struct ynode *at = w->sets[0].count_node;
@@ -1798,10 +1881,15 @@ static void check_clusterqueue(struct lctx *c, const struct doc *d)
 			pools_by_labels(c, get(rf->root, "spec.nodeLabels"), &r);
 			if (!r.npools)
 				continue;
+			/* the limit counts what nodes report (replicas, MIG
+			 * instances); whole nodes only: what can be launched
+			 * under it, one-GPU pods (units.h) */
 			for (size_t k = 0; k < r.npools; k++) {
+				long l;
 				if (!r.pools[k]->has_limit)
 					bounded = 0;
-				limit += r.pools[k]->limit;
+				l = pool_launchable(c, r.pools[k], 1);
+				limit += l >= 0 ? l : r.pools[k]->limit;
 				if (r.pools[k]->mult > mult)
 					mult = r.pools[k]->mult;
 			}
@@ -1810,8 +1898,7 @@ static void check_clusterqueue(struct lctx *c, const struct doc *d)
 				const struct ynode *q =
 					kid(res->kids[k], "nominalQuota");
 				struct buf b = BUF_INIT, names = BUF_INIT;
-				if (!n || strcmp(n, RES_GPU) ||
-				    num(q) <= limit * mult)
+				if (!n || strcmp(n, RES_GPU) || num(q) <= limit)
 					continue;
 				pool_names(&names, &r);
 				where(&b, r.pools[0]->d,
@@ -1822,7 +1909,7 @@ static void check_clusterqueue(struct lctx *c, const struct doc *d)
 				       "flavor '%s' but NodePool %s may launch "
 				       "only %ld%s (%s)",
 				       d->name ? d->name : "", num(q), fn,
-				       buf_cstr(&names), limit * mult,
+				       buf_cstr(&names), limit,
 				       mult > 1 ? " schedulable GPUs" : "",
 				       buf_cstr(&b));
 				buf_release(&b);

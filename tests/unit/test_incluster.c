@@ -71,7 +71,7 @@ static void assert_verbs(const cJSON *rules, const char *group,
 START_TEST(test_cluster_rules_follow_render_kinds)
 {
 	struct install_grant *g;
-	size_t n = install_grants(&g, "gpuform-system", "ml-prod");
+	size_t n = install_grants(&g, "gpuform-system", "ml-prod", NULL);
 	cJSON *rules = install_rules(g, n, NULL);
 	size_t kinds = 0;
 
@@ -110,7 +110,7 @@ END_TEST
 START_TEST(test_namespace_rules)
 {
 	struct install_grant *g;
-	size_t n = install_grants(&g, "gpuform-system", "ml-prod");
+	size_t n = install_grants(&g, "gpuform-system", "ml-prod", NULL);
 	cJSON *own = install_rules(g, n, "gpuform-system");
 	cJSON *ks = install_rules(g, n, "kube-system");
 	cJSON *other = install_rules(g, n, "default");
