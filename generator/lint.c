@@ -706,6 +706,7 @@ static long pool_launchable(const struct lctx *c, const struct pool *p,
 	struct units_node nodes[UNITS_MAX_TYPES];
 	size_t n = 0;
 	long max_pods = 0;
+	int holds = 0;
 
 	if (!p->confined || !p->has_limit)
 		return -1;
@@ -723,9 +724,14 @@ static long pool_launchable(const struct lctx *c, const struct pool *p,
 			per_gpu = catalog_mig_instances(fam_of(c, t), p->mig);
 		if (per_gpu <= 0)
 			continue;
-		nodes[n++] = units_node_of(t->gpus, per_gpu, per_pod,
-					   units_pod_slots(t, 0, max_pods));
+		nodes[n] = units_node_of(t->gpus, per_gpu, per_pod,
+					 units_pod_slots(t, 0, max_pods));
+		holds |= nodes[n].pods > 0;
+		n++;
 	}
+	/* no type holds one such pod: GPU012's finding, not a limit's */
+	if (!holds)
+		return -1;
 	return (long)units_launchable(nodes, n, p->limit);
 }
 
@@ -1672,9 +1678,20 @@ static void check_pool(struct lctx *c, struct pool *p)
 			const struct cat_type *ft;
 			size_t n = catalog_types_of(c->cat, cls->families[j], &ft);
 			int fits = 0;
-			if (p->mig[0] && !family_has_mig(catalog_family(
-					c->cat, cls->families[j]), p->mig))
-				continue; /* that MIG profile does not exist there */
+			/* that MIG profile does not exist there, or gives
+			 * another number of instances per GPU (one limit cannot
+			 * count both, units.h) */
+			if (p->mig[0] &&
+			    (!family_has_mig(catalog_family(c->cat,
+							   cls->families[j]),
+					     p->mig) ||
+			     catalog_mig_instances(
+				     catalog_family(c->cat, cls->families[j]),
+				     p->mig) !=
+				     catalog_mig_instances(
+					     catalog_family(c->cat, onefam),
+					     p->mig)))
+				continue;
 			for (size_t k = 0; k < n; k++)
 				if (ft[k].gpus >= min_gpus &&
 				    (!only || strcmp(ft[k].name, only->name))) {
