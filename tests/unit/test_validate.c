@@ -553,6 +553,143 @@ START_TEST(test_gang_mig_multiplier)
 }
 END_TEST
 
+/*
+ * Bottlerocket release gating: each feature is refused on the release just
+ * before its first one and accepted from that release on (catalog.tsv:
+ * time-slicing v1.25.0, MIG v1.34.0, B200's R570 driver v1.38.0).
+ */
+static size_t gated(struct intent *in, struct diags *d, const char *ami,
+		    const char *workload)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "apiVersion: gpuform.io/v1alpha1\n"
+		 "kind: ClusterIntent\n"
+		 "metadata: {name: ml-prod}\n"
+		 "spec:\n"
+		 "  nodeRole: R\n"
+		 "  ami: %s\n" /* 6 */
+		 "  network: {efaSecurityGroup: sg-0123456789abcdef0}\n"
+		 "  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
+		 "  workloads:\n"
+		 "    - %s\n", /* 10 */
+		 ami, workload);
+	return run(in, d, NULL, text);
+}
+
+START_TEST(test_bottlerocket_release_gating)
+{
+	/* block style, lines 10-: the error points at the feature's value */
+	static const struct {
+		const char *workload, *before, *first, *msg;
+		int line, col;
+	} cases[] = {
+		{ "name: w\n      type: dev\n      gpu: t4\n      maxGpus: 4\n"
+		  "      sharing:\n        timeSlicing: 4",
+		  "bottlerocket@v1.24.9", "bottlerocket@v1.25.0",
+		  "time-slicing needs Bottlerocket v1.25.0 or later", 15, 22 },
+		{ "name: w\n      type: dev\n      gpu: h100\n      maxGpus: 8\n"
+		  "      sharing:\n        mig: 1g.10gb",
+		  "bottlerocket@v1.33.0", "bottlerocket@v1.34.0",
+		  "MIG needs Bottlerocket v1.34.0 or later", 15, 14 },
+		{ "name: w\n      type: training\n      gpu: b200\n"
+		  "      gpusPerPod: 8\n      efa: true\n      maxGpus: 8",
+		  "bottlerocket@v1.37.1", "bottlerocket@v1.38.0",
+		  "GPU class 'b200' needs Bottlerocket v1.38.0 or later", 12,
+		  12 },
+		/* an open range that reaches b200 needs it too */
+		{ "name: w\n      type: dev\n      gpu: l4+\n      maxGpus: 8",
+		  "bottlerocket@v1.37.0", "bottlerocket@v1.38.0",
+		  "GPU class 'b200' needs Bottlerocket v1.38.0 or later", 12,
+		  12 },
+	};
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_uint_eq(gated(&in, &d, cases[i].before,
+					cases[i].workload),
+				  1);
+		expect_error(&d, cases[i].msg, cases[i].line, cases[i].col,
+			     "or later (line 6)");
+		done(&in, &d);
+		ck_assert_uint_eq(gated(&in, &d, cases[i].first,
+					cases[i].workload),
+				  0);
+		expect_none(&d, "needs Bottlerocket");
+		done(&in, &d);
+		/* and later releases, compared as numbers */
+		ck_assert_uint_eq(gated(&in, &d, "bottlerocket@v1.100.0",
+					cases[i].workload),
+				  0);
+		done(&in, &d);
+	}
+	/* a bounded range below b200 does not need v1.38.0 */
+	ck_assert_uint_eq(gated(&in, &d, "bottlerocket@v1.26.1",
+				"name: w\n      type: dev\n      gpu: l4..h200\n"
+				"      maxGpus: 8"),
+			  0);
+	done(&in, &d);
+	/* AL2023 has no such table: nothing is gated */
+	ck_assert_uint_eq(gated(&in, &d, "al2023@v20250505",
+				"name: w\n      type: dev\n      gpu: t4\n"
+				"      maxGpus: 4\n      sharing:\n"
+				"        timeSlicing: 4"),
+			  0);
+	done(&in, &d);
+}
+END_TEST
+
+/* MIG on AL2023 is refused (no MIG manager), at the sharing key */
+START_TEST(test_mig_al2023_refused)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(gated(&in, &d, "al2023@v20250505",
+				"name: w\n      type: dev\n      gpu: h100\n"
+				"      maxGpus: 8\n      sharing:\n"
+				"        mig: 1g.10gb"),
+			  1);
+	expect_error(&d, "MIG on AL2023 needs the NVIDIA GPU Operator's MIG "
+			 "manager", 15, 14, "bottlerocket@v1.34.0 or later");
+	done(&in, &d);
+}
+END_TEST
+
+/* pod density: replicas x GPUs must fit the node's pods */
+START_TEST(test_density)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+	const char *text =
+		"apiVersion: gpuform.io/v1alpha1\n"
+		"kind: ClusterIntent\n"
+		"metadata: {name: ml-prod}\n"
+		"spec:\n"
+		"  nodeRole: R\n"
+		"  ami: bottlerocket@v1.38.0\n"
+		"  network: {prefixDelegation: false}\n"
+		"  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
+		"  workloads:\n"
+		"    - name: w\n"
+		"      type: dev\n"
+		"      gpu: t4\n"
+		"      maxGpus: 8\n"
+		"      sharing: {timeSlicing: 24}\n"; /* 14 */
+
+	/* T4 x 24 replicas without prefix delegation: g4dn.xlarge to
+	 * 4xlarge (29 max pods, 23 after system pods) are left out with a
+	 * warning that gives the numbers; 8xlarge and up stay */
+	ck_assert_uint_eq(run(&in, &d, NULL, text), 0);
+	expect(&d, DIAG_WARNING, "g4dn.xlarge needs 24 pods, has room for 23",
+	       14, 30, "prefixDelegation");
+	expect_none(&d, "g4dn.8xlarge needs");
+	done(&in, &d);
+}
+END_TEST
+
 /* ---- image cache, ids, names --------------------------------------------- */
 
 START_TEST(test_image_cache_rules)
@@ -1203,6 +1340,9 @@ Suite *validate_suite(void)
 	tcase_add_test(tc, test_gang_larger_than_quota);
 	tcase_add_test(tc, test_gang_time_slicing_multiplier);
 	tcase_add_test(tc, test_gang_mig_multiplier);
+	tcase_add_test(tc, test_bottlerocket_release_gating);
+	tcase_add_test(tc, test_mig_al2023_refused);
+	tcase_add_test(tc, test_density);
 	tcase_add_test(tc, test_image_cache_rules);
 	tcase_add_test(tc, test_bad_ids_and_names);
 	tcase_add_test(tc, test_role_and_profile);
