@@ -135,6 +135,19 @@ START_TEST(test_namespace_rules)
 	cJSON_Delete(ks);
 	cJSON_Delete(other);
 	install_grants_free(g, n);
+
+	/* --device-plugin-namespace: the ConfigMap grant follows the chart's
+	 * namespace (spec.nvidiaDevicePlugin.namespace), kube-system gets none */
+	n = install_grants(&g, "gpuform-system", "ml-prod", "nvidia-device-plugin");
+	ks = install_rules(g, n, "kube-system");
+	other = install_rules(g, n, "nvidia-device-plugin");
+	ck_assert_int_eq(cJSON_GetArraySize(ks), 0);
+	assert_verbs(other, "", "configmaps", NULL,
+		     "get,list,create,patch,delete");
+	ck_assert_int_eq(cJSON_GetArraySize(other), 1);
+	cJSON_Delete(ks);
+	cJSON_Delete(other);
+	install_grants_free(g, n);
 }
 END_TEST
 

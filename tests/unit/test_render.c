@@ -886,6 +886,26 @@ START_TEST(test_al2023_device_plugin_config)
 			 "gpuform-nvidia-device-plugin");
 	release(&fx);
 
+	/* the ConfigMap follows the chart's namespace, which is rendered */
+	{
+		char *text = xstrdup(al_intent);
+		char *at = strstr(text, "  ami: al2023@v20250505\n");
+		struct buf b = BUF_INIT;
+		ck_assert_ptr_nonnull(at);
+		buf_add(&b, text, (size_t)(at - text));
+		buf_adds(&b, "  nvidiaDevicePlugin: {namespace: gpu-plugins}\n");
+		buf_adds(&b, at);
+		render_intent(&fx, buf_cstr(&b));
+		ck_assert_str_eq(S(J(doc(&fx, "ConfigMap",
+					 "gpuform-nvidia-device-plugin"),
+				     "metadata", "namespace", NULL)),
+				 "gpu-plugins");
+		doc(&fx, "Namespace", "gpu-plugins");
+		release(&fx);
+		buf_release(&b);
+		free(text);
+	}
+
 	/* Bottlerocket: plugin built in, nothing to deploy */
 	render_intent(&fx, br_intent);
 	ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(
