@@ -42,7 +42,7 @@ enum rule_idx {
 	R_NARROW, R_AMI, R_ALLOWLIST, R_GENERAL, R_EFA_SG, R_EFA_TYPES,
 	R_PLUGIN_TOL, R_TIMESLICE, R_DND, R_QUEUE, R_TOLERATION, R_GPUS,
 	R_EXPIRE, R_GANG, R_LIMITS, R_S2S, R_CACHE, R_AL2023, R_NOLIMIT,
-	R_COUNT
+	R_OVERLAY, R_COUNT
 };
 
 #define GPU_TAINT "nvidia.com/gpu"
@@ -1597,6 +1597,118 @@ static void check_workload(struct lctx *c, const struct workload_ref *w)
 
 /* ---- rules over pools, node classes, queues, values ---------------------- */
 
+/* an overlay's requirements select (pool, type): karpenter.sh/nodepool
+ * by name, the rest as a NodePool requirement would (unknown keys admit) */
+static int overlay_selects(const struct lctx *c, const struct doc *ov,
+			   const struct pool *p, const struct cat_type *t)
+{
+	const struct ynode *reqs = get(ov->root, "spec.requirements");
+
+	for (int i = 0; i < seq_len(reqs); i++) {
+		const char *k = sget(reqs->kids[i], "key"),
+			   *op = sget(reqs->kids[i], "operator");
+		const struct ynode *vals = kid(reqs->kids[i], "values");
+		if (!k || !op || strcmp(k, "karpenter.sh/nodepool"))
+			continue;
+		if ((!strcmp(op, "In") && !seq_has(vals, p->name)) ||
+		    (!strcmp(op, "NotIn") && seq_has(vals, p->name)) ||
+		    !strcmp(op, "DoesNotExist"))
+			return 0;
+	}
+	return reqs_admit(reqs, t, fam_of(c, t));
+}
+
+/*
+ * GPU020: a time-sliced or MIG pool where Karpenter's model of some
+ * instance type still says physical GPUs: no NodeOverlay gives it the
+ * nvidia.com/gpu the node will report (GPUs x replicas or MIG instances,
+ * units.h), or the Karpenter values turn the NodeOverlay gate off.
+ */
+static void check_overlays(struct lctx *c, const struct pool *p)
+{
+	const struct cat_type *example = NULL;
+	long want_ex = 0, got_ex = -1;
+	size_t missing = 0, total = 0, noverlays = 0;
+
+	if (!p->gpu || p->mult <= 1 || !p->confined || !c->cat)
+		return;
+	for (size_t i = 0; i < c->cat->ntypes; i++) {
+		const struct cat_type *t = &c->cat->types[i];
+		long per_gpu = p->timesliced ? p->mult
+				: catalog_mig_instances(fam_of(c, t), p->mig);
+		long want, got = -1;
+
+		if (!p->admit[i] || t->gpus <= 0 || per_gpu <= 0)
+			continue;
+		want = (long)t->gpus * per_gpu;
+		total++;
+		for (size_t j = 0; j < c->ndocs; j++) {
+			const struct doc *ov = &c->docs[j];
+			if (!kind_is(ov, "NodeOverlay") ||
+			    !overlay_selects(c, ov, p, t))
+				continue;
+			got = num(get(ov->root, "spec.capacity")
+					  ? kid(get(ov->root, "spec.capacity"),
+						RES_GPU)
+					  : NULL);
+			if (got == want)
+				break;
+		}
+		if (got == want) {
+			noverlays++;
+			continue;
+		}
+		if (!missing++) {
+			example = t;
+			want_ex = want;
+			got_ex = got;
+		}
+	}
+	if (missing) {
+		struct buf b = BUF_INIT;
+		if (got_ex >= 0)
+			buf_addf(&b, "a NodeOverlay says %ld", got_ex);
+		else
+			buf_adds(&b, "no NodeOverlay");
+		report(c, R_OVERLAY, p->d, p->labels ? p->labels : p->tspec,
+		       "NodePool '%s' shares its GPUs (%ld per GPU) but for %zu "
+		       "of its %zu instance types Karpenter's model is not what "
+		       "the nodes report (e.g. %s reports nvidia.com/gpu %ld, "
+		       "%s): without the right capacity it launches a node per "
+		       "GPU pod and fills the limit early "
+		       "(kubernetes-sigs/karpenter#729)",
+		       p->name, p->mult, missing, total, example->name, want_ex,
+		       buf_cstr(&b));
+		buf_release(&b);
+	} else if (noverlays) {
+		/* Karpenter values that keep the gate off; from the same
+		 * intent when the pool was rendered from one (linting several
+		 * clusters' intents together mixes their add-ons otherwise) */
+		const struct doc *off = NULL;
+		const struct ynode *node = NULL;
+		struct buf b = BUF_INIT;
+		for (size_t j = 0; j < c->ndocs && !off; j++) {
+			const struct doc *v = &c->docs[j];
+			const struct ynode *g;
+			if (!is_values(v) || (p->d->in && v->in != p->d->in))
+				continue;
+			g = get(v->root, "settings.featureGates.nodeOverlay");
+			if (g && !is_true(g)) {
+				off = v;
+				node = g;
+			}
+		}
+		if (!off)
+			return;
+		where(&b, off, node);
+		report(c, R_OVERLAY, p->d, p->labels ? p->labels : p->tspec,
+		       "NodePool '%s' relies on NodeOverlays, but the Karpenter "
+		       "values turn the NodeOverlay feature gate off (%s): "
+		       "Karpenter ignores them", p->name, buf_cstr(&b));
+		buf_release(&b);
+	}
+}
+
 static void check_pool(struct lctx *c, struct pool *p)
 {
 	const struct ynode *fam = find_req(p->reqs,
@@ -1744,6 +1856,9 @@ static void check_pool(struct lctx *c, struct pool *p)
 			       p->name, p->nc->name ? p->nc->name : "", efa_ifs,
 			       efa_ifs == 1 ? "" : "s", without, example);
 	}
+
+	/* GPU020: a shared pool whose capacity Karpenter does not know */
+	check_overlays(c, p);
 
 	/* GPU019: no GPU limit */
 	if (!p->has_limit)

@@ -215,6 +215,20 @@ const struct lint_rule lint_rules[] = {
 	  "every platform team.\n"
 	  "Fix: set 'limits: {nvidia.com/gpu: N}' (and keep Kueue quotas at or\n"
 	  "below it).\n" },
+	{ "GPU020", "shared-gpu-no-overlay", LINT_WARNING,
+	  "time-sliced or MIG NodePool without NodeOverlays for the capacity "
+	  "its nodes report",
+	  "Why: Karpenter's instance-type model says physical GPUs, while a\n"
+	  "time-sliced or MIG node reports replicas or MIG instances; without\n"
+	  "a NodeOverlay Karpenter launches a node per GPU pod and the\n"
+	  "NodePool limit, charged with what nodes report, fills after a\n"
+	  "fraction of the pods (kubernetes-sigs/karpenter#729, #2140).\n"
+	  "NodeOverlay (karpenter.sh/v1alpha1) is alpha and needs the\n"
+	  "NodeOverlay feature gate (chart: settings.featureGates.nodeOverlay).\n"
+	  "Fix: add a NodeOverlay per instance type (or group of types with\n"
+	  "the same GPU count) scoped to the pool with karpenter.sh/nodepool,\n"
+	  "capacity nvidia.com/gpu = GPUs x replicas (or x MIG instances), and\n"
+	  "enable the gate; gpuform render does both.\n" },
 };
 
 const size_t lint_nrules = sizeof(lint_rules) / sizeof(lint_rules[0]);
