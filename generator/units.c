@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "util/xalloc.h"
+
 long units_per_gpu(const struct cat_family *f, enum sharing_mode sh,
 		   long replicas, const char *mig_profile)
 {
@@ -93,17 +95,15 @@ size_t units_plan_pool(struct units_pool *out, const struct workload *w,
 				continue;
 			cap = (long)t[j].gpus * per_gpu;
 			slots = units_pod_slots(&t[j], prefix_delegation, 0);
+			if (out->ntypes + out->ndense == UNITS_MAX_TYPES)
+				BUG("more than %d instance types in one pool",
+				    UNITS_MAX_TYPES);
 			if (cap / per_pod > slots) {
-				if (out->ndense < UNITS_MAX_TYPES) {
-					out->dense[out->ndense] = &t[j];
-					out->dense_need[out->ndense] =
-						cap / per_pod;
-					out->dense_slots[out->ndense++] = slots;
-				}
+				out->dense[out->ndense] = &t[j];
+				out->dense_need[out->ndense] = cap / per_pod;
+				out->dense_slots[out->ndense++] = slots;
 				continue;
 			}
-			if (out->ntypes == UNITS_MAX_TYPES)
-				continue;
 			out->types[out->ntypes] = &t[j];
 			out->cap[out->ntypes] = cap;
 			nodes[out->ntypes] =

@@ -34,8 +34,9 @@
  * the NVIDIA and EFA device plugins, the EBS CSI node, one monitoring
  * agent. An assumption, stated in docs/gpu-semantics.md. */
 #define UNITS_SYSTEM_PODS 6
-/* instance types one pool can hold (the whole catalog fits) */
-#define UNITS_MAX_TYPES 128
+/* instance types one pool can hold: at least the whole catalog (a unit
+ * test checks it; more is a BUG) — kept small, every plan_pool has one */
+#define UNITS_MAX_TYPES 64
 
 /* one instance type as a pool's scheduling sees it */
 struct units_node {

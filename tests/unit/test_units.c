@@ -131,6 +131,14 @@ START_TEST(test_launchable_by_hand)
 }
 END_TEST
 
+/* a pool may hold every type of the catalog (units_plan_pool BUG()s past
+ * UNITS_MAX_TYPES) */
+START_TEST(test_catalog_fits)
+{
+	ck_assert_uint_le(catalog_builtin()->ntypes, UNITS_MAX_TYPES);
+}
+END_TEST
+
 /* units_pod_slots: 110 with prefix delegation, the ENI limit without */
 START_TEST(test_pod_slots)
 {
@@ -495,6 +503,7 @@ Suite *units_suite(void)
 
 	tcase_add_test(tc, test_launchable_by_hand);
 	tcase_add_test(tc, test_pod_slots);
+	tcase_add_test(tc, test_catalog_fits);
 	tcase_add_test(tc, test_launchable_matches_simulation);
 	suite_add_tcase(s, tc);
 
