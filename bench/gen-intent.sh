@@ -9,7 +9,8 @@
 #
 # Workloads cycle through 20 shapes covering every type, interruption mode
 # and the GPU classes t4 a10g l4 l40s a100 h100 h200 (single, list and
-# "class+" forms), time-slicing, MIG (a100 and h100 1g.10gb) and EFA gangs
+# "class+" forms), time-slicing, MIG (a100.80gb and h100 1g.10gb; on AL2023
+# time-slicing instead) and EFA gangs
 # (h100/h200, 8 GPUs per pod). Every tolerant workload can use >= 15
 # instance types, so the intent validates with no warnings at all. Each
 # namespace (team-NNN) is shared by 20 consecutive workloads; there is a
@@ -53,7 +54,7 @@ BEGIN {
 	print "spec:"
 	print "  nodeRole: KarpenterNodeRole-bench"
 	if (ami == "bottlerocket") {
-		print "  ami: bottlerocket@v1.26.1"
+		print "  ami: bottlerocket@v1.38.0"
 		print "  imageCache:"
 		print "    snapshotID: snap-0123456789abcdef0"
 		print "    size: 200Gi"
@@ -70,6 +71,12 @@ BEGIN {
 	print "    duration: 4h"
 	print "  workloads:"
 	g8 = "      gpusPerPod: 8\n"
+	# MIG needs Bottlerocket (gpuform refuses it on AL2023) and one A100
+	# model per workload (1g.10gb is 4 per GPU on a100.40gb, 7 on
+	# a100.80gb): AL2023 intents time-slice those workloads instead
+	mig = ami == "bottlerocket" ? "      sharing:\n        mig: 1g.10gb\n" \
+				    : "      sharing:\n        timeSlicing: 2\n"
+	a100mig = ami == "bottlerocket" ? "a100.80gb" : "a100"
 	efa = "      efa: true\n"
 	for (i = 0; i < n; i++) {
 		k = i % 20
@@ -90,13 +97,13 @@ BEGIN {
 		else if (k == 7)
 			wl("serve-l4plus-spot", "inference", "l4+", "", 32, "tolerant")
 		else if (k == 8)
-			wl("serve-h100-mig", "inference", "h100", "      sharing:\n        mig: 1g.10gb\n", 8, "checkpointed")
+			wl("serve-h100-mig", "inference", "h100", mig, 8, "checkpointed")
 		else if (k == 9)
-			wl("serve-a100-mig", "inference", "a100", "      sharing:\n        mig: 1g.10gb\n", 8, "none")
+			wl("serve-a100-mig", "inference", a100mig, mig, 8, "none")
 		else if (k == 10)
 			wl("serve-t4-ts", "inference", "t4", "      sharing:\n        timeSlicing: 4\n", 8, "checkpointed")
 		else if (k == 11)
-			wl("notebook-a100-mig", "dev", "a100", "      sharing:\n        mig: 1g.10gb\n", 8, "checkpointed")
+			wl("notebook-a100-mig", "dev", a100mig, mig, 8, "checkpointed")
 		else if (k == 12)
 			wl("ci-ts", "dev", "[t4, a10g, l4]", "      sharing:\n        timeSlicing: 8\n", 8, "")
 		else if (k == 13)

@@ -18,7 +18,7 @@
 
 enum { OPT_GIT = 4000, OPT_REF, OPT_PATH, OPT_CLUSTER, OPT_SCHEDULE, OPT_IMAGE,
        OPT_SECRET, OPT_NS, OPT_CRONJOB_API, OPT_PUSHGW, OPT_PRUNE, OPT_TIMEOUT,
-       OPT_TEMPLATES };
+       OPT_TEMPLATES, OPT_DP_NS };
 
 /* the cluster the path names: "clusters/ml-prod/" -> "ml-prod" */
 static char *cluster_from_path(const char *path)
@@ -44,6 +44,7 @@ int cmd_install(int argc, char **argv)
 		{ "image", required_argument, NULL, OPT_IMAGE },
 		{ "git-secret", required_argument, NULL, OPT_SECRET },
 		{ "namespace", required_argument, NULL, OPT_NS },
+		{ "device-plugin-namespace", required_argument, NULL, OPT_DP_NS },
 		{ "cronjob-api-version", required_argument, NULL, OPT_CRONJOB_API },
 		{ "pushgateway", required_argument, NULL, OPT_PUSHGW },
 		{ "prune", no_argument, NULL, OPT_PRUNE },
@@ -91,6 +92,9 @@ int cmd_install(int argc, char **argv)
 			break;
 		case OPT_NS:
 			io.namespace_ = optarg;
+			break;
+		case OPT_DP_NS:
+			io.device_plugin_ns = optarg;
 			break;
 		case OPT_CRONJOB_API:
 			io.cronjob_api = optarg;

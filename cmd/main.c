@@ -249,6 +249,8 @@ static const struct cmd commands[] = {
 	  "                          (SSH URLs: also mounted for ssh-privatekey and\n"
 	  "                          known_hosts); default gpuform-git\n"
 	  "      --namespace NS      where gpuform runs (default gpuform-system)\n"
+	  "      --device-plugin-namespace NS  the intents' spec.nvidiaDevicePlugin.\n"
+	  "                          namespace (default kube-system)\n"
 	  "      --cronjob-api-version V  batch/v1 (default) or batch/v1beta1\n"
 	  "                          (Kubernetes before 1.21)\n"
 	  "      --prune             the job runs reconcile --prune\n"

@@ -30,7 +30,7 @@
 /* Parser state: the catalog being built plus what error messages need. */
 struct cat_parser {
 	struct catalog cat;
-	size_t classes_alloc, families_alloc, types_alloc;
+	size_t classes_alloc, families_alloc, types_alloc, releases_alloc;
 	/* source line of each record, parallel to cat.classes / cat.types */
 	int *class_line, *type_line;
 	size_t class_line_alloc, type_line_alloc;
@@ -194,6 +194,7 @@ static int parse_family(struct cat_parser *p, int line, char **f)
 	struct catalog *c = &p->cat;
 	struct cat_family *fam;
 	const char **profiles = NULL;
+	int *instances = NULL;
 	size_t nprofiles = 0;
 	int has_model = strcmp(f[3], "-") != 0;
 	int has_profiles = strcmp(f[4], "-") != 0;
@@ -217,6 +218,33 @@ static int parse_family(struct cat_parser *p, int line, char **f)
 	    split_list(p, line, f[4], "MIG profile", &profiles,
 		       &nprofiles) < 0)
 		return -1;
+	if (has_profiles) {
+		instances = xcalloc(nprofiles, sizeof(*instances));
+		for (size_t i = 0; i < nprofiles; i++) {
+			char *colon = strchr(profiles[i], ':');
+			if (!colon || parse_uint(colon + 1, &instances[i]) < 0 ||
+			    instances[i] < 1 || instances[i] > 7) {
+				parse_fail(p, line,
+					   "MIG profile '%s' needs ':N', the "
+					   "instances per GPU (1 to 7)",
+					   profiles[i]);
+				free(profiles);
+				free(instances);
+				return -1;
+			}
+			*colon = '\0';
+		}
+		for (size_t i = 0; i < nprofiles; i++)
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(profiles[i], profiles[j])) {
+					parse_fail(p, line,
+						   "MIG profile '%s' listed "
+						   "twice", profiles[i]);
+					free(profiles);
+					free(instances);
+					return -1;
+				}
+	}
 
 	GROW(c->families, c->nfamilies + 1, p->families_alloc);
 	fam = &c->families[c->nfamilies++];
@@ -224,6 +252,7 @@ static int parse_family(struct cat_parser *p, int line, char **f)
 	fam->gpu = f[2];
 	fam->mig_model = has_model ? f[3] : NULL;
 	fam->mig_profiles = profiles;
+	fam->mig_instances = instances;
 	fam->nmig = nprofiles;
 	fam->misreports = misreports;
 	return 0;
@@ -289,6 +318,92 @@ static int parse_type(struct cat_parser *p, int line, char **f)
 	t->efa = v[4];
 	t->price = price;
 	t->arch = f[9];
+	t->enis = 0; /* set by its eni record */
+	t->ipv4_per_eni = 0;
+	return 0;
+}
+
+static int parse_eni(struct cat_parser *p, int line, char **f)
+{
+	struct catalog *c = &p->cat;
+	size_t i;
+	int enis, ipv4;
+
+	for (i = 0; i < c->ntypes; i++)
+		if (!strcmp(c->types[i].name, f[1]))
+			break;
+	if (i == c->ntypes)
+		return parse_fail(p, line,
+				  "eni record for unknown type '%s' (eni "
+				  "records come after the type)",
+				  f[1]);
+	if (c->types[i].enis)
+		return parse_fail(p, line, "duplicate eni record for '%s'",
+				  f[1]);
+	if (parse_uint(f[2], &enis) < 0 || enis < 1 ||
+	    parse_uint(f[3], &ipv4) < 0 || ipv4 < 2 || enis > 1000 ||
+	    ipv4 > 1000)
+		return parse_fail(p, line,
+				  "eni record for '%s': ENIs and IPv4 per ENI "
+				  "must be integers (ENIs >= 1, IPv4 >= 2)",
+				  f[1]);
+	c->types[i].enis = enis;
+	c->types[i].ipv4_per_eni = ipv4;
+	return 0;
+}
+
+/* a release: MAJOR.MINOR.PATCH, digits only */
+static int valid_release(const char *s)
+{
+	int dots = 0, digits = 0;
+
+	for (; *s; s++) {
+		if (*s == '.') {
+			if (!digits)
+				return 0;
+			digits = 0;
+			dots++;
+		} else if (*s >= '0' && *s <= '9')
+			digits++;
+		else
+			return 0;
+	}
+	return dots == 2 && digits > 0;
+}
+
+static int parse_release(struct cat_parser *p, int line, char **f)
+{
+	struct catalog *c = &p->cat;
+	struct cat_release *r;
+
+	if (strcmp(f[1], "bottlerocket"))
+		return parse_fail(p, line,
+				  "release record for AMI family '%s' (only "
+				  "bottlerocket)",
+				  f[1]);
+	if (strcmp(f[2], "timeslicing") && strcmp(f[2], "mig") &&
+	    strncmp(f[2], "gpu:", 4))
+		return parse_fail(p, line,
+				  "unknown feature '%s' (timeslicing, mig or "
+				  "gpu:<class>)",
+				  f[2]);
+	if (!strncmp(f[2], "gpu:", 4) && !catalog_class(c, f[2] + 4))
+		return parse_fail(p, line,
+				  "release record names unknown GPU class "
+				  "'%s' (classes come first)",
+				  f[2] + 4);
+	if (!valid_release(f[3]))
+		return parse_fail(p, line,
+				  "release '%s' is not MAJOR.MINOR.PATCH", f[3]);
+	if (catalog_release_of(c, f[1], f[2]))
+		return parse_fail(p, line, "duplicate release record for "
+				  "'%s' '%s'", f[1], f[2]);
+	GROW(c->releases, c->nreleases + 1, p->releases_alloc);
+	r = &c->releases[c->nreleases++];
+	r->ami = f[1];
+	r->feature = f[2];
+	r->first = f[3];
+	r->source = f[4];
 	return 0;
 }
 
@@ -303,6 +418,8 @@ static int parse_line(struct cat_parser *p, int line, char *s)
 		{ "class", 4, parse_class },
 		{ "family", 6, parse_family },
 		{ "type", 10, parse_type },
+		{ "eni", 4, parse_eni },
+		{ "release", 5, parse_release },
 	};
 	char *f[CATALOG_MAX_FIELDS];
 	int n = 0, i;
@@ -326,7 +443,7 @@ static int parse_line(struct cat_parser *p, int line, char *s)
 	if (k == sizeof(kinds) / sizeof(kinds[0]))
 		return parse_fail(p, line,
 				  "unknown record kind '%s' (want class, "
-				  "family or type)",
+				  "family, type, eni or release)",
 				  f[0]);
 	if (n != kinds[k].nfields)
 		return parse_fail(p, line, "'%s' record has %d columns, want %d",
@@ -434,9 +551,12 @@ void catalog_release(struct catalog *c)
 		return;
 	for (i = 0; i < c->nclasses; i++)
 		free(c->classes[i].families);
-	for (i = 0; i < c->nfamilies; i++)
+	for (i = 0; i < c->nfamilies; i++) {
 		free(c->families[i].mig_profiles);
+		free(c->families[i].mig_instances);
+	}
 	free(c->classes);
+	free(c->releases);
 	free(c->families);
 	free(c->types);
 	free(c->text);
@@ -502,4 +622,63 @@ size_t catalog_types_of(const struct catalog *c, const char *family,
 	while (i + n < c->ntypes && !strcmp(c->types[i + n].family, family))
 		n++;
 	return n;
+}
+
+int catalog_mig_instances(const struct cat_family *f, const char *profile)
+{
+	if (!f || !profile)
+		return 0;
+	for (size_t i = 0; i < f->nmig; i++)
+		if (!strcmp(f->mig_profiles[i], profile))
+			return f->mig_instances[i];
+	return 0;
+}
+
+int catalog_max_pods(const struct cat_type *t)
+{
+	if (!t || t->enis < 1 || t->ipv4_per_eni < 2)
+		return 0;
+	return t->enis * (t->ipv4_per_eni - 1) + 2;
+}
+
+const struct cat_release *catalog_release_of(const struct catalog *c,
+					     const char *ami,
+					     const char *feature)
+{
+	if (!c || !ami || !feature)
+		return NULL;
+	for (size_t i = 0; i < c->nreleases; i++)
+		if (!strcmp(c->releases[i].ami, ami) &&
+		    !strcmp(c->releases[i].feature, feature))
+			return &c->releases[i];
+	return NULL;
+}
+
+int catalog_version_cmp(const char *a, const char *b)
+{
+	if (*a == 'v')
+		a++;
+	if (*b == 'v')
+		b++;
+	while (*a || *b) {
+		long x = 0, y = 0;
+		/* bounded: at most 9 digits count per component */
+		for (int i = 0; *a >= '0' && *a <= '9'; a++, i++)
+			if (i < 9)
+				x = x * 10 + (*a - '0');
+		for (int i = 0; *b >= '0' && *b <= '9'; b++, i++)
+			if (i < 9)
+				y = y * 10 + (*b - '0');
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (*a == '.')
+			a++;
+		else if (*a)
+			return *b ? strcmp(a, b) : 1;
+		if (*b == '.')
+			b++;
+		else if (*b)
+			return -1;
+	}
+	return 0;
 }

@@ -23,6 +23,8 @@ struct cat_type {
 	int efa;            /* max EFA interfaces (0 = none) */
 	double price;       /* on-demand USD/hour, us-east-1 (approximate) */
 	const char *arch;   /* "amd64" | "arm64" */
+	int enis;           /* VPC CNI network interfaces (0 = unknown) */
+	int ipv4_per_eni;   /* IPv4 addresses per interface */
 };
 
 struct cat_family {
@@ -30,6 +32,7 @@ struct cat_family {
 	const char *gpu;       /* Karpenter instance-gpu-name label: "a100" */
 	const char *mig_model; /* Bottlerocket MIG key, "a100.80gb"; NULL = no MIG */
 	const char **mig_profiles; /* valid MIG profiles ("1g.10gb", ...) */
+	int *mig_instances;        /* per profile: instances on one GPU */
 	size_t nmig;
 	int misreports;        /* known to report a wrong/zero GPU count */
 };
@@ -41,6 +44,14 @@ struct cat_class {
 	size_t nfamilies;
 };
 
+/* a feature of an AMI family and the first release that has it */
+struct cat_release {
+	const char *ami;     /* "bottlerocket" */
+	const char *feature; /* "timeslicing", "mig", "gpu:b200" */
+	const char *first;   /* "1.34.0" */
+	const char *source;  /* "bottlerocket#4418" */
+};
+
 struct catalog {
 	struct cat_class *classes;
 	size_t nclasses;
@@ -48,6 +59,8 @@ struct catalog {
 	size_t nfamilies;
 	struct cat_type *types;
 	size_t ntypes;
+	struct cat_release *releases;
+	size_t nreleases;
 	char *text; /* owned copy of the data; every string points into it */
 };
 #define CATALOG_INIT { 0 }
@@ -70,5 +83,23 @@ const struct cat_family *catalog_family(const struct catalog *c,
  * count and sets *first to the first (types of a family are contiguous). */
 size_t catalog_types_of(const struct catalog *c, const char *family,
 			const struct cat_type **first);
+
+/* catalog_mig_instances: instances of MIG `profile` one GPU of family f
+ * holds (1g.10gb: 4 on the 40 GB A100, 7 on the 80 GB one); 0 if the
+ * family's GPU has no such profile. */
+int catalog_mig_instances(const struct cat_family *f, const char *profile);
+
+/* catalog_max_pods: Karpenter's ENI-limited max pods for a type without
+ * prefix delegation, ENIs * (IPv4 per ENI - 1) + 2; 0 if unknown. */
+int catalog_max_pods(const struct cat_type *t);
+
+/* catalog_release_of: the first `ami` release with `feature`, or NULL. */
+const struct cat_release *catalog_release_of(const struct catalog *c,
+					     const char *ami,
+					     const char *feature);
+
+/* catalog_version_cmp: compare "1.26.1" and "v1.34.0" numerically
+ * (a leading 'v' is ignored); <0, 0, >0 like strcmp. */
+int catalog_version_cmp(const char *a, const char *b);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * generator/check.c: CEL rules of the Karpenter v1 and Kueue v1beta2 CRDs,
+ * generator/check.c: CEL rules of the Karpenter v1 (and the v1alpha1
+ * NodeOverlay) and Kueue v1beta2 CRDs,
  * enforced locally (see check.h). Rules are taken from the CRDs in
  * tests/fixtures/crds; each function names the CRD it follows.
  */
@@ -395,6 +396,98 @@ static size_t check_clusterqueue(const cJSON *o, const char *where,
 	return n;
 }
 
+/* karpenter.k8s.aws/ keys a NodeOverlay requirement may use (nodeoverlays
+ * CRD, karpenter.sh/v1alpha1, v1.14.1): a shorter list than a NodePool's */
+static const char *const overlay_aws_keys[] = {
+	"karpenter.k8s.aws/ec2nodeclass",
+	"karpenter.k8s.aws/instance-encryption-in-transit-supported",
+	"karpenter.k8s.aws/instance-category",
+	"karpenter.k8s.aws/instance-hypervisor",
+	"karpenter.k8s.aws/instance-family",
+	"karpenter.k8s.aws/instance-generation",
+	"karpenter.k8s.aws/instance-local-nvme",
+	"karpenter.k8s.aws/instance-size",
+	"karpenter.k8s.aws/instance-cpu",
+	"karpenter.k8s.aws/instance-cpu-manufacturer",
+	"karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz",
+	"karpenter.k8s.aws/instance-memory",
+	"karpenter.k8s.aws/instance-ebs-bandwidth",
+	"karpenter.k8s.aws/instance-network-bandwidth",
+	"karpenter.k8s.aws/instance-gpu-name",
+	"karpenter.k8s.aws/instance-gpu-manufacturer",
+	"karpenter.k8s.aws/instance-gpu-count",
+	"karpenter.k8s.aws/instance-gpu-memory",
+	"karpenter.k8s.aws/instance-accelerator-name",
+	"karpenter.k8s.aws/instance-accelerator-manufacturer",
+	"karpenter.k8s.aws/instance-accelerator-count",
+	"karpenter.k8s.aws/instance-capability-flex",
+	NULL
+};
+
+/* nodeoverlays CRD (karpenter.sh/v1alpha1): the x-kubernetes-validations
+ * on spec, spec.requirements[*].key and spec.capacity */
+static size_t check_nodeoverlay(const cJSON *o, const char *where,
+				struct diags *d)
+{
+	static const char *const ops[] = { "In", "NotIn", "Exists",
+					   "DoesNotExist", "Gt", "Lt", "Gte",
+					   "Lte", NULL };
+	static const char *const std_res[] = { "cpu", "memory",
+					       "ephemeral-storage", "pods",
+					       NULL };
+	const cJSON *spec = get(o, "spec"), *r, *c;
+	size_t n = 0, i = 0;
+
+	if (!cJSON_IsArray(get(spec, "requirements")))
+		ERR("spec.requirements is required");
+	cJSON_ArrayForEach(r, get(spec, "requirements"))
+	{
+		const char *key = str(r, "key"), *op = str(r, "operator");
+		const cJSON *vals = get(r, "values");
+		int nv = cJSON_GetArraySize(vals);
+		char path[64];
+
+		snprintf(path, sizeof(path), "spec.requirements[%zu]", i++);
+		if (!key || !op) {
+			ERR("%s: needs key and operator", path);
+			continue;
+		}
+		if (domain_ends_with(key, "karpenter.sh") &&
+		    strcmp(key, "karpenter.sh/capacity-type") &&
+		    strcmp(key, "karpenter.sh/nodepool"))
+			ERR("%s: label domain 'karpenter.sh' is restricted "
+			    "(karpenter.sh/capacity-type and "
+			    "karpenter.sh/nodepool are allowed): '%s'",
+			    path, key);
+		if (!strcmp(key, "kubernetes.io/hostname"))
+			ERR("%s: label 'kubernetes.io/hostname' is restricted",
+			    path);
+		if (domain_ends_with(key, "karpenter.k8s.aws") &&
+		    !is_one_of(key, overlay_aws_keys))
+			ERR("%s: label domain 'karpenter.k8s.aws' is restricted: "
+			    "'%s'", path, key);
+		if (!is_one_of(op, ops))
+			ERR("%s: unknown operator '%s'", path, op);
+		else if ((!strcmp(op, "In") || !strcmp(op, "NotIn")) && nv == 0)
+			ERR("%s: operator %s needs at least one value", path, op);
+		else if ((!strcmp(op, "Gt") || !strcmp(op, "Lt") ||
+			  !strcmp(op, "Gte") || !strcmp(op, "Lte")) &&
+			 (nv != 1 || !cJSON_IsString(vals->child) ||
+			  !non_negative_int(vals->child->valuestring)))
+			ERR("%s: operator %s needs exactly one non-negative "
+			    "integer value", path, op);
+	}
+	cJSON_ArrayForEach(c, get(spec, "capacity"))
+	{
+		if (is_one_of(c->string, std_res))
+			ERR("spec.capacity: '%s' is restricted (a NodeOverlay "
+			    "adds extended resources only)", c->string);
+	}
+	if (get(spec, "price") && get(spec, "priceAdjustment"))
+		ERR("spec: cannot set both 'price' and 'priceAdjustment'");
+	return n;
+}
+
 size_t check_object(const cJSON *obj, const char *where, struct diags *d)
 {
 	const char *av = str(obj, "apiVersion"), *kind = str(obj, "kind");
@@ -403,6 +496,8 @@ size_t check_object(const cJSON *obj, const char *where, struct diags *d)
 		return 0;
 	if (!strcmp(av, "karpenter.sh/v1") && !strcmp(kind, "NodePool"))
 		return check_nodepool(obj, where, d);
+	if (!strcmp(av, "karpenter.sh/v1alpha1") && !strcmp(kind, "NodeOverlay"))
+		return check_nodeoverlay(obj, where, d);
 	if (!strcmp(av, "karpenter.k8s.aws/v1") && !strcmp(kind, "EC2NodeClass"))
 		return check_ec2nodeclass(obj, where, d);
 	if (!strncmp(av, "kueue.x-k8s.io/", 15) && !strcmp(kind, "ResourceFlavor"))

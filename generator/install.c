@@ -58,7 +58,7 @@ static void add_grant(struct install_grant **g, size_t *n, size_t *alloc,
 }
 
 size_t install_grants(struct install_grant **out, const char *own_ns,
-		      const char *cluster)
+		      const char *cluster, const char *device_plugin_ns)
 {
 	struct install_grant *g = NULL;
 	size_t n = 0, alloc = 0;
@@ -74,6 +74,9 @@ size_t install_grants(struct install_grant **out, const char *own_ns,
 		/* kinds whose namespace an intent picks: cluster-wide */
 		if (ns && !strcmp(ns, RENDER_ANY_NAMESPACE))
 			ns = NULL;
+		/* the device-plugin ConfigMap follows the chart's namespace */
+		if (ns && device_plugin_ns && !strcmp(rk->kind, "ConfigMap"))
+			ns = device_plugin_ns;
 		add_grant(&g, &n, &alloc, ns, groups[i], rk->resource,
 			  strcmp(rk->kind, "Namespace") ? VERBS_MANAGE
 							: VERBS_MANAGE_NO_DELETE,
@@ -265,6 +268,10 @@ static int check_opts(const struct install_opts *o, struct err *err)
 	if (o->namespace_ && !dns_label(o->namespace_, 63))
 		return err_set(err, ERR_INVALID,
 			       "namespace '%s' is not a DNS label", o->namespace_);
+	if (o->device_plugin_ns && !dns_label(o->device_plugin_ns, 63))
+		return err_set(err, ERR_INVALID,
+			       "--device-plugin-namespace '%s' is not a DNS "
+			       "label", o->device_plugin_ns);
 	if (o->schedule && !cron_schedule(o->schedule))
 		return err_set(err, ERR_INVALID,
 			       "schedule '%s' is not a cron schedule (five "
@@ -435,7 +442,7 @@ int install_render(cJSON **out, const struct install_opts *o,
 		cJSON_Delete(docs);
 		return -1;
 	}
-	ng = install_grants(&g, own, o->cluster);
+	ng = install_grants(&g, own, o->cluster, o->device_plugin_ns);
 	/* namespaces with a Role: our own first, then the others sorted */
 	nss = xcalloc(ng + 1, sizeof(*nss));
 	nss[nns++] = own;

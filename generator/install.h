@@ -25,6 +25,8 @@ struct install_opts {
 	const char *git_url, *git_ref, *git_path; /* what the job reconciles */
 	const char *cluster;     /* names the inventory and the Lease */
 	const char *namespace_;  /* default "gpuform-system" */
+	const char *device_plugin_ns; /* the rendered device-plugin ConfigMap's
+					 namespace (default kube-system) */
 	const char *schedule;    /* default INSTALL_DEFAULT_SCHEDULE */
 	const char *image;       /* default "gpuform:<version>" */
 	const char *git_secret;  /* Secret with GPUFORM_GIT_* keys */
@@ -49,9 +51,11 @@ struct install_grant {
 };
 
 /* install_grants: the grants for a cluster's run; free with
- * install_grants_free(). own_ns is where the inventory and Lease live. */
+ * install_grants_free(). own_ns is where the inventory and Lease live;
+ * device_plugin_ns (NULL: kube-system) where the intent renders the NVIDIA
+ * device-plugin ConfigMap (spec.nvidiaDevicePlugin.namespace). */
 size_t install_grants(struct install_grant **out, const char *own_ns,
-		      const char *cluster);
+		      const char *cluster, const char *device_plugin_ns);
 void install_grants_free(struct install_grant *g, size_t n);
 
 /* install_rules: a new JSON array of PolicyRules for scope ns (NULL:

@@ -26,8 +26,10 @@ static const char *const top_keys[] = { "apiVersion", "kind", "metadata",
 static const char *const metadata_keys[] = { "name", NULL };
 static const char *const spec_keys[] = {
 	"nodeRole", "instanceProfile", "ami", "discovery", "imageCache",
-	"network", "generalPurpose", "maintenanceWindow", "workloads", NULL
+	"network", "generalPurpose", "maintenanceWindow", "workloads",
+	"nvidiaDevicePlugin", NULL
 };
+static const char *const dp_keys[] = { "namespace", NULL };
 static const char *const cache_keys[] = { "snapshotID", "size", NULL };
 static const char *const network_keys[] = { "prefixDelegation",
 					    "efaSecurityGroup", NULL };
@@ -547,6 +549,16 @@ static void read_spec(struct reader *r, struct intent *in,
 			in->efa_sg_pos = pos_of(v);
 		}
 	}
+	if (!is_null(s = ynode_get(spec, "nvidiaDevicePlugin")) &&
+	    check_map(r, s, "'nvidiaDevicePlugin'", dp_keys) >= 0 &&
+	    !is_null(v = ynode_get(s, "namespace"))) {
+		in->dp_ns = get_string(r, v, "namespace");
+		in->dp_ns_pos = pos_of(v);
+	}
+	if (!in->dp_ns) {
+		in->dp_ns = xstrdup(INTENT_DEVICE_PLUGIN_NS);
+		in->dp_ns_defaulted = 1;
+	}
 	if (!is_null(s = ynode_get(spec, "generalPurpose")) &&
 	    check_map(r, s, "'generalPurpose'", general_keys) >= 0) {
 		in->general_pos = pos_of(s);
@@ -709,6 +721,7 @@ void intent_release(struct intent *in)
 	free(in->snapshot_id);
 	free(in->cache_size);
 	free(in->efa_sg);
+	free(in->dp_ns);
 	free(in->window_schedule);
 	free(in->window_duration);
 	memset(in, 0, sizeof(*in));

@@ -25,6 +25,10 @@ enum wl_interruption { INT_NONE, INT_CHECKPOINTED, INT_TOLERANT };
 enum sharing_mode { SHARE_NONE, SHARE_TIMESLICING, SHARE_MIG };
 enum ami_family { AMI_UNKNOWN, AMI_AL2023, AMI_BOTTLEROCKET };
 
+/* default spec.nvidiaDevicePlugin.namespace: where NVIDIA's static
+ * manifest and the EKS AL2023 guide put the plugin */
+#define INTENT_DEVICE_PLUGIN_NS "kube-system"
+
 extern const char *const wl_type_names[];         /* "training", ... */
 extern const char *const wl_interruption_names[]; /* "none", ... */
 
@@ -84,6 +88,11 @@ struct intent {
 	struct pos pd_pos;
 	char *efa_sg;
 	struct pos efa_sg_pos;
+	/* where the NVIDIA device-plugin chart is installed (AL2023): its
+	 * config ConfigMap must be in the chart's namespace */
+	char *dp_ns;
+	struct pos dp_ns_pos;
+	int dp_ns_defaulted;
 	int general;
 	struct pos general_pos;
 	int window;

@@ -16,6 +16,7 @@
  * sizes, security-group rules) comes from options or conventions that the
  * explain texts state. Unknown kinds are accepted silently.
  */
+#include "generator/units.h"
 #include "generator/lint.h"
 
 #include <ctype.h>
@@ -42,7 +43,7 @@ enum rule_idx {
 	R_NARROW, R_AMI, R_ALLOWLIST, R_GENERAL, R_EFA_SG, R_EFA_TYPES,
 	R_PLUGIN_TOL, R_TIMESLICE, R_DND, R_QUEUE, R_TOLERATION, R_GPUS,
 	R_EXPIRE, R_GANG, R_LIMITS, R_S2S, R_CACHE, R_AL2023, R_NOLIMIT,
-	R_QUEUE_PLACEMENT, R_COUNT
+	R_QUEUE_PLACEMENT, R_OVERLAY, R_COUNT
 };
 
 #define GPU_TAINT "nvidia.com/gpu"
@@ -678,6 +679,64 @@ static int family_has_mig(const struct cat_family *f, const char *profile)
 	return 0;
 }
 
+/* MIG instances per GPU of the pool's profile: the smallest over the
+ * families it can launch (instances differ by GPU model, units.h) */
+static long pool_mig_mult(const struct lctx *c, const struct pool *p)
+{
+	long m = 0;
+
+	for (size_t i = 0; i < c->cat->ntypes; i++) {
+		long k;
+		if (!p->admit[i] || c->cat->types[i].gpus <= 0)
+			continue;
+		k = catalog_mig_instances(fam_of(c, &c->cat->types[i]), p->mig);
+		if (k > 0 && (!m || k < m))
+			m = k;
+	}
+	return m ? m : 1;
+}
+
+/*
+ * pool_launchable: pods of per_pod nvidia.com/gpu each that Karpenter can
+ * launch nodes for under the pool's limit, with the same arithmetic as
+ * the renderer (units_launchable). -1 when the pool can launch types the
+ * catalog does not know (the answer would be a guess).
+ */
+static long pool_launchable(const struct lctx *c, const struct pool *p,
+			    long per_pod)
+{
+	struct units_node nodes[UNITS_MAX_TYPES];
+	size_t n = 0;
+	long max_pods = 0;
+	int holds = 0;
+
+	if (!p->confined || !p->has_limit)
+		return -1;
+	if (p->nc)
+		max_pods = num(get(p->nc->root, "spec.kubelet.maxPods"));
+	for (size_t i = 0; i < c->cat->ntypes && n < UNITS_MAX_TYPES; i++) {
+		const struct cat_type *t = &c->cat->types[i];
+		long per_gpu = 1;
+
+		if (!p->admit[i] || t->gpus <= 0)
+			continue;
+		if (p->timesliced)
+			per_gpu = p->mult;
+		else if (p->mig[0])
+			per_gpu = catalog_mig_instances(fam_of(c, t), p->mig);
+		if (per_gpu <= 0)
+			continue;
+		nodes[n] = units_node_of(t->gpus, per_gpu, per_pod,
+					 units_pod_slots(t, 0, max_pods));
+		holds |= nodes[n].pods > 0;
+		n++;
+	}
+	/* no type holds one such pod: GPU012's finding, not a limit's */
+	if (!holds)
+		return -1;
+	return (long)units_launchable(nodes, n, p->limit);
+}
+
 static void index_pool(struct lctx *c, const struct doc *d)
 {
 	struct pool *p;
@@ -805,7 +864,7 @@ static void index_pool(struct lctx *c, const struct doc *d)
 	}
 	if ((v = str(kid(p->labels, "nvidia.com/mig.config"))) &&
 	    mig_profile_in(v, p->mig, sizeof(p->mig)))
-		p->mult = validate_mig_slices(p->mig);
+		p->mult = pool_mig_mult(c, p);
 	if (p->nc && (v = sget(p->nc->root, "spec.userData"))) {
 		if (strstr(v, "time-slicing")) {
 			long r = toml_int_after(v, "time-slicing]",
@@ -816,7 +875,7 @@ static void index_pool(struct lctx *c, const struct doc *d)
 		} else if (strstr(v, "\"mig\"") && strstr(v, "mig.profile") &&
 			   mig_profile_in(strstr(v, "mig.profile") + 11, p->mig,
 					  sizeof(p->mig))) {
-			p->mult = validate_mig_slices(p->mig);
+			p->mult = pool_mig_mult(c, p);
 		}
 	}
 }
@@ -1558,6 +1617,36 @@ static void check_workload(struct lctx *c, const struct workload_ref *w)
 	if (!r.cq)
 		return;
 	quota = cq_gpu_quota(r.cq, &qat, &unbounded);
+	if (w->nsets == 1 && w->sets[0].gpus > 0 && r.npools &&
+	    (unbounded || !qat || total <= quota)) {
+		/* the gang fits the quota; can Karpenter launch it under the
+		 * limits of the pools it lands on? (same arithmetic, units.h) */
+		long can = 0;
+		int known = 1;
+		for (size_t i = 0; i < r.npools; i++) {
+			long l = pool_launchable(c, r.pools[i], w->sets[0].gpus);
+			if (l < 0)
+				known = 0;
+			can += l;
+		}
+		if (known && can < gang) {
+			struct buf names = BUF_INIT, b = BUF_INIT;
+			const struct ynode *at = w->sets[0].count_node;
+			pool_names(&names, &r);
+			where(&b, r.pools[0]->d,
+			      kid(get(r.pools[0]->d->root, "spec.limits"),
+				  RES_GPU));
+			report(c, R_GANG, w->d, at ? at : kid(w->d->root, "spec"),
+			       "the gang needs %ld pods of %ld GPUs at once but "
+			       "under the limits.nvidia.com/gpu of NodePool %s "
+			       "(%s) Karpenter can launch nodes for only %ld of "
+			       "them; Kueue admits it and the rest stay Pending",
+			       gang, w->sets[0].gpus, buf_cstr(&names),
+			       buf_cstr(&b), can);
+			buf_release(&names);
+			buf_release(&b);
+		}
+	}
 	if (!unbounded && qat && total > quota) {
 		struct buf b = BUF_INIT;
 		const struct ynode *at = w->sets[0].count_node;
@@ -1573,6 +1662,118 @@ static void check_workload(struct lctx *c, const struct workload_ref *w)
 }
 
 /* ---- rules over pools, node classes, queues, values ---------------------- */
+
+/* an overlay's requirements select (pool, type): karpenter.sh/nodepool
+ * by name, the rest as a NodePool requirement would (unknown keys admit) */
+static int overlay_selects(const struct lctx *c, const struct doc *ov,
+			   const struct pool *p, const struct cat_type *t)
+{
+	const struct ynode *reqs = get(ov->root, "spec.requirements");
+
+	for (int i = 0; i < seq_len(reqs); i++) {
+		const char *k = sget(reqs->kids[i], "key"),
+			   *op = sget(reqs->kids[i], "operator");
+		const struct ynode *vals = kid(reqs->kids[i], "values");
+		if (!k || !op || strcmp(k, "karpenter.sh/nodepool"))
+			continue;
+		if ((!strcmp(op, "In") && !seq_has(vals, p->name)) ||
+		    (!strcmp(op, "NotIn") && seq_has(vals, p->name)) ||
+		    !strcmp(op, "DoesNotExist"))
+			return 0;
+	}
+	return reqs_admit(reqs, t, fam_of(c, t));
+}
+
+/*
+ * GPU021: a time-sliced or MIG pool where Karpenter's model of some
+ * instance type still says physical GPUs: no NodeOverlay gives it the
+ * nvidia.com/gpu the node will report (GPUs x replicas or MIG instances,
+ * units.h), or the Karpenter values turn the NodeOverlay gate off.
+ */
+static void check_overlays(struct lctx *c, const struct pool *p)
+{
+	const struct cat_type *example = NULL;
+	long want_ex = 0, got_ex = -1;
+	size_t missing = 0, total = 0, noverlays = 0;
+
+	if (!p->gpu || p->mult <= 1 || !p->confined || !c->cat)
+		return;
+	for (size_t i = 0; i < c->cat->ntypes; i++) {
+		const struct cat_type *t = &c->cat->types[i];
+		long per_gpu = p->timesliced ? p->mult
+				: catalog_mig_instances(fam_of(c, t), p->mig);
+		long want, got = -1;
+
+		if (!p->admit[i] || t->gpus <= 0 || per_gpu <= 0)
+			continue;
+		want = (long)t->gpus * per_gpu;
+		total++;
+		for (size_t j = 0; j < c->ndocs; j++) {
+			const struct doc *ov = &c->docs[j];
+			if (!kind_is(ov, "NodeOverlay") ||
+			    !overlay_selects(c, ov, p, t))
+				continue;
+			got = num(get(ov->root, "spec.capacity")
+					  ? kid(get(ov->root, "spec.capacity"),
+						RES_GPU)
+					  : NULL);
+			if (got == want)
+				break;
+		}
+		if (got == want) {
+			noverlays++;
+			continue;
+		}
+		if (!missing++) {
+			example = t;
+			want_ex = want;
+			got_ex = got;
+		}
+	}
+	if (missing) {
+		struct buf b = BUF_INIT;
+		if (got_ex >= 0)
+			buf_addf(&b, "a NodeOverlay says %ld", got_ex);
+		else
+			buf_adds(&b, "no NodeOverlay");
+		report(c, R_OVERLAY, p->d, p->labels ? p->labels : p->tspec,
+		       "NodePool '%s' shares its GPUs (%ld per GPU) but for %zu "
+		       "of its %zu instance types Karpenter's model is not what "
+		       "the nodes report (e.g. %s reports nvidia.com/gpu %ld, "
+		       "%s): without the right capacity it launches a node per "
+		       "GPU pod and fills the limit early "
+		       "(kubernetes-sigs/karpenter#729)",
+		       p->name, p->mult, missing, total, example->name, want_ex,
+		       buf_cstr(&b));
+		buf_release(&b);
+	} else if (noverlays) {
+		/* Karpenter values that keep the gate off; from the same
+		 * intent when the pool was rendered from one (linting several
+		 * clusters' intents together mixes their add-ons otherwise) */
+		const struct doc *off = NULL;
+		const struct ynode *node = NULL;
+		struct buf b = BUF_INIT;
+		for (size_t j = 0; j < c->ndocs && !off; j++) {
+			const struct doc *v = &c->docs[j];
+			const struct ynode *g;
+			if (!is_values(v) || (p->d->in && v->in != p->d->in))
+				continue;
+			g = get(v->root, "settings.featureGates.nodeOverlay");
+			if (g && !is_true(g)) {
+				off = v;
+				node = g;
+			}
+		}
+		if (!off)
+			return;
+		where(&b, off, node);
+		report(c, R_OVERLAY, p->d, p->labels ? p->labels : p->tspec,
+		       "NodePool '%s' relies on NodeOverlays, but the Karpenter "
+		       "values turn the NodeOverlay feature gate off (%s): "
+		       "Karpenter ignores them", p->name, buf_cstr(&b));
+		buf_release(&b);
+	}
+}
 
 static void check_pool(struct lctx *c, struct pool *p)
 {
@@ -1655,9 +1856,20 @@ static void check_pool(struct lctx *c, struct pool *p)
 			const struct cat_type *ft;
 			size_t n = catalog_types_of(c->cat, cls->families[j], &ft);
 			int fits = 0;
-			if (p->mig[0] && !family_has_mig(catalog_family(
-					c->cat, cls->families[j]), p->mig))
-				continue; /* that MIG profile does not exist there */
+			/* that MIG profile does not exist there, or gives
+			 * another number of instances per GPU (one limit cannot
+			 * count both, units.h) */
+			if (p->mig[0] &&
+			    (!family_has_mig(catalog_family(c->cat,
+							   cls->families[j]),
+					     p->mig) ||
+			     catalog_mig_instances(
+				     catalog_family(c->cat, cls->families[j]),
+				     p->mig) !=
+				     catalog_mig_instances(
+					     catalog_family(c->cat, onefam),
+					     p->mig)))
+				continue;
 			for (size_t k = 0; k < n; k++)
 				if (ft[k].gpus >= min_gpus &&
 				    (!only || strcmp(ft[k].name, only->name))) {
@@ -1710,6 +1922,9 @@ static void check_pool(struct lctx *c, struct pool *p)
 			       p->name, p->nc->name ? p->nc->name : "", efa_ifs,
 			       efa_ifs == 1 ? "" : "s", without, example);
 	}
+
+	/* GPU021: a shared pool whose capacity Karpenter does not know */
+	check_overlays(c, p);
 
 	/* GPU019: no GPU limit */
 	if (!p->has_limit)
@@ -1865,10 +2080,15 @@ static void check_clusterqueue(struct lctx *c, const struct doc *d)
 			pools_by_labels(c, get(rf->root, "spec.nodeLabels"), &r);
 			if (!r.npools)
 				continue;
+			/* the limit counts what nodes report (replicas, MIG
+			 * instances); whole nodes only: what can be launched
+			 * under it, one-GPU pods (units.h) */
 			for (size_t k = 0; k < r.npools; k++) {
+				long l;
 				if (!r.pools[k]->has_limit)
 					bounded = 0;
-				limit += r.pools[k]->limit;
+				l = pool_launchable(c, r.pools[k], 1);
+				limit += l >= 0 ? l : r.pools[k]->limit;
 				if (r.pools[k]->mult > mult)
 					mult = r.pools[k]->mult;
 			}
@@ -1877,8 +2097,7 @@ static void check_clusterqueue(struct lctx *c, const struct doc *d)
 				const struct ynode *q =
 					kid(res->kids[k], "nominalQuota");
 				struct buf b = BUF_INIT, names = BUF_INIT;
-				if (!n || strcmp(n, RES_GPU) ||
-				    num(q) <= limit * mult)
+				if (!n || strcmp(n, RES_GPU) || num(q) <= limit)
 					continue;
 				pool_names(&names, &r);
 				where(&b, r.pools[0]->d,
@@ -1889,7 +2108,7 @@ static void check_clusterqueue(struct lctx *c, const struct doc *d)
 				       "flavor '%s' but NodePool %s may launch "
 				       "only %ld%s (%s)",
 				       d->name ? d->name : "", num(q), fn,
-				       buf_cstr(&names), limit * mult,
+				       buf_cstr(&names), limit,
 				       mult > 1 ? " schedulable GPUs" : "",
 				       buf_cstr(&b));
 				buf_release(&b);

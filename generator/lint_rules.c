@@ -36,7 +36,7 @@ const struct lint_rule lint_rules[] = {
 	  "(e.g. 570 -> 580) changes under the workloads. Upstream discourages\n"
 	  "@latest in production (Karpenter EC2NodeClass docs, amiSelectorTerms).\n"
 	  "Fix: pin the alias, e.g. 'alias: al2023@v20250505' or\n"
-	  "'alias: bottlerocket@v1.26.1', or select one AMI by 'id'; bump it\n"
+	  "'alias: bottlerocket@v1.38.0', or select one AMI by 'id'; bump it\n"
 	  "deliberately, inside a maintenance window.\n" },
 	{ "GPU003", "gpu-family-allowlist", LINT_ERROR,
 	  "GPU NodePool without an explicit instance-family allow-list, or "
@@ -167,12 +167,15 @@ const struct lint_rule lint_rules[] = {
 	  "launch past the NodePool limit: admitted pods stay Pending,\n"
 	  "waitForPodsReady evicts the gang and requeues it, over and over.\n"
 	  "Kueue cannot ask Karpenter for capacity (no ProvisioningRequest,\n"
-	  "kubernetes-sigs/kueue#2508), and Karpenter counts physical GPUs,\n"
-	  "not time-slice replicas or MIG slices (kubernetes-sigs/karpenter#729,\n"
-	  "aws/karpenter-provider-aws#3376).\n"
-	  "Fix: make the NodePool's limits.nvidia.com/gpu at least the quota\n"
-	  "(for time-sliced or MIG pools: quota / replicas per GPU), or lower\n"
-	  "the quota.\n" },
+	  "kubernetes-sigs/kueue#2508). Karpenter charges the limit with what\n"
+	  "nodes report (Node.status.capacity, cluster state\n"
+	  "updateNodePoolResources): time-slice replicas and MIG instances, not\n"
+	  "physical GPUs (kubernetes-sigs/karpenter#729, #2140), and it launches\n"
+	  "whole nodes only, so a limit that is not a sum of node sizes leaves\n"
+	  "part of it unusable (docs/gpu-semantics.md).\n"
+	  "Fix: make the NodePool's limits.nvidia.com/gpu, in the units its\n"
+	  "nodes report (GPUs x replicas, or x MIG instances), large enough to\n"
+	  "launch the quota in whole nodes, or lower the quota.\n" },
 	{ "GPU016", "spot-to-spot-narrow", LINT_WARNING,
 	  "spotToSpotConsolidation is enabled but no spot NodePool has an "
 	  "instance type with 15 cheaper ones",
@@ -229,6 +232,20 @@ const struct lint_rule lint_rules[] = {
 	  "Fix: put the label in the job's metadata.labels (a CronJob's\n"
 	  "spec.jobTemplate.metadata.labels); keeping it on the pod template\n"
 	  "as well is harmless.\n" },
+	{ "GPU021", "shared-gpu-no-overlay", LINT_WARNING,
+	  "time-sliced or MIG NodePool without NodeOverlays for the capacity "
+	  "its nodes report",
+	  "Why: Karpenter's instance-type model says physical GPUs, while a\n"
+	  "time-sliced or MIG node reports replicas or MIG instances; without\n"
+	  "a NodeOverlay Karpenter launches a node per GPU pod and the\n"
+	  "NodePool limit, charged with what nodes report, fills after a\n"
+	  "fraction of the pods (kubernetes-sigs/karpenter#729, #2140).\n"
+	  "NodeOverlay (karpenter.sh/v1alpha1) is alpha and needs the\n"
+	  "NodeOverlay feature gate (chart: settings.featureGates.nodeOverlay).\n"
+	  "Fix: add a NodeOverlay per instance type (or group of types with\n"
+	  "the same GPU count) scoped to the pool with karpenter.sh/nodepool,\n"
+	  "capacity nvidia.com/gpu = GPUs x replicas (or x MIG instances), and\n"
+	  "enable the gate; gpuform render does both.\n" },
 };
 
 const size_t lint_nrules = sizeof(lint_rules) / sizeof(lint_rules[0]);

@@ -101,41 +101,45 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 	buf_release(&why);
 	pool->nfams = (size_t)n;
 	for (size_t i = 0; i < pool->nfams; i++) {
-		const struct cat_type *t;
-		size_t nt = catalog_types_of(cat, pool->fams[i]->name, &t);
 		int seen = 0;
 
 		for (size_t j = 0; j < pool->ngpu_names; j++)
 			seen |= !strcmp(pool->gpu_names[j], pool->fams[i]->gpu);
 		if (!seen)
 			pool->gpu_names[pool->ngpu_names++] = pool->fams[i]->gpu;
-		for (size_t j = 0; j < nt; j++) {
-			long cpg, mpg;
-			if (t[j].gpus < w->gpus_per_pod ||
-			    (w->efa && t[j].efa == 0))
-				continue;
-			pool->ntypes++;
-			/* the pool requires amd64 */
-			if (!strcmp(t[j].arch, "amd64") && nprices < 256)
-				prices[nprices++] = t[j].price;
-			cpg = (t[j].vcpu + t[j].gpus - 1) / t[j].gpus;
-			mpg = ((long)t[j].mem_mib + t[j].gpus - 1) / t[j].gpus;
-			if (cpg > cpu_per_gpu)
-				cpu_per_gpu = cpg;
-			if (mpg > mem_per_gpu_mib)
-				mem_per_gpu_mib = mpg;
-			if (w->efa && (min_efa < 0 || t[j].efa < min_efa))
-				min_efa = t[j].efa;
-		}
+	}
+	/* the types it launches, the limit and the quota: one arithmetic
+	 * with validate and lint (units.h) */
+	units_plan_pool(&pool->units, w, pool->fams, pool->nfams, cat,
+			p->in->prefix_delegation);
+	for (size_t j = 0; j < pool->units.ntypes; j++) {
+		const struct cat_type *t = pool->units.types[j];
+		long cpg, mpg;
+
+		pool->ntypes++;
+		/* the pool requires amd64 */
+		if (!strcmp(t->arch, "amd64") && nprices < 256)
+			prices[nprices++] = t->price;
+		cpg = (t->vcpu + t->gpus - 1) / t->gpus;
+		mpg = ((long)t->mem_mib + t->gpus - 1) / t->gpus;
+		if (cpg > cpu_per_gpu)
+			cpu_per_gpu = cpg;
+		if (mpg > mem_per_gpu_mib)
+			mem_per_gpu_mib = mpg;
+		if (w->efa && (min_efa < 0 || t->efa < min_efa))
+			min_efa = t->efa;
+	}
+	if (!pool->ntypes) {
+		err_set(err, ERR_INTERNAL,
+			"workload '%s' was not validated: no instance type "
+			"fits it", w->name);
+		return -1;
 	}
 	qsort(pool->gpu_names, pool->ngpu_names, sizeof(char *), str_cmp);
 	pool->spot = interruption_spot(w->interruption);
-	pool->multiplier = 1;
-	if (w->sharing == SHARE_TIMESLICING)
-		pool->multiplier = w->ts_replicas;
-	else if (w->sharing == SHARE_MIG)
-		pool->multiplier = validate_mig_slices(w->mig_profile);
-	pool->quota_gpu = w->max_gpus * pool->multiplier;
+	pool->multiplier = pool->units.per_gpu_min;
+	pool->limit_gpu = pool->units.limit;
+	pool->quota_gpu = pool->units.quota;
 	pool->quota_cpu = w->max_gpus * cpu_per_gpu;
 	pool->quota_mem_gib = (w->max_gpus * mem_per_gpu_mib + 1023) / 1024;
 	if (w->efa) {
@@ -144,12 +148,11 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 		pool->quota_efa = (w->max_gpus / w->gpus_per_pod) *
 				  pool->efa_per_pod;
 	}
-	if (p->in->ami_family == AMI_AL2023 && w->sharing != SHARE_NONE) {
-		if (w->sharing == SHARE_TIMESLICING)
-			pool->share_config_buf =
-				xasprintf("ts-%ld", w->ts_replicas);
-		else
-			pool->share_config_buf = xstrdup("mig-single");
+	/* AL2023 time-slicing: a device-plugin config per replica count
+	 * (MIG on AL2023 is refused by validate) */
+	if (p->in->ami_family == AMI_AL2023 &&
+	    w->sharing == SHARE_TIMESLICING) {
+		pool->share_config_buf = xasprintf("ts-%ld", w->ts_replicas);
 		pool->share_config = pool->share_config_buf;
 	}
 	/* spot-to-spot consolidation: which of the pool's types have 15
@@ -229,6 +232,18 @@ int plan_build(struct plan *out, const struct intent *in,
 		pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc, NULL);
 		pool->spot = 1;
 		pool->multiplier = 1;
+	}
+	/* the device-plugin ConfigMap's namespace must exist before it;
+	 * the system namespaces always do */
+	if (p.al2023 && in->nworkloads && in->dp_ns &&
+	    strcmp(in->dp_ns, "kube-system") && strcmp(in->dp_ns, "default")) {
+		int seen = 0;
+		for (size_t j = 0; j < p.nnamespaces; j++)
+			seen |= !strcmp(p.namespaces[j], in->dp_ns);
+		if (!seen) {
+			GROW(p.namespaces, p.nnamespaces + 1, ns_alloc);
+			p.namespaces[p.nnamespaces++] = xstrdup(in->dp_ns);
+		}
 	}
 	if (p.nnamespaces > 1)
 		qsort(p.namespaces, p.nnamespaces, sizeof(char *), str_cmp);

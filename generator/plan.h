@@ -13,6 +13,7 @@
 
 #include "generator/catalog.h"
 #include "generator/intent.h"
+#include "generator/units.h"
 #include "generator/validate.h"
 #include "generator/window.h"
 #include "util/diag.h"
@@ -42,7 +43,11 @@ struct plan_pool {
 	size_t s2s_types; /* of those, how many single-node spot-to-spot
 			   * consolidation can replace (15 cheaper types) */
 	long multiplier; /* schedulable GPUs per physical GPU (time-slicing, MIG) */
-	long quota_gpu;  /* Kueue nvidia.com/gpu quota */
+	long limit_gpu;  /* NodePool limits.nvidia.com/gpu, in the units the
+			    nodes report (units.h) */
+	long quota_gpu;  /* Kueue nvidia.com/gpu quota: what can be launched
+			    under limit_gpu */
+	struct units_pool units; /* types, per-type capacity, density */
 	long quota_cpu;  /* vCPU */
 	long quota_mem_gib;
 	long efa_per_pod;

@@ -17,7 +17,9 @@
 #include "util/xalloc.h"
 
 #define DEVICE_PLUGIN_CM "gpuform-nvidia-device-plugin"
-#define DEVICE_PLUGIN_NS "kube-system"
+/* the default; an intent may say where the chart runs
+ * (spec.nvidiaDevicePlugin.namespace) */
+#define DEVICE_PLUGIN_NS INTENT_DEVICE_PLUGIN_NS
 #define GPU_TAINT_KEY "nvidia.com/gpu"
 
 static const char *const priority_names[] = { "gpuform-training",
@@ -369,11 +371,8 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 					pool->share_config ? pool->share_config
 							   : "default");
 		cJSON_AddStringToObject(nl, "nvidia.com/gpu.present", "true");
-		if (w->sharing == SHARE_MIG) {
-			char *cfg = xasprintf("all-%s", w->mig_profile);
-			cJSON_AddStringToObject(nl, "nvidia.com/mig.config", cfg);
-			free(cfg);
-		}
+		/* no MIG here: validate refuses MIG on AL2023 (no MIG
+		 * manager is rendered, docs/gpu-semantics.md) */
 	}
 	sort_keys(nl);
 	cJSON_AddStringToObject(ctx, "nodeClass",
@@ -396,6 +395,15 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 					      pool->spot ? 2 : 1));
 	cJSON_AddItemToArray(req, requirement("kubernetes.io/arch", "In", amd64, 1));
 	cJSON_AddItemToArray(req, requirement("kubernetes.io/os", "In", linux_, 1));
+	if (pool->units.ndense) {
+		/* types whose max pods cannot hold a pod per schedulable GPU */
+		const char *dense[UNITS_MAX_TYPES];
+		for (size_t i = 0; i < pool->units.ndense; i++)
+			dense[i] = pool->units.dense[i]->name;
+		cJSON_AddItemToArray(req, requirement("node.kubernetes.io/instance-type",
+						      "NotIn", dense,
+						      pool->units.ndense));
+	}
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(ctx, "taints"), gpu_taint());
 	/* expiry is forceful (no budget holds it): a class allows it at
 	 * any time or never */
@@ -411,8 +419,10 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 		cJSON_AddStringToObject(ctx, "terminationGracePeriod",
 					interruption_grace(w->interruption));
 	cJSON_AddItemToObject(ctx, "disruption", disruption(p, w));
+	/* in the units the nodes report: Karpenter charges the limit with
+	 * Node.status.capacity, i.e. replicas or MIG instances (units.h) */
 	lim = cJSON_AddObjectToObject(ctx, "limits");
-	add_long_str(lim, "nvidia.com/gpu", w->max_gpus);
+	add_long_str(lim, "nvidia.com/gpu", pool->limit_gpu);
 	return tmpl_append(docs, t, "nodepool", ctx, err);
 }
 
@@ -461,6 +471,67 @@ static int render_general_pool(cJSON *docs, const struct plan *p,
 	cJSON_AddStringToObject(lim, "cpu", "1000");
 	cJSON_AddStringToObject(lim, "memory", "4000Gi");
 	return tmpl_append(docs, t, "nodepool", ctx, err);
+}
+
+/* ---- NodeOverlay ----------------------------------------------------------- */
+
+/*
+ * One NodeOverlay per shared pool and distinct per-node capacity: the
+ * instance types of the pool that report `cap` nvidia.com/gpu. Karpenter
+ * (v1.14.1 pkg/cloudprovider/types.go ApplyCapacityOverlay) replaces the
+ * type's nvidia.com/gpu with the overlay's value; the karpenter.sh/nodepool
+ * requirement scopes it to this pool (nodeoverlay/controller.go matches the
+ * pool name), so pools never conflict.
+ */
+static int render_overlays(cJSON *docs, const struct plan *p,
+			   const struct plan_pool *pool,
+			   const struct tmpl_set *t, struct err *err)
+{
+	const struct units_pool *u = &pool->units;
+	char done[UNITS_MAX_TYPES] = { 0 };
+
+	if (!pool->w || pool->w->sharing == SHARE_NONE)
+		return 0;
+	for (size_t i = 0; i < u->ntypes; i++) {
+		const char *types[UNITS_MAX_TYPES];
+		const char *np[1];
+		size_t n = 0;
+		cJSON *ctx, *req;
+		char *name;
+
+		if (done[i])
+			continue;
+		for (size_t j = i; j < u->ntypes; j++)
+			if (u->cap[j] == u->cap[i]) {
+				types[n++] = u->types[j]->name;
+				done[j] = 1;
+			}
+		qsort(types, n, sizeof(char *), str_cmp);
+		np[0] = pool->name;
+		ctx = cJSON_CreateObject();
+		name = xasprintf("%s-gpu-%ld", pool->name, u->cap[i]);
+		cJSON_AddStringToObject(ctx, "name", name);
+		free(name);
+		cJSON_AddItemToObject(ctx, "labels", labels(p, pool->w->name));
+		req = cJSON_AddArrayToObject(ctx, "requirements");
+		cJSON_AddItemToArray(req, requirement("karpenter.sh/nodepool",
+						      "In", np, 1));
+		cJSON_AddItemToArray(req, requirement("node.kubernetes.io/instance-type",
+						      "In", types, n));
+		add_long_str(cJSON_AddObjectToObject(ctx, "capacity"),
+			     "nvidia.com/gpu", u->cap[i]);
+		if (tmpl_append(docs, t, "nodeoverlay", ctx, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int any_overlay(const struct plan *p)
+{
+	for (size_t i = 0; i < p->npools; i++)
+		if (p->pools[i].w && p->pools[i].w->sharing != SHARE_NONE)
+			return 1;
+	return 0;
 }
 
 /* ---- Kueue -------------------------------------------------------------- */
@@ -526,15 +597,14 @@ static int render_kueue(cJSON *docs, const struct plan *p,
 
 /* ---- NVIDIA device-plugin configs (AL2023) ------------------------------ */
 
-static int dp_config_text(struct buf *out, long ts_replicas, int mig,
-			  struct err *err)
+static int dp_config_text(struct buf *out, long ts_replicas, struct err *err)
 {
 	cJSON *c = cJSON_CreateObject(), *sh, *tsl, *rs, *r;
 	int ret;
 
 	cJSON_AddStringToObject(c, "version", "v1");
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(c, "flags"),
-				"migStrategy", mig ? "single" : "none");
+				"migStrategy", "none");
 	if (ts_replicas) {
 		sh = cJSON_AddObjectToObject(c, "sharing");
 		tsl = cJSON_AddObjectToObject(sh, "timeSlicing");
@@ -558,10 +628,12 @@ static int render_device_plugin(cJSON *docs, const struct plan *p,
 	struct buf b = BUF_INIT;
 
 	cJSON_AddStringToObject(ctx, "name", DEVICE_PLUGIN_CM);
-	cJSON_AddStringToObject(ctx, "namespace", DEVICE_PLUGIN_NS);
+	/* the chart's config.name ConfigMap is read from the release's own
+	 * namespace */
+	cJSON_AddStringToObject(ctx, "namespace", p->in->dp_ns);
 	cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
 	data = cJSON_AddObjectToObject(ctx, "data");
-	if (dp_config_text(&b, 0, 0, err) < 0)
+	if (dp_config_text(&b, 0, err) < 0)
 		goto fail;
 	cJSON_AddStringToObject(data, "default", buf_cstr(&b));
 	for (size_t i = 0; i < p->npools; i++) {
@@ -570,11 +642,7 @@ static int render_device_plugin(cJSON *docs, const struct plan *p,
 		    cJSON_GetObjectItemCaseSensitive(data, pool->share_config))
 			continue;
 		buf_reset(&b);
-		if (dp_config_text(&b,
-				   pool->w->sharing == SHARE_TIMESLICING
-					   ? pool->w->ts_replicas
-					   : 0,
-				   pool->w->sharing == SHARE_MIG, err) < 0)
+		if (dp_config_text(&b, pool->w->ts_replicas, err) < 0)
 			goto fail;
 		cJSON_AddStringToObject(data, pool->share_config, buf_cstr(&b));
 	}
@@ -653,6 +721,9 @@ static int render_addons(cJSON *addons, const struct plan *p,
 	 * cheaper spot nodes; it then acts on every spot pool, within each
 	 * pool's Underutilized budgets */
 	cJSON_AddBoolToObject(ctx, "spotToSpotConsolidation", p->spot_to_spot);
+	/* the NodeOverlays are ignored unless the gate is on (Karpenter
+	 * v1.14.1 chart: settings.featureGates.nodeOverlay, default false) */
+	cJSON_AddBoolToObject(ctx, "nodeOverlay", any_overlay(p));
 	if (add_addon(addons, t, "karpenter-values", "karpenter-values.yaml",
 		      ctx, err) < 0)
 		return -1;
@@ -779,6 +850,8 @@ const struct render_kind render_kinds[] = {
 	{ "v1", "Namespace", "namespaces", NULL },
 	{ "v1", "ConfigMap", "configmaps", DEVICE_PLUGIN_NS },
 	{ "karpenter.k8s.aws/v1", "EC2NodeClass", "ec2nodeclasses", NULL },
+	/* before the NodePools, so their first scheduling already sees it */
+	{ "karpenter.sh/v1alpha1", "NodeOverlay", "nodeoverlays", NULL },
 	{ "karpenter.sh/v1", "NodePool", "nodepools", NULL },
 	{ "kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass",
 	  "workloadpriorityclasses", NULL },
@@ -854,6 +927,7 @@ int render_plan(struct rendered *out, const struct plan *p,
 	for (size_t i = 0; i < p->npools; i++) {
 		const struct plan_pool *pool = &p->pools[i];
 		if (pool->w ? render_gpu_pool(r.docs, p, pool, t, err) < 0 ||
+				      render_overlays(r.docs, p, pool, t, err) < 0 ||
 				      render_kueue(r.docs, p, pool, t, err) < 0
 			    : render_general_pool(r.docs, p, pool, t, err) < 0)
 			goto fail;

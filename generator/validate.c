@@ -6,14 +6,19 @@
 #include "generator/validate.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "generator/interruption.h"
+#include "generator/units.h"
 #include "generator/window.h"
 #include "util/xalloc.h"
 
 #define AT(p) (p).line, (p).col
+#define GPU_SPEC_HINT                                                      \
+	"classes: t4 v100 a10g l4 l40s a100 h100 h200 b200; 'l4+' means l4 "  \
+	"or better, 'l4..l40s' l4 up to l40s, 'a100.80gb' one GPU model"
 
 int validate_dns_label(const char *s, size_t max)
 {
@@ -28,16 +33,6 @@ int validate_dns_label(const char *s, size_t max)
 			return 0;
 	}
 	return s[0] != '-' && s[n - 1] != '-';
-}
-
-long validate_mig_slices(const char *profile)
-{
-	long g = strtol(profile, NULL, 10);
-
-	/* 7 compute slices per GPU on A100/H100/H200/B200 */
-	if (g <= 0 || g >= 4)
-		return 1;
-	return 7 / g;
 }
 
 static int matches_charset(const char *s, const char *extra, size_t max)
@@ -107,49 +102,122 @@ static int family_has_mig(const struct cat_family *f, const char *profile)
 	return 0;
 }
 
+/* a family chosen by the spec "a100.80gb": its GPU model (the MIG key) */
+static int is_model_spec(const struct catalog *cat, const char *spec)
+{
+	for (size_t i = 0; i < cat->nfamilies; i++)
+		if (cat->families[i].mig_model &&
+		    !strcmp(cat->families[i].mig_model, spec))
+			return 1;
+	return 0;
+}
+
+static void add_family(const struct cat_family **all, size_t *nall,
+		       const struct cat_family *f)
+{
+	if (f && !f->misreports && *nall < VALIDATE_MAX_FAMILIES &&
+	    !has_family(all, *nall, f))
+		all[(*nall)++] = f;
+}
+
+static void unknown_class(const struct catalog *cat, const char *what,
+			  const char *written, const char *tail,
+			  struct buf *why)
+{
+	const char *names[64];
+	const char *sugg;
+
+	class_names(cat, names, 64);
+	sugg = intent_suggest(what, names);
+	buf_addf(why, "unknown GPU class '%.40s'", written);
+	if (sugg)
+		buf_addf(why, "; did you mean '%s%s'?", sugg, tail);
+}
+
+/*
+ * spec_families: the families one gpu entry names. "l4" a class, "l4+" the
+ * class and every better one, "l4..l40s" the classes ranked from l4 to
+ * l40s, "a100.80gb" the families of one GPU model (its Bottlerocket MIG
+ * key). -1 with a reason for anything else.
+ */
+static int spec_families(const char *written, const struct catalog *cat,
+			 const struct cat_family **all, size_t *nall,
+			 struct buf *why)
+{
+	char *spec = xstrdup(written);
+	size_t len = strlen(spec);
+	int plus = len > 1 && spec[len - 1] == '+';
+	char *dots = strstr(spec, "..");
+	const struct cat_class *lo, *hi;
+	int ret = -1;
+
+	if (plus)
+		spec[len - 1] = '\0';
+	if (dots) {
+		*dots = '\0';
+		lo = catalog_class(cat, spec);
+		hi = catalog_class(cat, dots + 2);
+		if (plus)
+			buf_addf(why, "GPU range '%.40s' cannot also end in "
+				      "'+'", written);
+		else if (!lo)
+			unknown_class(cat, spec, spec, "", why);
+		else if (!hi)
+			unknown_class(cat, dots + 2, dots + 2, "", why);
+		else if (lo->rank > hi->rank)
+			buf_addf(why, "GPU range '%.40s' is empty: '%s' ranks "
+				      "above '%s' (write the lower class first)",
+				 written, lo->name, hi->name);
+		else
+			ret = 0;
+	} else if (!(lo = catalog_class(cat, spec))) {
+		if (is_model_spec(cat, spec) && !plus) {
+			for (size_t i = 0; i < cat->nfamilies; i++)
+				if (cat->families[i].mig_model &&
+				    !strcmp(cat->families[i].mig_model, spec))
+					add_family(all, nall, &cat->families[i]);
+			free(spec);
+			return 0;
+		}
+		if (is_model_spec(cat, spec))
+			buf_addf(why, "GPU model '%.40s' cannot end in '+' "
+				      "(a model is one GPU; use a class range)",
+				 spec);
+		else
+			unknown_class(cat, spec, written, plus ? "+" : "", why);
+	} else {
+		hi = plus ? NULL : lo;
+		ret = 0;
+	}
+	if (ret == 0)
+		for (size_t c = 0; c < cat->nclasses; c++) {
+			const struct cat_class *k = &cat->classes[c];
+			if (k->rank < lo->rank || (hi && k->rank > hi->rank))
+				continue;
+			for (size_t j = 0; j < k->nfamilies; j++)
+				add_family(all, nall,
+					   catalog_family(cat, k->families[j]));
+		}
+	free(spec);
+	return ret;
+}
+
+static const char *family_label(const struct cat_family *f)
+{
+	return f->mig_model ? f->mig_model : f->gpu;
+}
+
 int validate_families(const struct workload *w, const struct catalog *cat,
 		      const struct cat_family **out, struct buf *why)
 {
 	const struct cat_family *all[VALIDATE_MAX_FAMILIES];
-	size_t nall = 0, n = 0;
+	const struct cat_family *fit[VALIDATE_MAX_FAMILIES];
+	size_t nall = 0, nfit = 0, n = 0;
 	int any_efa = 0, any_gpus = 0, any_mig = 0;
 
-	for (size_t i = 0; i < w->ngpu; i++) {
-		char *spec = xstrdup(w->gpu[i]);
-		size_t len = strlen(spec);
-		int plus = len > 1 && spec[len - 1] == '+';
-		const struct cat_class *cls;
-
-		if (plus)
-			spec[len - 1] = '\0';
-		cls = catalog_class(cat, spec);
-		if (!cls) {
-			const char *names[64];
-			const char *sugg;
-			class_names(cat, names, 64);
-			sugg = intent_suggest(spec, names);
-			buf_addf(why, "unknown GPU class '%.40s'", w->gpu[i]);
-			if (sugg)
-				buf_addf(why, "; did you mean '%s%s'?", sugg,
-					 plus ? "+" : "");
-			free(spec);
+	for (size_t i = 0; i < w->ngpu; i++)
+		if (spec_families(w->gpu[i], cat, all, &nall, why) < 0)
 			return -1;
-		}
-		for (size_t c = 0; c < cat->nclasses; c++) {
-			const struct cat_class *k = &cat->classes[c];
-			if (plus ? k->rank < cls->rank : k != cls)
-				continue;
-			for (size_t j = 0; j < k->nfamilies; j++) {
-				const struct cat_family *f =
-					catalog_family(cat, k->families[j]);
-				if (f && !f->misreports &&
-				    nall < VALIDATE_MAX_FAMILIES &&
-				    !has_family(all, nall, f))
-					all[nall++] = f;
-			}
-		}
-		free(spec);
-	}
 	for (size_t i = 0; i < nall; i++) {
 		const struct cat_family *f = all[i];
 		struct workload probe = *w;
@@ -161,12 +229,51 @@ int validate_families(const struct workload *w, const struct catalog *cat,
 			any_efa = 1;
 		if (w->sharing == SHARE_MIG && f->nmig)
 			any_mig = 1;
-		if (!family_fits(cat, f, w))
-			continue;
+		if (family_fits(cat, f, w))
+			fit[nfit++] = f;
+	}
+	if (w->sharing == SHARE_MIG && nfit) {
+		/* every family the GPU entries name must give the same number
+		 * of instances per GPU: a family without the profile would be
+		 * dropped silently, and one NodePool limit cannot count two
+		 * slice sizes */
+		int have = 0, lack = 0, differ = 0;
+		long first = 0;
+
+		for (size_t i = 0; i < nfit; i++) {
+			int k = catalog_mig_instances(fit[i], w->mig_profile);
+			if (!k) {
+				lack = 1;
+				continue;
+			}
+			have = 1;
+			if (first && k != first)
+				differ = 1;
+			if (!first)
+				first = k;
+		}
+		if (have && (lack || differ)) {
+			buf_addf(why, "MIG profile '%s' %s:", w->mig_profile,
+				 lack ? "is missing on some GPUs these entries "
+					"name"
+				      : "gives a different number of instances "
+					"per GPU on the GPUs these entries name");
+			for (size_t i = 0; i < nfit; i++)
+				buf_addf(why, " %s (%s) %d%s", fit[i]->name,
+					 family_label(fit[i]),
+					 catalog_mig_instances(fit[i],
+							       w->mig_profile),
+					 i + 1 < nfit ? "," : "");
+			buf_adds(why, "; name one GPU model (e.g. 'a100.80gb') "
+				      "or one class, and a profile it has");
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < nfit; i++) {
 		if (w->sharing == SHARE_MIG &&
-		    !family_has_mig(f, w->mig_profile))
+		    !family_has_mig(fit[i], w->mig_profile))
 			continue;
-		out[n++] = f;
+		out[n++] = fit[i];
 	}
 	if (n == 0) {
 		if (!any_gpus)
@@ -189,9 +296,17 @@ int validate_families(const struct workload *w, const struct catalog *cat,
 			buf_addf(why, "MIG profile '%s' does not exist on "
 				      "class '%s'; valid profiles:",
 				 w->mig_profile, w->gpu[0]);
-			for (size_t i = 0; i < nall; i++)
-				for (size_t j = 0; j < all[i]->nmig; j++)
-					buf_addf(why, " %s", all[i]->mig_profiles[j]);
+			for (size_t i = 0; i < nfit; i++)
+				for (size_t j = 0; j < fit[i]->nmig; j++) {
+					int dup = 0;
+					for (size_t k = 0; k < i; k++)
+						dup |= family_has_mig(
+							fit[k],
+							fit[i]->mig_profiles[j]);
+					if (!dup)
+						buf_addf(why, " %s",
+							 fit[i]->mig_profiles[j]);
+				}
 		} else
 			buf_adds(why, "no instance family fits this workload");
 	}
@@ -207,7 +322,7 @@ static void check_ami(const struct intent *in, struct diags *d)
 		if (in->ami_present)
 			return; /* present but malformed: already reported */
 		diags_add(d, DIAG_ERROR, f, AT(in->spec_pos.line ? in->spec_pos : in->pos),
-			  "add 'ami: bottlerocket@v1.26.1' or "
+			  "add 'ami: bottlerocket@v1.38.0' or "
 			  "'ami: al2023@v20250505' under spec",
 			  "missing 'spec.ami'");
 		return;
@@ -242,7 +357,7 @@ static void check_ami(const struct intent *in, struct diags *d)
 	if (!v || !*v) {
 		diags_add(d, DIAG_ERROR, f, AT(in->ami_pos),
 			  in->ami_family == AMI_BOTTLEROCKET
-				  ? "pin a release, e.g. bottlerocket@v1.26.1"
+				  ? "pin a release, e.g. bottlerocket@v1.38.0"
 				  : "pin a release, e.g. al2023@v20250505",
 			  "AMI '%s' is not pinned to a version", in->ami);
 		return;
@@ -250,7 +365,7 @@ static void check_ami(const struct intent *in, struct diags *d)
 	if (!strcmp(v, "latest")) {
 		diags_add(d, DIAG_ERROR, f, AT(in->ami_pos),
 			  in->ami_family == AMI_BOTTLEROCKET
-				  ? "pin a release, e.g. bottlerocket@v1.26.1"
+				  ? "pin a release, e.g. bottlerocket@v1.38.0"
 				  : "pin a release, e.g. al2023@v20250505",
 			  "'@latest' AMI: every new AMI release would drift "
 			  "and replace all GPU nodes");
@@ -288,10 +403,138 @@ static void check_ami(const struct intent *in, struct diags *d)
 			diags_add(d, DIAG_ERROR, f, AT(in->ami_pos),
 				  in->ami_family == AMI_AL2023
 					  ? "AL2023 releases are dates: al2023@v20250505"
-					  : "Bottlerocket releases look like bottlerocket@v1.26.1",
+					  : "Bottlerocket releases look like bottlerocket@v1.38.0",
 				  "AMI version '%.40s' is not a release version",
 				  v);
 	}
+}
+
+/* a Bottlerocket release as written is usable for comparison */
+static int br_release_ok(const char *v)
+{
+	int dots = 0, digits = 0;
+
+	if (!v)
+		return 0;
+	if (*v == 'v')
+		v++;
+	for (; *v; v++) {
+		if (*v == '.') {
+			if (!digits)
+				return 0;
+			digits = 0;
+			dots++;
+		} else if (isdigit((unsigned char)*v))
+			digits++;
+		else
+			return 0;
+	}
+	return dots == 2 && digits > 0;
+}
+
+/* gate: refuse a feature the pinned Bottlerocket release lacks */
+static void gate(const struct intent *in, const struct catalog *cat,
+		 const char *feature, const char *what, struct pos at,
+		 struct diags *d)
+{
+	const struct cat_release *r =
+		catalog_release_of(cat, "bottlerocket", feature);
+	char *hint;
+
+	if (!r || catalog_version_cmp(in->ami_version, r->first) >= 0)
+		return;
+	hint = xasprintf("pin ami: bottlerocket@v%s or later (line %d); "
+			 "source: %s",
+			 r->first, in->ami_pos.line, r->source);
+	diags_add(d, DIAG_ERROR, in->file, AT(at), hint,
+		  "%s needs Bottlerocket v%s or later, but the AMI is pinned "
+		  "to %s: %s, so Karpenter would keep launching nodes that "
+		  "never become ready",
+		  what, r->first, in->ami,
+		  strncmp(feature, "gpu:", 4)
+			  ? "Bottlerocket refuses settings it does not know "
+			    "at boot"
+			  : "its NVIDIA driver branch does not support this "
+			    "GPU");
+	free(hint);
+}
+
+static void check_release(const struct intent *in, const struct workload *w,
+			  const struct cat_family *const *fams, size_t n,
+			  const struct catalog *cat, struct diags *d)
+{
+	const char *done[VALIDATE_MAX_FAMILIES];
+	size_t ndone = 0;
+
+	if (in->ami_family != AMI_BOTTLEROCKET ||
+	    !br_release_ok(in->ami_version))
+		return;
+	if (w->sharing == SHARE_TIMESLICING)
+		gate(in, cat, "timeslicing", "time-slicing", w->sharing_pos, d);
+	else if (w->sharing == SHARE_MIG)
+		gate(in, cat, "mig", "MIG", w->sharing_pos, d);
+	for (size_t i = 0; i < n; i++) {
+		char feature[64], what[96];
+		int seen = 0;
+
+		for (size_t j = 0; j < ndone; j++)
+			seen |= !strcmp(done[j], fams[i]->gpu);
+		if (seen || ndone == VALIDATE_MAX_FAMILIES)
+			continue;
+		done[ndone++] = fams[i]->gpu;
+		snprintf(feature, sizeof(feature), "gpu:%s", fams[i]->gpu);
+		snprintf(what, sizeof(what), "GPU class '%s'", fams[i]->gpu);
+		gate(in, cat, feature, what, w->gpu_pos, d);
+	}
+}
+
+/* pods per node: every schedulable GPU unit must fit the node's pods */
+static void report_density(const struct intent *in, const struct workload *w,
+			   const struct units_pool *up, enum diag_severity sev,
+			   struct diags *d)
+{
+	struct buf msg = BUF_INIT;
+	size_t shown = up->ndense < 4 ? up->ndense : 4;
+
+	if (!up->ndense) {
+		diags_add(d, DIAG_ERROR, in->file, AT(w->gpu_pos),
+			  "choose a GPU class that offers it, or change the "
+			  "request",
+			  "no instance type fits this workload");
+		return;
+	}
+	for (size_t i = 0; i < shown; i++)
+		buf_addf(&msg, "%s%s needs %ld pods, has room for %ld",
+			 i ? "; " : "", up->dense[i]->name, up->dense_need[i],
+			 up->dense_slots[i]);
+	if (up->ndense > shown)
+		buf_addf(&msg, "; and %zu more", up->ndense - shown);
+	if (sev == DIAG_ERROR)
+		diags_add(d, sev, in->file, AT(w->sharing_pos),
+			  in->prefix_delegation
+				  ? "lower the replicas: a node runs at most "
+				    "110 pods here"
+				  : "turn on spec.network.prefixDelegation "
+				    "(max pods 110) or lower the replicas",
+			  "every schedulable GPU is a pod, and no instance "
+			  "type can hold them (max pods %s, %d kept for system "
+			  "pods): %s",
+			  in->prefix_delegation ? "110 with prefix delegation"
+						: "from the ENI limit",
+			  UNITS_SYSTEM_PODS, buf_cstr(&msg));
+	else
+		diags_add(d, sev, in->file, AT(w->sharing_pos),
+			  in->prefix_delegation
+				  ? "lower the replicas to use them"
+				  : "turn on spec.network.prefixDelegation "
+				    "(max pods 110) to use them",
+			  "left out of the NodePool, too few pods per node for "
+			  "every schedulable GPU (max pods %s, %d kept for "
+			  "system pods): %s",
+			  in->prefix_delegation ? "110 with prefix delegation"
+						: "from the ENI limit",
+			  UNITS_SYSTEM_PODS, buf_cstr(&msg));
+	buf_release(&msg);
 }
 
 static void check_workload(const struct intent *in, size_t idx,
@@ -302,7 +545,6 @@ static void check_workload(const struct intent *in, size_t idx,
 	const struct cat_family *fams[VALIDATE_MAX_FAMILIES];
 	struct buf why = BUF_INIT;
 	int n;
-	long units;
 
 	if (w->name && !validate_dns_label(w->name, 50))
 		diags_add(d, DIAG_ERROR, f, AT(w->name_pos),
@@ -338,6 +580,28 @@ static void check_workload(const struct intent *in, size_t idx,
 			  "(failRequestsGreaterThanOne), but gpusPerPod is %ld",
 			  w->gpus_per_pod);
 
+	if (w->sharing == SHARE_MIG && in->ami_family == AMI_AL2023)
+		diags_add(d, DIAG_ERROR, f, AT(w->sharing_pos),
+			  "use ami: bottlerocket@v1.34.0 or later, whose NVIDIA "
+			  "variant partitions the GPUs at boot; or use "
+			  "whole GPUs or timeSlicing on AL2023",
+			  "MIG on AL2023 needs the NVIDIA GPU Operator's MIG "
+			  "manager to partition the GPUs, which gpuform does "
+			  "not install or configure: pods would get whole GPUs "
+			  "and the quota would count slices that do not exist");
+	for (size_t i = 0; w->sharing == SHARE_TIMESLICING && i < w->ngpu;
+	     i++) {
+		size_t len = strlen(w->gpu[i]);
+		if (len > 1 && w->gpu[i][len - 1] == '+')
+			diags_add(d, DIAG_ERROR, f, AT(w->gpu_item_pos[i]),
+				  "bound the range, e.g. 'l4..l40s'",
+				  "'%.40s' is open-ended: with time-slicing it "
+				  "would put shared, unisolated GPUs on the "
+				  "largest classes too (h100, b200) when they "
+				  "are what spot offers",
+				  w->gpu[i]);
+	}
+
 	/* an unknown class is reported at the list item that names it */
 	for (size_t i = 0; i < w->ngpu; i++) {
 		struct workload one = *w;
@@ -346,8 +610,7 @@ static void check_workload(const struct intent *in, size_t idx,
 		one.ngpu = 1;
 		if (validate_families(&one, cat, fams, &why) < 0) {
 			diags_add(d, DIAG_ERROR, f, AT(w->gpu_item_pos[i]),
-				  "classes: t4 a10g l4 l40s a100 h100 h200 b200 "
-				  "v100; 'l4+' means l4 or better",
+				  GPU_SPEC_HINT,
 				  "%s", buf_cstr(&why));
 			buf_release(&why);
 			return;
@@ -361,37 +624,77 @@ static void check_workload(const struct intent *in, size_t idx,
 				   "change the request";
 		if (n == 0 && w->efa && strstr(buf_cstr(&why), "EFA"))
 			p = w->efa_pos;
-		else if (n == 0 && w->sharing == SHARE_MIG)
+		else if (n == 0 && w->sharing == SHARE_MIG) {
 			p = w->sharing_pos;
+			if (strstr(buf_cstr(&why), "name one GPU model"))
+				hint = "e.g. gpu: a100.80gb with mig: 1g.10gb, "
+				       "or gpu: a100.40gb with mig: 1g.5gb";
+		}
 		else if (n == 0 && strstr(buf_cstr(&why), "GPUs"))
 			p = w->gpus_per_pod_pos.line ? w->gpus_per_pod_pos
 						     : w->gpu_pos;
 		if (n < 0)
-			hint = "classes: t4 a10g l4 l40s a100 h100 h200 b200 "
-			       "v100; 'l4+' means l4 or better";
+			hint = GPU_SPEC_HINT;
 		diags_add(d, DIAG_ERROR, f, AT(p), hint, "%s", buf_cstr(&why));
 		buf_release(&why);
 		return;
 	}
 	buf_release(&why);
 
-	units = w->max_gpus;
-	if (w->sharing == SHARE_TIMESLICING)
-		units *= w->ts_replicas;
-	else if (w->sharing == SHARE_MIG)
-		units *= validate_mig_slices(w->mig_profile);
-	if (w->gang * w->gpus_per_pod > units)
-		diags_add(d, DIAG_ERROR, f, AT(w->gang_pos.line ? w->gang_pos
-							       : w->max_gpus_pos),
-			  "raise maxGpus or shrink the gang: a gang that cannot "
-			  "fit its quota never starts",
-			  "gang of %ld pods x %ld GPUs = %ld is more than "
-			  "maxGpus %ld%s",
-			  w->gang, w->gpus_per_pod, w->gang * w->gpus_per_pod,
-			  units,
-			  w->sharing == SHARE_TIMESLICING ? " (x replicas)"
-			  : w->sharing == SHARE_MIG	  ? " (x MIG slices)"
-							  : "");
+	check_release(in, w, fams, (size_t)n, cat, d);
+	{
+		struct units_pool up;
+		long units;
+
+		units_plan_pool(&up, w, fams, (size_t)n, cat,
+				in->prefix_delegation);
+		if (!up.ntypes) {
+			report_density(in, w, &up, DIAG_ERROR, d);
+			return;
+		}
+		if (up.ndense)
+			report_density(in, w, &up, DIAG_WARNING, d);
+		units = up.limit;
+		if (w->gang * w->gpus_per_pod > units)
+			diags_add(d, DIAG_ERROR, f,
+				  AT(w->gang_pos.line ? w->gang_pos
+						      : w->max_gpus_pos),
+				  "raise maxGpus or shrink the gang: a gang "
+				  "that cannot fit its quota never starts",
+				  "gang of %ld pods x %ld GPUs = %ld is more "
+				  "than maxGpus %ld%s",
+				  w->gang, w->gpus_per_pod,
+				  w->gang * w->gpus_per_pod, units,
+				  w->sharing == SHARE_TIMESLICING
+					  ? " (x replicas)"
+				  : w->sharing == SHARE_MIG ? " (x MIG slices)"
+							    : "");
+		else if (!up.launchable) {
+			size_t k = 0;
+			for (size_t i = 1; i < up.ntypes; i++)
+				if (up.cap[i] < up.cap[k])
+					k = i;
+			diags_add(d, DIAG_ERROR, f, AT(w->max_gpus_pos),
+				  "raise maxGpus to at least the GPUs of one node",
+				  "maxGpus %ld is less than one node: the smallest "
+				  "instance type this workload can use, %s, has %d "
+				  "GPUs, so under the NodePool limit Karpenter "
+				  "never launches a node",
+				  w->max_gpus, up.types[k]->name,
+				  up.types[k]->gpus);
+		} else if (w->gang > up.launchable)
+			diags_add(d, DIAG_ERROR, f,
+				  AT(w->gang_pos.line ? w->gang_pos
+						      : w->max_gpus_pos),
+				  "raise maxGpus to a multiple of the GPUs per "
+				  "node, or shrink the gang",
+				  "gang of %ld pods x %ld GPUs fits maxGpus, "
+				  "but under the NodePool limit of %ld GPUs "
+				  "Karpenter can launch nodes for only %ld such "
+				  "pods (whole nodes only)",
+				  w->gang, w->gpus_per_pod, up.limit,
+				  up.launchable);
+	}
 	if (w->efa && !in->efa_sg && !in->network_unknown_keys)
 		diags_add(d, DIAG_ERROR, f, AT(w->efa_pos),
 			  "set spec.network.efaSecurityGroup to a security "
@@ -522,6 +825,21 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 					  "range",
 					  gib);
 		}
+	}
+	if (in->dp_ns && !in->dp_ns_defaulted) {
+		if (!validate_dns_label(in->dp_ns, 63))
+			diags_add(d, DIAG_ERROR, f, AT(in->dp_ns_pos),
+				  "use the namespace the nvidia-device-plugin "
+				  "Helm release is installed in",
+				  "namespace '%.60s' is not a valid DNS label",
+				  in->dp_ns);
+		else if (in->ami_family == AMI_BOTTLEROCKET)
+			diags_add(d, DIAG_WARNING, f, AT(in->dp_ns_pos),
+				  "remove it: Bottlerocket's NVIDIA variant has "
+				  "the plugin built in and is configured through "
+				  "userData",
+				  "nvidiaDevicePlugin.namespace has no effect on "
+				  "Bottlerocket");
 	}
 	if (in->efa_sg && !is_aws_id(in->efa_sg, "sg"))
 		diags_add(d, DIAG_ERROR, f, AT(in->efa_sg_pos),

@@ -32,10 +32,6 @@ int validate_families(const struct workload *w, const struct catalog *cat,
 size_t validate_intent(const struct intent *in, const struct catalog *cat,
 		       struct diags *d);
 
-/* validate_mig_slices: schedulable slices of one GPU for a MIG profile
- * ("1g.10gb" -> 7, "2g.20gb" -> 3, "3g.40gb" -> 2, "4g"/"7g" -> 1). */
-long validate_mig_slices(const char *profile);
-
 /* DNS-1123 label (lower-case alphanumerics and '-', max `max` chars). */
 int validate_dns_label(const char *s, size_t max);
 

@@ -65,7 +65,7 @@ ALL_LOG=$WORK/all-gpuform-runs.log
 CLUSTER=ml-prod
 INV_NS=gpuform-system
 INV=gpuform-$CLUSTER
-KINDS=namespaces,configmaps,ec2nodeclasses.karpenter.k8s.aws,nodepools.karpenter.sh,workloadpriorityclasses.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io,clusterqueues.kueue.x-k8s.io,localqueues.kueue.x-k8s.io
+KINDS=namespaces,configmaps,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh,nodepools.karpenter.sh,workloadpriorityclasses.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io,clusterqueues.kueue.x-k8s.io,localqueues.kueue.x-k8s.io
 SPEC_A=$WORK/ml-prod.yaml
 SPEC_B=$WORK/ml-prod-b.yaml
 cp specs/ml-prod.yaml "$SPEC_A"

@@ -55,7 +55,7 @@ CLUSTER=ml-prod
 INV_NS=gpuform-system
 INV=gpuform-$CLUSTER
 BIG_N=${RECONCILE_BIG_N:-200}
-KINDS=namespaces,configmaps,ec2nodeclasses.karpenter.k8s.aws,nodepools.karpenter.sh,workloadpriorityclasses.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io,clusterqueues.kueue.x-k8s.io,localqueues.kueue.x-k8s.io
+KINDS=namespaces,configmaps,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh,nodepools.karpenter.sh,workloadpriorityclasses.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io,clusterqueues.kueue.x-k8s.io,localqueues.kueue.x-k8s.io
 
 # ---- helpers -----------------------------------------------------------------------------
 

@@ -338,7 +338,7 @@ intent('inject-key-with-colon', sub(BASE, 'gang: 16', 'gang: 16\n      "kind: Se
 intent('inject-schedule-shell', sub(BASE, '"0 2 * * sat"', '"0 2 * * sat; touch pwned"'), at(20, 15, 'maintenance window: schedule must have five cron fields'))
 intent('inject-snapshot-newline', sub(BASE, 'snapshotID: snap-0123456789abcdef0', 'snapshotID: "snap-0123456789abcdef0\\nkind: Secret"'), at(12, 17, "'snap-0123456789abcdef0\\\\nkind: Secret' is not an EBS snapshot id"))
 intent('inject-sg-shell', sub(BASE, 'efaSecurityGroup: sg-0123456789abcdef0', 'efaSecurityGroup: "sg-0123$(id)"'), at(16, 23, '.*'))
-intent('inject-ami-shell', sub(BASE, 'ami: bottlerocket@v1.26.1', 'ami: "bottlerocket@v1.26.1; touch pwned"'), at(9, 8, '.*'))
+intent('inject-ami-shell', sub(BASE, 'ami: bottlerocket@v1.38.0', 'ami: "bottlerocket@v1.38.0; touch pwned"'), at(9, 8, '.*'))
 # accepted ones: they end up in the output, quoted
 for name, val, lit in (('colon-space', '"a: b"', 'a: b'), ('dash-space', '"- z"', '- z'),
                        ('at-sign', "'@attack'", '@attack'), ('doc-start', '"--- "', '--- '),
@@ -361,7 +361,7 @@ intent('type-name-map', sub(BASE, 'name: ml-prod', 'name: {a: b}'), at(6, 9, '.*
 intent('type-spec-seq', sub(MIN, 'spec:', 'spec: []\nx:'), '^@:[0-9]+:[0-9]+: error: .*spec')
 intent('type-spec-scalar', MIN[:MIN.index(b'spec:')] + b'spec: gpu\n', at(8, 7, '.*spec'))
 intent('type-nodeRole-seq', sub(BASE, 'nodeRole: KarpenterNodeRole-ml-prod', 'nodeRole: [a]'), at(8, 13, "'nodeRole' must be a string, not a list"))
-intent('type-ami-map', sub(BASE, 'ami: bottlerocket@v1.26.1', 'ami: {family: bottlerocket}'), at(9, 8, '.*ami'))
+intent('type-ami-map', sub(BASE, 'ami: bottlerocket@v1.38.0', 'ami: {family: bottlerocket}'), at(9, 8, '.*ami'))
 intent('type-imageCache-seq', sub(BASE, 'imageCache:\n    snapshotID: snap-0123456789abcdef0\n    size: 200Gi', 'imageCache: [snap]'), at(11, 15, '.*imageCache'))
 intent('type-network-scalar', sub(BASE, 'network:\n    prefixDelegation: true\n    efaSecurityGroup: sg-0123456789abcdef0', 'network: on'), '^@:[0-9]+:[0-9]+: error: .*network')
 intent('type-prefixDelegation-string', sub(BASE, 'prefixDelegation: true', 'prefixDelegation: "true"'), at(15, 23, '.*prefixDelegation'))

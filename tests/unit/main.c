@@ -41,6 +41,7 @@ static Suite *(*const suites[])(void) = {
 	kubejson_suite,
 	incluster_suite,
 	kueue_suite,
+	units_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

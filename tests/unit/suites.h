@@ -32,6 +32,7 @@ Suite *lint_suite(void);     /* test_lint.c: generator/lint.c, lint_rules.c */
 Suite *kubejson_suite(void); /* test_kubejson.c: reconcile/kubejson.c */
 Suite *incluster_suite(void); /* test_incluster.c: install, lease, metrics, notify */
 Suite *kueue_suite(void);    /* test_kueue.c: Kueue configuration vs chart */
+Suite *units_suite(void);    /* test_units.c: generator/units.c */
 
 /*
  * ---- more suites go here ----

@@ -75,7 +75,7 @@ static void expect_fail(const char *text, const char *want_prefix,
 
 /* a small valid catalog the malformed cases are variations of */
 #define OK_CLASS "class\ta100\t6\tp4d,p4de\n"
-#define OK_P4D "family\tp4d\ta100\ta100.40gb\t1g.5gb,7g.40gb\t0\n"
+#define OK_P4D "family\tp4d\ta100\ta100.40gb\t1g.5gb:7,7g.40gb:1\t0\n"
 #define OK_P4DE "family\tp4de\ta100\t-\t-\t0\n"
 #define OK_T1 "type\tp4d.24xlarge\tp4d\t8\t40960\t96\t1179648\t4\t32.77\tamd64\n"
 #define OK_T2 "type\tp4de.24xlarge\tp4de\t8\t81920\t96\t1179648\t4\t40\tamd64\n"
@@ -101,9 +101,10 @@ static const struct {
 	const char *families[3]; /* NULL-terminated */
 } want_classes[] = {
 	{ "t4", 1, { "g4dn", NULL } },
-	{ "v100", 2, { "p3", "p3dn", NULL } },
+	/* p3 is not in Karpenter v1.14.1's instance-type table */
+	{ "v100", 2, { "p3dn", NULL } },
 	{ "a10g", 3, { "g5", NULL } },
-	{ "l4", 4, { "g6", NULL } },
+	{ "l4", 4, { "g6", "gr6", NULL } },
 	{ "l40s", 5, { "g6e", NULL } },
 	{ "a100", 6, { "p4d", "p4de", NULL } },
 	{ "h100", 7, { "p5", NULL } },
@@ -251,19 +252,35 @@ START_TEST(test_builtin_mig)
 	}
 	f = catalog_family(c, "p4d");
 	ck_assert_str_eq(f->mig_model, "a100.40gb");
-	ck_assert_uint_eq(f->nmig, 5);
+	/* NVIDIA MIG user guide, A100-SXM4-40GB: 1g.10gb exists, 4 per GPU */
+	ck_assert_uint_eq(f->nmig, 6);
 	ck_assert_str_eq(f->mig_profiles[0], "1g.5gb");
-	ck_assert_str_eq(f->mig_profiles[4], "7g.40gb");
+	ck_assert_str_eq(f->mig_profiles[5], "7g.40gb");
+	ck_assert_int_eq(catalog_mig_instances(f, "1g.5gb"), 7);
+	ck_assert_int_eq(catalog_mig_instances(f, "1g.10gb"), 4);
+	ck_assert_int_eq(catalog_mig_instances(f, "2g.10gb"), 3);
+	ck_assert_int_eq(catalog_mig_instances(f, "3g.20gb"), 2);
+	ck_assert_int_eq(catalog_mig_instances(f, "7g.40gb"), 1);
+	ck_assert_int_eq(catalog_mig_instances(f, "1g.20gb"), 0);
 	f = catalog_family(c, "p4de");
 	ck_assert_str_eq(f->mig_model, "a100.80gb");
 	ck_assert_str_eq(f->mig_profiles[0], "1g.10gb");
+	ck_assert_int_eq(catalog_mig_instances(f, "1g.10gb"), 7);
+	ck_assert_int_eq(catalog_mig_instances(f, "1g.20gb"), 4);
+	ck_assert_int_eq(catalog_mig_instances(f, "1g.5gb"), 0);
+	ck_assert_int_eq(catalog_mig_instances(catalog_family(c, "p5"),
+					       "1g.20gb"), 4);
+	ck_assert_int_eq(catalog_mig_instances(catalog_family(c, "p5e"),
+					       "1g.18gb"), 7);
+	ck_assert_int_eq(catalog_mig_instances(catalog_family(c, "p6-b200"),
+					       "1g.23gb"), 7);
 	ck_assert_str_eq(catalog_family(c, "p5")->mig_model, "h100.80gb");
 	ck_assert_str_eq(catalog_family(c, "p5e")->mig_model, "h200.141gb");
 	ck_assert_str_eq(catalog_family(c, "p5en")->mig_model, "h200.141gb");
 
 	/* no MIG below the A100 */
 	{
-		const char *none[] = { "g4dn", "p3", "p3dn", "g5",
+		const char *none[] = { "g4dn", "gr6", "p3dn", "g5",
 				       "g6", "g6e", "g6f", "gr6f" };
 
 		for (i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
@@ -294,6 +311,60 @@ START_TEST(test_builtin_types_ordered)
 		ck_assert(c->types[i].price > 0.0);
 		ck_assert_int_gt(c->types[i].mem_mib, 0);
 	}
+}
+END_TEST
+
+/* pod density data: Karpenter's ENI-limited max pods, per type */
+START_TEST(test_builtin_eni)
+{
+	const struct catalog *c = catalog_builtin();
+	const struct cat_type *t;
+	size_t n;
+
+	/* every type has its ENI data */
+	for (size_t i = 0; i < c->ntypes; i++)
+		ck_assert_msg(catalog_max_pods(&c->types[i]) > 0,
+			      "'%s' has no eni record", c->types[i].name);
+	/* the example and the Karpenter v1.14.1 table's pods */
+	n = catalog_types_of(c, "g4dn", &t);
+	ck_assert_uint_eq(n, 7);
+	ck_assert_str_eq(t[0].name, "g4dn.xlarge");
+	ck_assert_int_eq(t[0].enis, 3);
+	ck_assert_int_eq(t[0].ipv4_per_eni, 10);
+	ck_assert_int_eq(catalog_max_pods(&t[0]), 29);
+	ck_assert_int_eq(catalog_max_pods(&t[6]), 737); /* g4dn.metal */
+	n = catalog_types_of(c, "p5", &t);
+	ck_assert_int_eq(catalog_max_pods(&t[1]), 100); /* p5.48xlarge */
+	n = catalog_types_of(c, "g5", &t);
+	ck_assert_int_eq(catalog_max_pods(&t[0]), 58);
+}
+END_TEST
+
+/* Bottlerocket: the first release of each feature, and the comparison */
+START_TEST(test_builtin_releases)
+{
+	const struct catalog *c = catalog_builtin();
+	const struct cat_release *r;
+
+	r = catalog_release_of(c, "bottlerocket", "timeslicing");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->first, "1.25.0");
+	r = catalog_release_of(c, "bottlerocket", "mig");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->first, "1.34.0");
+	ck_assert_str_eq(r->source, "bottlerocket#4418");
+	r = catalog_release_of(c, "bottlerocket", "gpu:b200");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->first, "1.38.0");
+	ck_assert_ptr_null(catalog_release_of(c, "bottlerocket", "gpu:h100"));
+	ck_assert_ptr_null(catalog_release_of(c, "al2023", "mig"));
+
+	ck_assert_int_lt(catalog_version_cmp("v1.33.9", "1.34.0"), 0);
+	ck_assert_int_eq(catalog_version_cmp("v1.34.0", "1.34.0"), 0);
+	ck_assert_int_gt(catalog_version_cmp("1.34.1", "1.34.0"), 0);
+	ck_assert_int_gt(catalog_version_cmp("v1.100.0", "1.34.0"), 0);
+	ck_assert_int_lt(catalog_version_cmp("v1.9.0", "1.25.0"), 0);
+	ck_assert_int_gt(catalog_version_cmp("v2.0.0", "1.38.0"), 0);
 }
 END_TEST
 
@@ -526,6 +597,35 @@ START_TEST(test_fail_other)
 		    "type\tp4d.24xlarge\tp4d\t8\t1\t96\t1\t4\t1\tx86_64\n",
 		    "t.tsv:2: ", "arch");
 	expect_fail("family\tp4d\ta100\t\t-\t0\n", "t.tsv:1: ", "empty");
+	/* MIG profiles carry their instances per GPU, 1..7 */
+	expect_fail("family\tp4d\ta100\ta100.40gb\t1g.5gb\t0\n", "t.tsv:1: ",
+		    "needs ':N'");
+	expect_fail("family\tp4d\ta100\ta100.40gb\t1g.5gb:8\t0\n",
+		    "t.tsv:1: ", "needs ':N'");
+	expect_fail("family\tp4d\ta100\ta100.40gb\t1g.5gb:7,1g.5gb:4\t0\n",
+		    "t.tsv:1: ", "listed twice");
+	/* eni records: after a known type, once, sane numbers */
+	expect_fail(OK_P4D "eni\tp4d.24xlarge\t15\t50\n", "t.tsv:2: ",
+		    "unknown type");
+	expect_fail(OK_P4D OK_T1 "eni\tp4d.24xlarge\t15\t50\n"
+			  "eni\tp4d.24xlarge\t15\t50\n",
+		    "t.tsv:4: ", "duplicate eni");
+	expect_fail(OK_P4D OK_T1 "eni\tp4d.24xlarge\t0\t50\n", "t.tsv:3: ",
+		    "ENIs >= 1");
+	expect_fail(OK_P4D OK_T1 "eni\tp4d.24xlarge\t15\n", "t.tsv:3: ",
+		    "columns");
+	/* release records */
+	expect_fail("release\tal2023\tmig\t1.34.0\tx#1\n", "t.tsv:1: ",
+		    "only bottlerocket");
+	expect_fail("release\tbottlerocket\tmps\t1.34.0\tx#1\n", "t.tsv:1: ",
+		    "unknown feature");
+	expect_fail("release\tbottlerocket\tmig\t1.34\tx#1\n", "t.tsv:1: ",
+		    "MAJOR.MINOR.PATCH");
+	expect_fail("release\tbottlerocket\tgpu:zz\t1.34.0\tx#1\n",
+		    "t.tsv:1: ", "unknown GPU class");
+	expect_fail("release\tbottlerocket\tmig\t1.34.0\tx#1\n"
+		    "release\tbottlerocket\tmig\t1.35.0\tx#1\n",
+		    "t.tsv:2: ", "duplicate release");
 	expect_fail("family p4d a100 - - 0\n", "t.tsv:1: ",
 		    "unknown record kind");
 	expect_fail("family\tp4d \ta100\t-\t-\t0\n", "t.tsv:1: ", "space");
@@ -581,6 +681,8 @@ Suite *catalog_suite(void)
 	tcase_add_test(tc, test_builtin_mig);
 	tcase_add_test(tc, test_builtin_types_ordered);
 	tcase_add_test(tc, test_types_of);
+	tcase_add_test(tc, test_builtin_eni);
+	tcase_add_test(tc, test_builtin_releases);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("parse");

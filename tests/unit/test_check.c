@@ -289,6 +289,29 @@ START_TEST(test_crd_rules_present)
 		  "? x.values.size() >= x.minValues : true)'" },
 		{ "karpenter.sh_nodepools.yaml",
 		  "rule: '!has(self.replicas) || !has(self.weight)'" },
+		/* the nodeoverlays CRD: check_nodeoverlay */
+		{ "karpenter.sh_nodeoverlays.yaml",
+		  "rule: self.all(x, !(x in ['cpu', 'memory', "
+		  "'ephemeral-storage', 'pods']))" },
+		{ "karpenter.sh_nodeoverlays.yaml",
+		  "rule: self in [\"karpenter.sh/capacity-type\", "
+		  "\"karpenter.sh/nodepool\"] || "
+		  "!self.find(\"^([^/]+)\").endsWith(\"karpenter.sh\")" },
+		{ "karpenter.sh_nodeoverlays.yaml",
+		  "rule: self != \"kubernetes.io/hostname\"" },
+		{ "karpenter.sh_nodeoverlays.yaml",
+		  "\"karpenter.k8s.aws/instance-capability-flex\"] || "
+		  "!self.find(\"^([^/]+)\").endsWith(\"karpenter.k8s.aws\")" },
+		{ "karpenter.sh_nodeoverlays.yaml",
+		  "rule: 'self.all(x, x.operator == ''NotIn'' ? x.values.size() "
+		  "!= 0 : true)'" },
+		{ "karpenter.sh_nodeoverlays.yaml",
+		  "rule: 'self.all(x, x.operator == ''In'' ? x.values.size() "
+		  "!= 0 : true)'" },
+		{ "karpenter.sh_nodeoverlays.yaml",
+		  "? (x.values.size() == 1 && int(x.values[0]) >= 0) : true)'" },
+		{ "karpenter.sh_nodeoverlays.yaml",
+		  "rule: '!has(self.price) || !has(self.priceAdjustment)'" },
 		{ "karpenter.k8s.aws_ec2nodeclasses.yaml",
 		  "rule: self.matches('^[a-zA-Z0-9]+@.+$')" },
 		{ "karpenter.k8s.aws_ec2nodeclasses.yaml",
@@ -1286,14 +1309,65 @@ static const cJSON *field(const cJSON *o, const char *k)
 	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
+/* ---- NodeOverlay (karpenter.sh/v1alpha1, nodeoverlays CRD) ---------------- */
+
+#define OVERLAY(reqs, extra)                                                  \
+	"{'apiVersion':'karpenter.sh/v1alpha1','kind':'NodeOverlay',"        \
+	"'metadata':{'name':'ci-gpu-8'},'spec':{'requirements':" reqs        \
+	extra "}}"
+#define OV_REQS                                                               \
+	"[{'key':'karpenter.sh/nodepool','operator':'In','values':['ci']},"  \
+	"{'key':'node.kubernetes.io/instance-type','operator':'In',"         \
+	"'values':['g4dn.xlarge']}]"
+#define OV_CAP ",'capacity':{'nvidia.com/gpu':'8'}"
+
+START_TEST(test_nodeoverlay_rules)
+{
+	/* what gpuform renders: the nodepool key is allowed here */
+	ok(OVERLAY(OV_REQS, OV_CAP));
+	ok(OVERLAY("[{'key':'karpenter.k8s.aws/instance-gpu-count',"
+		   "'operator':'Gt','values':['0']}]", OV_CAP));
+	/* requirements are required */
+	bad("{'apiVersion':'karpenter.sh/v1alpha1','kind':'NodeOverlay',"
+	    "'metadata':{'name':'x'},'spec':{'capacity':{'nvidia.com/gpu':'8'}}}",
+	    1, "spec.requirements", "required", NULL);
+	/* restricted label domains (a shorter aws list than a NodePool's) */
+	bad(OVERLAY("[{'key':'karpenter.sh/nodeclaim','operator':'Exists'}]",
+		    OV_CAP),
+	    1, "spec.requirements[0]", "karpenter.sh", NULL);
+	bad(OVERLAY("[{'key':'kubernetes.io/hostname','operator':'Exists'}]",
+		    OV_CAP),
+	    1, "spec.requirements[0]", "hostname", NULL);
+	bad(OVERLAY("[{'key':'karpenter.k8s.aws/capacity-reservation-id',"
+		    "'operator':'Exists'}]", OV_CAP),
+	    1, "spec.requirements[0]", "karpenter.k8s.aws", NULL);
+	/* In and NotIn need values; Gt one non-negative integer */
+	bad(OVERLAY("[{'key':'node.kubernetes.io/instance-type','operator':"
+		    "'NotIn','values':[]}]", OV_CAP),
+	    1, "spec.requirements[0]", "NotIn", NULL);
+	bad(OVERLAY("[{'key':'karpenter.k8s.aws/instance-gpu-count',"
+		    "'operator':'Gt','values':['-1']}]", OV_CAP),
+	    1, "spec.requirements[0]", "non-negative", NULL);
+	/* capacity adds extended resources only */
+	bad(OVERLAY(OV_REQS, ",'capacity':{'pods':'200'}"), 1,
+	    "spec.capacity", "pods", NULL);
+	bad(OVERLAY(OV_REQS, ",'capacity':{'memory':'1Gi','cpu':'1'}"), 2,
+	    "spec.capacity", "cpu", NULL);
+	/* price and priceAdjustment exclude each other */
+	bad(OVERLAY(OV_REQS, ",'price':'1.5','priceAdjustment':'-10%'"), 1,
+	    "spec", "price", NULL);
+}
+END_TEST
+
 /* every object rendered for the intents in specs/ passes (pipeline_render runs
  * check_object itself and fails when they do not; this checks again,
  * object by object, and that the four kinds were really seen) */
 START_TEST(test_rendered_specs_pass)
 {
 	static const char *const kinds[] = { "NodePool", "EC2NodeClass",
-					     "ResourceFlavor", "ClusterQueue" };
-	size_t seen[4] = { 0 }, objs = 0;
+					     "ResourceFlavor", "ClusterQueue",
+					     "NodeOverlay" };
+	size_t seen[5] = { 0 }, objs = 0;
 	struct tmpl_set *t = NULL;
 	struct err err = ERR_INIT;
 	glob_t g;
@@ -1333,7 +1407,7 @@ START_TEST(test_rendered_specs_pass)
 			diags_format(&d, &msg);
 			ck_assert_msg(n == 0 && d.nr == 0, "%s breaks:\n%s",
 				      buf_cstr(&where), buf_cstr(&msg));
-			for (size_t j = 0; j < 4; j++)
+			for (size_t j = 0; j < 5; j++)
 				seen[j] += !strcmp(k->valuestring, kinds[j]);
 			objs++;
 			buf_release(&where);
@@ -1343,7 +1417,7 @@ START_TEST(test_rendered_specs_pass)
 		buf_release(&data);
 		buf_release(&msg);
 	}
-	for (size_t j = 0; j < 4; j++)
+	for (size_t j = 0; j < 5; j++)
 		ck_assert_msg(seen[j] > 0, "no %s rendered from specs/",
 			      kinds[j]);
 	ck_assert_uint_gt(objs, 0);
@@ -1366,6 +1440,7 @@ Suite *check_suite(void)
 
 	tc = tcase_create("nodepool");
 	tcase_add_test(tc, test_nodepool_valid);
+	tcase_add_test(tc, test_nodeoverlay_rules);
 	tcase_add_test(tc, test_nodepool_node_class_ref_missing);
 	tcase_add_test(tc, test_nodepool_node_class_ref_empty);
 	tcase_add_test(tc, test_nodepool_karpenter_sh_domain);

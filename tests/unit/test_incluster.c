@@ -71,7 +71,7 @@ static void assert_verbs(const cJSON *rules, const char *group,
 START_TEST(test_cluster_rules_follow_render_kinds)
 {
 	struct install_grant *g;
-	size_t n = install_grants(&g, "gpuform-system", "ml-prod");
+	size_t n = install_grants(&g, "gpuform-system", "ml-prod", NULL);
 	cJSON *rules = install_rules(g, n, NULL);
 	size_t kinds = 0;
 
@@ -110,7 +110,7 @@ END_TEST
 START_TEST(test_namespace_rules)
 {
 	struct install_grant *g;
-	size_t n = install_grants(&g, "gpuform-system", "ml-prod");
+	size_t n = install_grants(&g, "gpuform-system", "ml-prod", NULL);
 	cJSON *own = install_rules(g, n, "gpuform-system");
 	cJSON *ks = install_rules(g, n, "kube-system");
 	cJSON *other = install_rules(g, n, "default");
@@ -132,6 +132,19 @@ START_TEST(test_namespace_rules)
 	ck_assert_int_eq(cJSON_GetArraySize(ks), 1);
 	ck_assert_int_eq(cJSON_GetArraySize(other), 0);
 	cJSON_Delete(own);
+	cJSON_Delete(ks);
+	cJSON_Delete(other);
+	install_grants_free(g, n);
+
+	/* --device-plugin-namespace: the ConfigMap grant follows the chart's
+	 * namespace (spec.nvidiaDevicePlugin.namespace), kube-system gets none */
+	n = install_grants(&g, "gpuform-system", "ml-prod", "nvidia-device-plugin");
+	ks = install_rules(g, n, "kube-system");
+	other = install_rules(g, n, "nvidia-device-plugin");
+	ck_assert_int_eq(cJSON_GetArraySize(ks), 0);
+	assert_verbs(other, "", "configmaps", NULL,
+		     "get,list,create,patch,delete");
+	ck_assert_int_eq(cJSON_GetArraySize(other), 1);
 	cJSON_Delete(ks);
 	cJSON_Delete(other);
 	install_grants_free(g, n);

@@ -33,7 +33,7 @@ struct fx {
 	struct plan p;
 };
 
-#define BR "bottlerocket@v1.26.1"
+#define BR "bottlerocket@v1.38.0"
 #define AL "al2023@v20250505"
 
 /*
@@ -122,7 +122,7 @@ static void pool_gpu_names(const struct plan_pool *pl, struct buf *out)
 
 static const char mixed_workloads[] =
 	"    - {name: a, type: dev, gpu: l4, maxGpus: 4, sharing: {timeSlicing: 4}}\n"
-	"    - {name: b, type: inference, gpu: a100, maxGpus: 2, sharing: {mig: 1g.10gb}}\n"
+	"    - {name: b, type: inference, gpu: a100.80gb, maxGpus: 8, sharing: {mig: 1g.10gb}}\n"
 	"    - {name: c, type: training, gpu: h100, gpusPerPod: 8, efa: true, maxGpus: 16}\n"
 	"    - {name: d, type: inference, gpu: l4, maxGpus: 4}\n"
 	"    - {name: e, type: dev, gpu: t4, maxGpus: 4, sharing: {timeSlicing: 4}}\n"
@@ -183,7 +183,13 @@ START_TEST(test_nodeclasses_al2023_no_split)
 {
 	struct fx fx;
 
-	build(&fx, NULL, AL, WINDOW SG, mixed_workloads);
+	/* MIG is refused on AL2023 (validate): the same without "b" */
+	build(&fx, NULL, AL, WINDOW SG,
+	      "    - {name: a, type: dev, gpu: l4, maxGpus: 4, sharing: {timeSlicing: 4}}\n"
+	      "    - {name: c, type: training, gpu: h100, gpusPerPod: 8, efa: true, maxGpus: 16}\n"
+	      "    - {name: d, type: inference, gpu: l4, maxGpus: 4}\n"
+	      "    - {name: e, type: dev, gpu: t4, maxGpus: 4, sharing: {timeSlicing: 4}}\n"
+	      "    - {name: f, type: inference, gpu: l40s, maxGpus: 4, sharing: {timeSlicing: 2}}\n");
 	ck_assert_int_eq(fx.p.al2023, 1);
 	/* sharing is a node label on AL2023: only EFA splits */
 	ck_assert_uint_eq(fx.p.nnodeclasses, 2);
@@ -194,13 +200,11 @@ START_TEST(test_nodeclasses_al2023_no_split)
 		ck_assert_uint_eq(fx.p.nodeclasses[i].nmig_models, 0);
 	}
 	ck_assert_str_eq(nodeclass_of(&fx, "a")->name, "gpu");
-	ck_assert_str_eq(nodeclass_of(&fx, "b")->name, "gpu");
 	ck_assert_str_eq(nodeclass_of(&fx, "c")->name, "gpu-efa");
 
 	ck_assert_str_eq(pool(&fx, "a")->share_config, "ts-4");
 	ck_assert_str_eq(pool(&fx, "e")->share_config, "ts-4");
 	ck_assert_str_eq(pool(&fx, "f")->share_config, "ts-2");
-	ck_assert_str_eq(pool(&fx, "b")->share_config, "mig-single");
 	ck_assert_ptr_null(pool(&fx, "c")->share_config);
 	ck_assert_ptr_null(pool(&fx, "d")->share_config);
 	release(&fx);
@@ -224,7 +228,7 @@ START_TEST(test_mig_models)
 	/* one profile on two GPU models: one class, both keys, sorted */
 	build(&fx, NULL, BR, WINDOW,
 	      "    - {name: mx, type: inference, gpu: h100, maxGpus: 8, sharing: {mig: 1g.10gb}}\n"
-	      "    - {name: my, type: inference, gpu: a100, maxGpus: 8, sharing: {mig: 1g.10gb}}\n");
+	      "    - {name: my, type: inference, gpu: a100.80gb, maxGpus: 8, sharing: {mig: 1g.10gb}}\n");
 	ck_assert_uint_eq(fx.p.nnodeclasses, 1);
 	nc = &fx.p.nodeclasses[0];
 	ck_assert_str_eq(nc->name, "gpu-mig-1g-10gb");
@@ -251,8 +255,11 @@ START_TEST(test_quota_multipliers)
 	      "    - {name: plain, type: dev, gpu: l4, maxGpus: 16}\n");
 	ck_assert_int_eq(pool(&fx, "ts")->multiplier, 4);
 	ck_assert_int_eq(pool(&fx, "ts")->quota_gpu, 64);
+	/* the limit is in the units the nodes report: replicas */
+	ck_assert_int_eq(pool(&fx, "ts")->limit_gpu, 64);
 	ck_assert_int_eq(pool(&fx, "plain")->multiplier, 1);
 	ck_assert_int_eq(pool(&fx, "plain")->quota_gpu, 16);
+	ck_assert_int_eq(pool(&fx, "plain")->limit_gpu, 16);
 	/* CPU and memory follow the physical GPUs, not the replicas */
 	ck_assert_int_eq(pool(&fx, "ts")->quota_cpu,
 			 pool(&fx, "plain")->quota_cpu);
@@ -271,6 +278,7 @@ START_TEST(test_quota_multipliers)
 			      "%s: multiplier %ld", migs[i].profile,
 			      pool(&fx, "m")->multiplier);
 		ck_assert_int_eq(pool(&fx, "m")->quota_gpu, 2 * migs[i].mult);
+		ck_assert_int_eq(pool(&fx, "m")->limit_gpu, 2 * migs[i].mult);
 		release(&fx);
 	}
 }
@@ -303,7 +311,7 @@ START_TEST(test_quota_cpu_memory)
 	ck_assert_int_eq(pl->quota_mem_gib, 16 * 256);
 
 	pl = pool(&fx, "l1");
-	ck_assert_uint_eq(pl->ntypes, 8);
+	ck_assert_uint_eq(pl->ntypes, 10); /* 8 g6, 2 gr6 */
 	ck_assert_int_eq(pl->quota_cpu, 2 * 64);
 	ck_assert_int_eq(pl->quota_mem_gib, 2 * 256);
 
@@ -351,14 +359,14 @@ START_TEST(test_efa_per_pod)
 	}
 
 	pl = pool(&fx, "l");
-	ck_assert_uint_eq(pl->ntypes, 5);
+	ck_assert_uint_eq(pl->ntypes, 6); /* g6.8xlarge and up, gr6.8xlarge */
 	ck_assert_int_eq(pl->efa_per_pod, 1);
 	ck_assert_int_eq(pl->quota_efa, 4);
 
 	pl = pool(&fx, "none");
 	ck_assert_int_eq(pl->efa_per_pod, 0);
 	ck_assert_int_eq(pl->quota_efa, 0);
-	ck_assert_uint_eq(pl->ntypes, 8);
+	ck_assert_uint_eq(pl->ntypes, 10);
 	release(&fx);
 
 	build(&fx, NULL, BR, WINDOW,
@@ -428,12 +436,12 @@ START_TEST(test_spot_to_spot_warning)
 	ck_assert_int_eq(fx.p.spot_to_spot, 0);
 	release(&fx);
 
-	/* l4+ has 23 types: those with 15 cheaper ones can be replaced */
+	/* l4+ has 25 types: those with 15 cheaper ones can be replaced */
 	build(&fx, NULL, BR, WINDOW,
 	      "    - {name: wide, type: dev, gpu: l4+, maxGpus: 4}\n");
-	ck_assert_uint_eq(pool(&fx, "wide")->ntypes, 23);
+	ck_assert_uint_eq(pool(&fx, "wide")->ntypes, 25);
 	ck_assert_uint_gt(pool(&fx, "wide")->s2s_types, 0);
-	ck_assert_uint_le(pool(&fx, "wide")->s2s_types, 23 - 15);
+	ck_assert_uint_le(pool(&fx, "wide")->s2s_types, 25 - 15);
 	ck_assert_uint_eq(fx.d.warnings, 0);
 	ck_assert_int_eq(fx.p.spot_to_spot, 1);
 	release(&fx);
@@ -549,7 +557,7 @@ START_TEST(test_namespaces_and_gpu_names)
 	ck_assert_str_eq(buf_cstr(&b), "a10g,l4");
 	buf_reset(&b);
 	pool_families(pool(&fx, "a"), &b);
-	ck_assert_str_eq(buf_cstr(&b), "g6,g5");
+	ck_assert_str_eq(buf_cstr(&b), "g6,gr6,g5");
 	buf_reset(&b);
 	pool_gpu_names(pool(&fx, "b"), &b);
 	ck_assert_str_eq(buf_cstr(&b), "a100,b200,h100,h200,l4,l40s");
@@ -603,7 +611,7 @@ START_TEST(test_unvalidated_intent_fails)
 	static const char text[] =
 		"apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\n"
 		"metadata: {name: c}\nspec:\n  nodeRole: r\n"
-		"  ami: bottlerocket@v1.26.1\n"
+		"  ami: bottlerocket@v1.38.0\n"
 		"  workloads:\n"
 		"    - {name: ok, type: dev, gpu: l4, maxGpus: 1}\n"
 		"    - {name: x, type: dev, gpu: nosuch, maxGpus: 1}\n";

@@ -40,7 +40,7 @@ static const char br_intent[] =
 	"  name: ml-prod\n"
 	"spec:\n"
 	"  nodeRole: KarpenterNodeRole-ml-prod\n"
-	"  ami: bottlerocket@v1.26.1\n"
+	"  ami: bottlerocket@v1.38.0\n"
 	"  imageCache: {snapshotID: snap-0123456789abcdef0, size: 300Gi}\n"
 	"  network: {efaSecurityGroup: sg-0123456789abcdef0}\n"
 	"  generalPurpose: {enabled: true}\n"
@@ -53,7 +53,7 @@ static const char br_intent[] =
 	"    - {name: play, type: dev, gpu: l4+, maxGpus: 4, namespace: dev}\n"
 	"    - {name: ci, type: dev, gpu: t4, maxGpus: 2, namespace: ci,\n"
 	"       sharing: {timeSlicing: 4}}\n"
-	"    - {name: emb, type: inference, gpu: a100, maxGpus: 2, namespace: serving,\n"
+	"    - {name: emb, type: inference, gpu: a100.80gb, maxGpus: 8, namespace: serving,\n"
 	"       sharing: {mig: 1g.10gb}}\n";
 
 /* AL2023, no window, no prefix delegation, sharing by node label */
@@ -70,7 +70,7 @@ static const char al_intent[] =
 	"       maxGpus: 16, namespace: serving, sharing: {timeSlicing: 4}}\n"
 	"    - {name: large, type: inference, gpu: l40s, gpusPerPod: 4, maxGpus: 64,\n"
 	"       namespace: serving, interruption: checkpointed}\n"
-	"    - {name: migw, type: inference, gpu: a100, maxGpus: 2, sharing: {mig: 1g.10gb}}\n"
+	"    - {name: migw, type: inference, gpu: l4, maxGpus: 2}\n"
 	"    - {name: train, type: training, gpu: h100, maxGpus: 8}\n";
 
 /* Bottlerocket without image cache or window; few types */
@@ -80,7 +80,7 @@ static const char plain_intent[] =
 	"metadata: {name: c3}\n"
 	"spec:\n"
 	"  nodeRole: r\n"
-	"  ami: bottlerocket@v1.26.1\n"
+	"  ami: bottlerocket@v1.38.0\n"
 	"  workloads:\n"
 	"    - {name: t, type: training, gpu: h100, maxGpus: 8}\n"
 	"    - {name: ci, type: dev, gpu: t4, maxGpus: 2}\n";
@@ -243,10 +243,10 @@ static int kind_rank(const char *kind)
 {
 	static const char *const order[] = {
 		"Namespace",	     "ConfigMap",      "EC2NodeClass",
-		"NodePool",	     "WorkloadPriorityClass", "ResourceFlavor",
-		"ClusterQueue",	     "LocalQueue",
+		"NodeOverlay",       "NodePool",       "WorkloadPriorityClass",
+		"ResourceFlavor",    "ClusterQueue",   "LocalQueue",
 	};
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 9; i++)
 		if (!strcmp(kind, order[i]))
 			return i;
 	ck_abort_msg("unexpected kind %s", kind);
@@ -291,7 +291,10 @@ START_TEST(test_objects_and_order_bottlerocket)
 	ck_assert_uint_eq(count_kind(&fx, "ResourceFlavor"), 5);
 	ck_assert_uint_eq(count_kind(&fx, "ClusterQueue"), 5);
 	ck_assert_uint_eq(count_kind(&fx, "LocalQueue"), 5);
-	ck_assert_int_eq(cJSON_GetArraySize(fx.r.docs), 4 + 5 + 6 + 3 + 5 * 3);
+	/* ci (T4 x 4 replicas on 1-, 4- and 8-GPU types) and emb (p4de) */
+	ck_assert_uint_eq(count_kind(&fx, "NodeOverlay"), 3 + 1);
+	ck_assert_int_eq(cJSON_GetArraySize(fx.r.docs),
+			 4 + 5 + 4 + 6 + 3 + 5 * 3);
 	cJSON_ArrayForEach(d, fx.r.docs)
 	{
 		char kn[128];
@@ -329,6 +332,9 @@ START_TEST(test_objects_and_order_al2023)
 		"Namespace//train",
 		"ConfigMap/kube-system/gpuform-nvidia-device-plugin",
 		"EC2NodeClass//gpu",
+		"NodeOverlay//small-gpu-16",
+		"NodeOverlay//small-gpu-32",
+		"NodeOverlay//small-gpu-4",
 		"NodePool//large",
 		"NodePool//migw",
 		"NodePool//small",
@@ -387,6 +393,7 @@ START_TEST(test_labels)
 				!strcmp(kind, "ResourceFlavor") ||
 				!strcmp(kind, "ClusterQueue") ||
 				!strcmp(kind, "LocalQueue") ||
+				!strcmp(kind, "NodeOverlay") ||
 				(!strcmp(kind, "NodePool") &&
 				 strcmp(name_of(d), "general"));
 
@@ -395,7 +402,13 @@ START_TEST(test_labels)
 					 "gpuform");
 			ck_assert_str_eq(S(J(l, "gpuform.io/cluster", NULL)),
 					 fx.r.cluster);
-			if (per_workload)
+			if (per_workload && !strcmp(kind, "NodeOverlay"))
+				/* "<workload>-gpu-<capacity>" */
+				ck_assert_msg(w && !strncmp(S(w), name_of(d),
+							    strlen(S(w))),
+					      "%s/%s: workload label", kind,
+					      name_of(d));
+			else if (per_workload)
 				ck_assert_msg(w && !strcmp(S(w), name_of(d)),
 					      "%s/%s: workload label", kind,
 					      name_of(d));
@@ -517,7 +530,7 @@ START_TEST(test_disruption_daily_window)
 	static const char text[] =
 		"apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\n"
 		"metadata: {name: d1}\nspec:\n  nodeRole: r\n"
-		"  ami: bottlerocket@v1.26.1\n"
+		"  ami: bottlerocket@v1.38.0\n"
 		"  maintenanceWindow: {schedule: \"30 3 * * *\", duration: 2h}\n"
 		"  workloads:\n"
 		"    - {name: t, type: training, gpu: h100, maxGpus: 8}\n";
@@ -598,7 +611,7 @@ START_TEST(test_disruption_behaviour)
 	static const char with_window[] =
 		"apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\n"
 		"metadata: {name: b}\nspec:\n  nodeRole: r\n"
-		"  ami: bottlerocket@v1.26.1\n"
+		"  ami: bottlerocket@v1.38.0\n"
 		"  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
 		"  workloads:\n"
 		"    - {name: none, type: training, gpu: l4+, interruption: none, maxGpus: 8}\n"
@@ -805,8 +818,8 @@ START_TEST(test_gpu_pool_requirements)
 	np = doc(&fx, "NodePool", "serve");
 	assert_json(J(requirement(np, "karpenter.k8s.aws/instance-family"),
 		      "values", NULL),
-		    "[\"g6\",\"g6e\",\"p4d\",\"p4de\",\"p5\",\"p5e\",\"p5en\","
-		    "\"p6-b200\"]");
+		    "[\"g6\",\"g6e\",\"gr6\",\"p4d\",\"p4de\",\"p5\",\"p5e\","
+		    "\"p5en\",\"p6-b200\"]");
 	assert_json(J(requirement(np, "karpenter.k8s.aws/instance-gpu-name"),
 		      "values", NULL),
 		    "[\"a100\",\"b200\",\"h100\",\"h200\",\"l4\",\"l40s\"]");
@@ -925,7 +938,7 @@ START_TEST(test_nodeclass_security_groups_and_identity)
 			 "KarpenterNodeRole-ml-prod");
 	ck_assert_ptr_null(J(nc, "spec", "instanceProfile", NULL));
 	assert_json(J(nc, "spec", "amiSelectorTerms", NULL),
-		    "[{\"alias\":\"bottlerocket@v1.26.1\"}]");
+		    "[{\"alias\":\"bottlerocket@v1.38.0\"}]");
 	assert_json(J(nc, "spec", "tags", NULL),
 		    "{\"gpuform.io/cluster\":\"ml-prod\","
 		    "\"gpuform.io/nodeclass\":\"gpu-efa\"}");
@@ -1024,12 +1037,11 @@ START_TEST(test_al2023_device_plugin_config)
 	cJSON_ArrayForEach(v, data)
 	{
 		ck_assert_msg(!strcmp(v->string, "default") ||
-				      !strcmp(v->string, "ts-4") ||
-				      !strcmp(v->string, "mig-single"),
+				      !strcmp(v->string, "ts-4"),
 			      "unexpected config %s", v->string);
 		n++;
 	}
-	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(n, 2);
 
 	conf = yaml_json(S(J(data, "default", NULL)));
 	assert_json(conf, "{\"version\":\"v1\",\"flags\":{\"migStrategy\":\"none\"}}");
@@ -1040,9 +1052,6 @@ START_TEST(test_al2023_device_plugin_config)
 			  "\"failRequestsGreaterThanOne\":true,\"resources\":"
 			  "[{\"name\":\"nvidia.com/gpu\",\"replicas\":4}]}}}");
 	cJSON_Delete(conf);
-	conf = yaml_json(S(J(data, "mig-single", NULL)));
-	assert_json(conf, "{\"version\":\"v1\",\"flags\":{\"migStrategy\":\"single\"}}");
-	cJSON_Delete(conf);
 
 	/* each pool picks its config by node label */
 	ck_assert_str_eq(S(J(doc(&fx, "NodePool", "small"), "spec", "template",
@@ -1052,11 +1061,11 @@ START_TEST(test_al2023_device_plugin_config)
 	ck_assert_str_eq(S(J(doc(&fx, "NodePool", "migw"), "spec", "template",
 			     "metadata", "labels",
 			     "nvidia.com/device-plugin.config", NULL)),
-			 "mig-single");
-	ck_assert_str_eq(S(J(doc(&fx, "NodePool", "migw"), "spec", "template",
+			 "default");
+	/* no GPU Operator MIG label: MIG is refused on AL2023 */
+	ck_assert_ptr_null(J(doc(&fx, "NodePool", "migw"), "spec", "template",
 			     "metadata", "labels", "nvidia.com/mig.config",
-			     NULL)),
-			 "all-1g.10gb");
+			     NULL));
 	ck_assert_str_eq(S(J(doc(&fx, "NodePool", "large"), "spec", "template",
 			     "metadata", "labels",
 			     "nvidia.com/device-plugin.config", NULL)),
@@ -1072,6 +1081,26 @@ START_TEST(test_al2023_device_plugin_config)
 			     "config", "name", NULL)),
 			 "gpuform-nvidia-device-plugin");
 	release(&fx);
+
+	/* the ConfigMap follows the chart's namespace, which is rendered */
+	{
+		char *text = xstrdup(al_intent);
+		char *at = strstr(text, "  ami: al2023@v20250505\n");
+		struct buf b = BUF_INIT;
+		ck_assert_ptr_nonnull(at);
+		buf_add(&b, text, (size_t)(at - text));
+		buf_adds(&b, "  nvidiaDevicePlugin: {namespace: gpu-plugins}\n");
+		buf_adds(&b, at);
+		render_intent(&fx, buf_cstr(&b));
+		ck_assert_str_eq(S(J(doc(&fx, "ConfigMap",
+					 "gpuform-nvidia-device-plugin"),
+				     "metadata", "namespace", NULL)),
+				 "gpu-plugins");
+		doc(&fx, "Namespace", "gpu-plugins");
+		release(&fx);
+		buf_release(&b);
+		free(text);
+	}
 
 	/* Bottlerocket: plugin built in, nothing to deploy */
 	render_intent(&fx, br_intent);
@@ -1132,9 +1161,10 @@ START_TEST(test_kueue_objects)
 	cq = doc(&fx, "ClusterQueue", "serve");
 	ck_assert_str_eq(S(J(cq, "spec", "queueingStrategy", NULL)),
 			 "BestEffortFIFO");
-	/* time-sliced and MIG quotas count what nodes advertise */
+	/* time-sliced and MIG quotas count what nodes advertise (an 80 GB
+	 * A100 holds 7 x 1g.10gb: 8 GPUs, 56) */
 	ck_assert_int_eq(quota(&fx, "ci", "nvidia.com/gpu"), 8);
-	ck_assert_int_eq(quota(&fx, "emb", "nvidia.com/gpu"), 14);
+	ck_assert_int_eq(quota(&fx, "emb", "nvidia.com/gpu"), 56);
 	ck_assert_int_eq(quota(&fx, "serve", "nvidia.com/gpu"), 8);
 
 	ck_assert_str_eq(S(J(doc(&fx, "ResourceFlavor", "pretrain"), "spec",
@@ -1169,7 +1199,7 @@ START_TEST(test_spot_to_spot_consolidation)
 	static const char t4_only[] =
 		"apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\n"
 		"metadata: {name: t4c}\nspec:\n  nodeRole: r\n"
-		"  ami: bottlerocket@v1.26.1\n"
+		"  ami: bottlerocket@v1.38.0\n"
 		"  workloads:\n"
 		"    - {name: ci, type: dev, gpu: t4, maxGpus: 2}\n";
 	struct fx fx;

@@ -108,7 +108,7 @@ static void expect_none(const struct diags *d, const char *msg)
 	"  name: ml-prod\n"                          /* 4 */                  \
 	"spec:\n"                                    /* 5 */                  \
 	"  nodeRole: KarpenterNodeRole-ml-prod\n"    /* 6 */                  \
-	"  ami: bottlerocket@v1.26.1\n"              /* 7 */
+	"  ami: bottlerocket@v1.38.0\n"              /* 7 */
 
 /* a window, so that training workloads do not warn: lines 8-10 */
 #define WINDOW                                                                 \
@@ -215,11 +215,11 @@ START_TEST(test_ami_rules)
 		const char *msg; /* NULL: valid */
 		const char *hint;
 	} cases[] = {
-		{ "bottlerocket@v1.26.1", NULL, NULL },
+		{ "bottlerocket@v1.38.0", NULL, NULL },
 		{ "bottlerocket@1.26.1", NULL, NULL },
 		{ "al2023@v20250505", NULL, NULL },
 		{ "bottlerocket", "AMI 'bottlerocket' is not pinned to a version",
-		  "bottlerocket@v1.26.1" },
+		  "bottlerocket@v1.38.0" },
 		{ "bottlerocket@", "is not pinned to a version", NULL },
 		{ "al2023", "AMI 'al2023' is not pinned", "al2023@v20250505" },
 		{ "bottlerocket@latest", "'@latest' AMI", "pin a release" },
@@ -232,7 +232,7 @@ START_TEST(test_ami_rules)
 		  "family@version" },
 		{ "bottlerocket@v1.26", "AMI version 'v1.26' is not a release "
 					"version",
-		  "bottlerocket@v1.26.1" },
+		  "bottlerocket@v1.38.0" },
 		{ "bottlerocket@v1..1", "is not a release version", NULL },
 		{ "bottlerocket@v1.26.1a", "is not a release version", NULL },
 		{ "al2023@v2025050", "is not a release version",
@@ -281,7 +281,7 @@ START_TEST(test_ami_missing)
 
 	ck_assert_uint_eq(run(&in, &d, NULL, text), 1);
 	/* where the key belongs: the spec mapping */
-	expect_error(&d, "missing 'spec.ami'", 5, 3, "bottlerocket@v1.26.1");
+	expect_error(&d, "missing 'spec.ami'", 5, 3, "bottlerocket@v1.38.0");
 	done(&in, &d);
 }
 END_TEST
@@ -298,7 +298,7 @@ START_TEST(test_unknown_class)
 				       "      maxGpus: 8\n"),
 			  1);
 	expect_error(&d, "unknown GPU class 'h10'; did you mean 'h100'?", 14,
-		     12, "classes: t4 a10g l4");
+		     12, "classes: t4 v100 a10g l4");
 	done(&in, &d);
 
 	ck_assert_uint_eq(one_workload(&in, &d, NULL,
@@ -411,8 +411,9 @@ START_TEST(test_unknown_mig_profile)
 				       "      maxGpus: 8\n"),
 			  1);
 	expect_error(&d, "MIG profile '1g.99gb' does not exist on class 'a100'; "
-			 "valid profiles: 1g.5gb 2g.10gb 3g.20gb 4g.20gb "
-			 "7g.40gb 1g.10gb 2g.20gb 3g.40gb 4g.40gb 7g.80gb",
+			 "valid profiles: 1g.5gb 1g.10gb 2g.10gb 3g.20gb "
+			 "4g.20gb 7g.40gb 1g.20gb 2g.20gb 3g.40gb 4g.40gb "
+			 "7g.80gb",
 		     16, 14, NULL);
 	done(&in, &d);
 
@@ -510,12 +511,10 @@ START_TEST(test_gang_time_slicing_multiplier)
 END_TEST
 
 /*
- * BUG (generator/validate.c, check_workload): the gang check multiplies
- * maxGpus by the time-slicing replicas but not by the MIG slices, while
- * plan.c gives a MIG pool a Kueue quota of maxGpus x slices (1g -> 7). So
- * {gpu: a100, sharing: {mig: 1g.10gb}, maxGpus: 1, gang: 7} — 7 pods of one
- * slice each, exactly the quota of 7 — is rejected with "gang of 7 pods x 1
- * GPUs = 7 is more than maxGpus 1". Expected: no error.
+ * A MIG pool's gang is counted in MIG instances, per GPU model: an 80 GB
+ * A100 holds 7 x 1g.10gb, so maxGpus 8 (one p4de.24xlarge) takes a gang of
+ * 56 one-slice pods, and 57 is refused. (It once was refused at 7 because
+ * only time-slicing multiplied maxGpus.)
  */
 START_TEST(test_gang_mig_multiplier)
 {
@@ -524,12 +523,169 @@ START_TEST(test_gang_mig_multiplier)
 	size_t n;
 
 	n = one_workload(&in, &d, NULL,
-			 "      gpu: a100\n"
-			 "      gang: 7\n"
+			 "      gpu: a100.80gb\n"
+			 "      gang: 56\n"
 			 "      sharing: {mig: 1g.10gb}\n"
-			 "      maxGpus: 1\n");
+			 "      maxGpus: 8\n");
 	expect_none(&d, "gang of");
 	ck_assert_uint_eq(n, 0);
+	done(&in, &d);
+
+	n = one_workload(&in, &d, NULL,
+			 "      gpu: a100.80gb\n" /* 14 */
+			 "      gang: 57\n"       /* 15 */
+			 "      sharing: {mig: 1g.10gb}\n"
+			 "      maxGpus: 8\n");
+	expect_error(&d, "gang of 57 pods x 1 GPUs = 57 is more than maxGpus "
+			 "56 (x MIG slices)", 15, 13, NULL);
+	ck_assert_uint_eq(n, 1);
+	done(&in, &d);
+
+	/* on the 40 GB A100, 1g.10gb is 4 per GPU (NVIDIA MIG user guide) */
+	n = one_workload(&in, &d, NULL,
+			 "      gpu: a100.40gb\n"
+			 "      gang: 33\n" /* 15 */
+			 "      sharing: {mig: 1g.10gb}\n"
+			 "      maxGpus: 8\n");
+	expect_error(&d, "gang of 33 pods x 1 GPUs = 33 is more than maxGpus "
+			 "32 (x MIG slices)", 15, 13, NULL);
+	done(&in, &d);
+}
+END_TEST
+
+/*
+ * Bottlerocket release gating: each feature is refused on the release just
+ * before its first one and accepted from that release on (catalog.tsv:
+ * time-slicing v1.25.0, MIG v1.34.0, B200's R570 driver v1.38.0).
+ */
+static size_t gated(struct intent *in, struct diags *d, const char *ami,
+		    const char *workload)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "apiVersion: gpuform.io/v1alpha1\n"
+		 "kind: ClusterIntent\n"
+		 "metadata: {name: ml-prod}\n"
+		 "spec:\n"
+		 "  nodeRole: R\n"
+		 "  ami: %s\n" /* 6 */
+		 "  network: {efaSecurityGroup: sg-0123456789abcdef0}\n"
+		 "  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
+		 "  workloads:\n"
+		 "    - %s\n", /* 10 */
+		 ami, workload);
+	return run(in, d, NULL, text);
+}
+
+START_TEST(test_bottlerocket_release_gating)
+{
+	/* block style, lines 10-: the error points at the feature's value */
+	static const struct {
+		const char *workload, *before, *first, *msg;
+		int line, col;
+	} cases[] = {
+		{ "name: w\n      type: dev\n      gpu: t4\n      maxGpus: 4\n"
+		  "      sharing:\n        timeSlicing: 4",
+		  "bottlerocket@v1.24.9", "bottlerocket@v1.25.0",
+		  "time-slicing needs Bottlerocket v1.25.0 or later", 15, 22 },
+		{ "name: w\n      type: dev\n      gpu: h100\n      maxGpus: 8\n"
+		  "      sharing:\n        mig: 1g.10gb",
+		  "bottlerocket@v1.33.0", "bottlerocket@v1.34.0",
+		  "MIG needs Bottlerocket v1.34.0 or later", 15, 14 },
+		{ "name: w\n      type: training\n      gpu: b200\n"
+		  "      gpusPerPod: 8\n      efa: true\n      maxGpus: 8",
+		  "bottlerocket@v1.37.1", "bottlerocket@v1.38.0",
+		  "GPU class 'b200' needs Bottlerocket v1.38.0 or later", 12,
+		  12 },
+		/* an open range that reaches b200 needs it too */
+		{ "name: w\n      type: dev\n      gpu: l4+\n      maxGpus: 8",
+		  "bottlerocket@v1.37.0", "bottlerocket@v1.38.0",
+		  "GPU class 'b200' needs Bottlerocket v1.38.0 or later", 12,
+		  12 },
+	};
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_uint_eq(gated(&in, &d, cases[i].before,
+					cases[i].workload),
+				  1);
+		expect_error(&d, cases[i].msg, cases[i].line, cases[i].col,
+			     "or later (line 6)");
+		done(&in, &d);
+		ck_assert_uint_eq(gated(&in, &d, cases[i].first,
+					cases[i].workload),
+				  0);
+		expect_none(&d, "needs Bottlerocket");
+		done(&in, &d);
+		/* and later releases, compared as numbers */
+		ck_assert_uint_eq(gated(&in, &d, "bottlerocket@v1.100.0",
+					cases[i].workload),
+				  0);
+		done(&in, &d);
+	}
+	/* a bounded range below b200 does not need v1.38.0 */
+	ck_assert_uint_eq(gated(&in, &d, "bottlerocket@v1.26.1",
+				"name: w\n      type: dev\n      gpu: l4..h200\n"
+				"      maxGpus: 8"),
+			  0);
+	done(&in, &d);
+	/* AL2023 has no such table: nothing is gated */
+	ck_assert_uint_eq(gated(&in, &d, "al2023@v20250505",
+				"name: w\n      type: dev\n      gpu: t4\n"
+				"      maxGpus: 4\n      sharing:\n"
+				"        timeSlicing: 4"),
+			  0);
+	done(&in, &d);
+}
+END_TEST
+
+/* MIG on AL2023 is refused (no MIG manager), at the sharing key */
+START_TEST(test_mig_al2023_refused)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(gated(&in, &d, "al2023@v20250505",
+				"name: w\n      type: dev\n      gpu: h100\n"
+				"      maxGpus: 8\n      sharing:\n"
+				"        mig: 1g.10gb"),
+			  1);
+	expect_error(&d, "MIG on AL2023 needs the NVIDIA GPU Operator's MIG "
+			 "manager", 15, 14, "bottlerocket@v1.34.0 or later");
+	done(&in, &d);
+}
+END_TEST
+
+/* pod density: replicas x GPUs must fit the node's pods */
+START_TEST(test_density)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+	const char *text =
+		"apiVersion: gpuform.io/v1alpha1\n"
+		"kind: ClusterIntent\n"
+		"metadata: {name: ml-prod}\n"
+		"spec:\n"
+		"  nodeRole: R\n"
+		"  ami: bottlerocket@v1.38.0\n"
+		"  network: {prefixDelegation: false}\n"
+		"  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
+		"  workloads:\n"
+		"    - name: w\n"
+		"      type: dev\n"
+		"      gpu: t4\n"
+		"      maxGpus: 8\n"
+		"      sharing: {timeSlicing: 24}\n"; /* 14 */
+
+	/* T4 x 24 replicas without prefix delegation: g4dn.xlarge to
+	 * 4xlarge (29 max pods, 23 after system pods) are left out with a
+	 * warning that gives the numbers; 8xlarge and up stay */
+	ck_assert_uint_eq(run(&in, &d, NULL, text), 0);
+	expect(&d, DIAG_WARNING, "g4dn.xlarge needs 24 pods, has room for 23",
+	       14, 30, "prefixDelegation");
+	expect_none(&d, "g4dn.8xlarge needs");
 	done(&in, &d);
 }
 END_TEST
@@ -555,7 +711,7 @@ START_TEST(test_image_cache_rules)
 		"metadata: {name: c}\n"                      /* 3 */
 		"spec:\n"                                    /* 4 */
 		"  nodeRole: r\n"                            /* 5 */
-		"  ami: bottlerocket@v1.26.1\n"              /* 6 */
+		"  ami: bottlerocket@v1.38.0\n"              /* 6 */
 		"  generalPurpose: {enabled: true}\n"        /* 7 */
 		"  imageCache:\n"                            /* 8 */
 		"    snapshotID: snap-123\n"                 /* 9 */
@@ -589,7 +745,7 @@ START_TEST(test_image_cache_rules)
 				 "metadata: {name: c}\n"
 				 "spec:\n"
 				 "  nodeRole: r\n"
-				 "  ami: bottlerocket@v1.26.1\n"
+				 "  ami: bottlerocket@v1.38.0\n"
 				 "  generalPurpose: {enabled: true}\n"
 				 "  imageCache:\n"
 				 "    snapshotID: snap-01234567\n"
@@ -615,7 +771,7 @@ START_TEST(test_bad_ids_and_names)
 		"  name: ML_prod\n"                          /* 4 */
 		"spec:\n"                                    /* 5 */
 		"  nodeRole: \"role with spaces\"\n"         /* 6 */
-		"  ami: bottlerocket@v1.26.1\n"              /* 7 */
+		"  ami: bottlerocket@v1.38.0\n"              /* 7 */
 		"  discovery: \"a*b\"\n"                     /* 8 */
 		"  network:\n"                               /* 9 */
 		"    efaSecurityGroup: sg-0123456g\n"        /* 10 */
@@ -650,14 +806,14 @@ START_TEST(test_role_and_profile)
 		"spec:\n"                                    /* 4 */
 		"  nodeRole: r\n"                            /* 5 */
 		"  instanceProfile: p\n"                     /* 6 */
-		"  ami: bottlerocket@v1.26.1\n"              /* 7 */
+		"  ami: bottlerocket@v1.38.0\n"              /* 7 */
 		"  generalPurpose: {enabled: true}\n";       /* 8 */
 	static const char neither[] =
 		"apiVersion: gpuform.io/v1alpha1\n"
 		"kind: ClusterIntent\n"
 		"metadata: {name: c}\n"
 		"spec:\n"
-		"  ami: bottlerocket@v1.26.1\n"
+		"  ami: bottlerocket@v1.38.0\n"
 		"  generalPurpose: {enabled: true}\n";
 	static const char profile[] =
 		"apiVersion: gpuform.io/v1alpha1\n"          /* 1 */
@@ -665,7 +821,7 @@ START_TEST(test_role_and_profile)
 		"metadata: {name: c}\n"                      /* 3 */
 		"spec:\n"                                    /* 4 */
 		"  instanceProfile: \"bad profile\"\n"       /* 5 */
-		"  ami: bottlerocket@v1.26.1\n"
+		"  ami: bottlerocket@v1.38.0\n"
 		"  generalPurpose: {enabled: true}\n";
 	struct diags d = DIAGS_INIT;
 	struct intent in;
@@ -983,8 +1139,10 @@ START_TEST(test_families_simple)
 	expect_families(h100, 1, 8, 1, NULL, "p5");
 	expect_families(a100, 1, 1, 0, NULL, "p4d,p4de");
 	expect_families(l4, 1, 8, 0, NULL, "g6");
+	/* gr6 is an L4 too (one GPU per type: not with 8 per pod) */
+	expect_families(l4, 1, 1, 0, NULL, "g6,gr6");
 	/* a list: union in order, no duplicates */
-	expect_families(two, 3, 1, 0, NULL, "g5,g6");
+	expect_families(two, 3, 1, 0, NULL, "g5,g6,gr6");
 	/* h200 with EFA and 8 GPUs per pod */
 	expect_families(h200, 1, 8, 1, NULL, "p5e,p5en");
 }
@@ -993,12 +1151,30 @@ END_TEST
 START_TEST(test_families_mig)
 {
 	static const char *const a100[] = { "a100" };
+	static const char *const a40[] = { "a100.40gb" };
+	static const char *const a80[] = { "a100.80gb" };
 	static const char *const h100[] = { "h100" };
+	const char *names[VALIDATE_MAX_FAMILIES];
+	struct buf why = BUF_INIT;
 
-	/* 1g.10gb exists on the 80 GB A100 (p4de) only */
-	expect_families(a100, 1, 1, 0, "1g.10gb", "p4de");
-	expect_families(a100, 1, 1, 0, "1g.5gb", "p4d");
+	/* a GPU model selects its families (NVIDIA MIG user guide: 1g.10gb
+	 * is on both A100s, 4 vs 7 per GPU) */
+	expect_families(a80, 1, 1, 0, "1g.10gb", "p4de");
+	expect_families(a40, 1, 1, 0, "1g.10gb", "p4d");
+	expect_families(a40, 1, 1, 0, "1g.5gb", "p4d");
 	expect_families(h100, 1, 1, 0, "1g.10gb", "p5");
+
+	/* 'a100' names both models: never drop one silently */
+	ck_assert_int_eq(families(a100, 1, 1, 0, "1g.5gb", NULL, names, &why),
+			 0);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&why), "is missing on some GPUs"));
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&why), "p4de (a100.80gb) 0"));
+	buf_reset(&why);
+	ck_assert_int_eq(families(a100, 1, 1, 0, "1g.10gb", NULL, names, &why),
+			 0);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&why),
+				     "p4d (a100.40gb) 4, p4de (a100.80gb) 7"));
+	buf_release(&why);
 }
 END_TEST
 
@@ -1012,8 +1188,8 @@ START_TEST(test_families_plus)
 	int n, i;
 
 	n = families(l4p, 1, 1, 0, NULL, NULL, names, &why);
-	ck_assert_int_eq(n, 8);
-	for (const char *const *want = (const char *const[]){ "g6", "g6e",
+	ck_assert_int_eq(n, 9);
+	for (const char *const *want = (const char *const[]){ "g6", "gr6", "g6e",
 							     "p4d", "p4de",
 							     "p5", "p5e",
 							     "p5en",
@@ -1042,6 +1218,38 @@ START_TEST(test_families_plus)
 	for (i = 0; i < n; i++)
 		ck_assert_msg(strcmp(names[i], "g6f") && strcmp(names[i], "gr6f"),
 			      "t4+ includes %s", names[i]);
+	buf_release(&why);
+}
+END_TEST
+
+/* bounded ranges "lo..hi" and GPU models ("a100.80gb") */
+START_TEST(test_families_range)
+{
+	static const char *const mid[] = { "l4..l40s" };
+	static const char *const one[] = { "h100..h100" };
+	static const char *const rev[] = { "l40s..l4" };
+	static const char *const typo[] = { "l4..l40" };
+	static const char *const both[] = { "l4..l40s+" };
+	static const char *const modelp[] = { "a100.80gb+" };
+	const char *names[VALIDATE_MAX_FAMILIES];
+	struct buf why = BUF_INIT;
+
+	expect_families(mid, 1, 1, 0, NULL, "g6,gr6,g6e");
+	expect_families(one, 1, 1, 0, NULL, "p5");
+	ck_assert_int_eq(families(rev, 1, 1, 0, NULL, NULL, names, &why), -1);
+	ck_assert_str_eq(buf_cstr(&why),
+			 "GPU range 'l40s..l4' is empty: 'l40s' ranks above "
+			 "'l4' (write the lower class first)");
+	buf_reset(&why);
+	ck_assert_int_eq(families(typo, 1, 1, 0, NULL, NULL, names, &why), -1);
+	ck_assert_str_eq(buf_cstr(&why),
+			 "unknown GPU class 'l40'; did you mean 'l4'?");
+	buf_reset(&why);
+	ck_assert_int_eq(families(both, 1, 1, 0, NULL, NULL, names, &why), -1);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&why), "cannot also end in '+'"));
+	buf_reset(&why);
+	ck_assert_int_eq(families(modelp, 1, 1, 0, NULL, NULL, names, &why), -1);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&why), "cannot end in '+'"));
 	buf_release(&why);
 }
 END_TEST
@@ -1133,6 +1341,9 @@ Suite *validate_suite(void)
 	tcase_add_test(tc, test_gang_larger_than_quota);
 	tcase_add_test(tc, test_gang_time_slicing_multiplier);
 	tcase_add_test(tc, test_gang_mig_multiplier);
+	tcase_add_test(tc, test_bottlerocket_release_gating);
+	tcase_add_test(tc, test_mig_al2023_refused);
+	tcase_add_test(tc, test_density);
 	tcase_add_test(tc, test_image_cache_rules);
 	tcase_add_test(tc, test_bad_ids_and_names);
 	tcase_add_test(tc, test_role_and_profile);
@@ -1149,6 +1360,7 @@ Suite *validate_suite(void)
 	tcase_add_test(tc, test_families_simple);
 	tcase_add_test(tc, test_families_mig);
 	tcase_add_test(tc, test_families_plus);
+	tcase_add_test(tc, test_families_range);
 	tcase_add_test(tc, test_families_none_left);
 	tcase_add_test(tc, test_families_misreport_excluded);
 	tcase_add_test(tc, test_dns_label);
