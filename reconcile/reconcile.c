@@ -158,7 +158,9 @@ struct run {
 	struct recon_report *rep;
 	struct err *err;
 	char *applyset_id;
-	struct rtype *types;
+	/* each descriptor allocated on its own: callers keep pointers to
+	 * t->res (cm_res, want.res) while the table grows */
+	struct rtype **types;
 	size_t ntypes, types_alloc;
 	cJSON *live; /* live objects kept: ones that differ from what we want,
 		      * and stubs (identity + uid) of ones we do not want */
@@ -250,14 +252,12 @@ static int resource_of(struct run *r, const char *api_version,
 	const char *slash;
 
 	for (size_t i = 0; i < r->ntypes; i++)
-		if (!strcmp(r->types[i].api_version, api_version) &&
-		    !strcmp(r->types[i].kind, kind)) {
-			*out = &r->types[i].res;
+		if (!strcmp(r->types[i]->api_version, api_version) &&
+		    !strcmp(r->types[i]->kind, kind)) {
+			*out = &r->types[i]->res;
 			return 0;
 		}
-	GROW(r->types, r->ntypes + 1, r->types_alloc);
-	t = &r->types[r->ntypes];
-	memset(t, 0, sizeof(*t));
+	t = xcalloc(1, sizeof(*t));
 	for (size_t i = 0; i < sizeof(known_kinds) / sizeof(known_kinds[0]); i++)
 		if (!strcmp(known_kinds[i].api_version, api_version) &&
 		    !strcmp(known_kinds[i].kind, kind)) {
@@ -266,8 +266,10 @@ static int resource_of(struct run *r, const char *api_version,
 			t->static_entry = 1;
 		}
 	if (!t->static_entry) {
-		if (kube_resource_for(r->k, api_version, kind, &disc, r->err) < 0)
+		if (kube_resource_for(r->k, api_version, kind, &disc, r->err) < 0) {
+			free(t);
 			return -1;
+		}
 		t->res.resource = xstrdup(disc->resource);
 		t->res.namespaced = disc->namespaced;
 	}
@@ -277,7 +279,8 @@ static int resource_of(struct run *r, const char *api_version,
 	slash = strchr(api_version, '/');
 	t->res.version = xstrdup(slash ? slash + 1 : api_version);
 	t->res.kind = xstrdup(kind);
-	r->ntypes++;
+	GROW(r->types, r->ntypes + 1, r->types_alloc);
+	r->types[r->ntypes++] = t;
 	*out = &t->res;
 	return 0;
 }
@@ -1522,12 +1525,13 @@ out:
 	cJSON_Delete(parent);
 	cJSON_Delete(r.live);
 	for (i = 0; i < r.ntypes; i++) {
-		free(r.types[i].api_version);
-		free(r.types[i].kind);
-		free(r.types[i].res.group);
-		free(r.types[i].res.version);
-		free(r.types[i].res.kind);
-		free(r.types[i].res.resource);
+		free(r.types[i]->api_version);
+		free(r.types[i]->kind);
+		free(r.types[i]->res.group);
+		free(r.types[i]->res.version);
+		free(r.types[i]->res.kind);
+		free(r.types[i]->res.resource);
+		free(r.types[i]);
 	}
 	free(r.types);
 	free(r.applyset_id);
