@@ -193,6 +193,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		case OPT_CONTEXT:
 		case OPT_TIMEOUT:
 		case OPT_REQ_TIMEOUT:
+		case OPT_INSECURE_LOOPBACK_HTTP:
 			if (cluster_opt(&co, c, optarg) < 0)
 				return cmd_usage_error(cmd, "bad value '%s' (a duration "
 							    "like 30s or 5m)", optarg);

@@ -1472,7 +1472,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 				continue;
 			}
 			if (resource_of(&r, e->api_version, e->kind, &res) < 0 ||
-			    kube_delete(k, res, e->ns, e->name, luid, 0, &deleted,
+			    kube_delete(k, res, e->ns, e->name, luid, NULL, 0, &deleted,
 					&de) < 0) {
 				add_item(rep, &oid, RA_FAILED, err_msg(&de));
 				inv_push(&final, &oid, e->uid); /* retry next run */
