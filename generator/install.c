@@ -89,6 +89,9 @@ size_t install_grants(struct install_grant **out, const char *own_ns,
 	 * Events (each one created) */
 	inv = xasprintf("gpuform-%s", cluster);
 	add_grant(&g, &n, &alloc, own_ns, "", "configmaps", "create", NULL);
+	/* the other gpuform inventories next to ours: a prune keeps an
+	 * object another inventory still lists (shared objects) */
+	add_grant(&g, &n, &alloc, own_ns, "", "configmaps", "list", NULL);
 	add_grant(&g, &n, &alloc, own_ns, "", "configmaps", "get,patch", inv);
 	add_grant(&g, &n, &alloc, own_ns, "coordination.k8s.io", "leases",
 		  "create", NULL);

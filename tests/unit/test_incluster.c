@@ -120,6 +120,10 @@ START_TEST(test_namespace_rules)
 	ck_assert_str_eq(s,
 		"[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\",\"events\"],"
 		"\"verbs\":[\"create\"]},"
+		/* the other inventories there: a prune keeps an object
+		 * another inventory lists */
+		"{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
+		"\"verbs\":[\"list\"]},"
 		"{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
 		"\"resourceNames\":[\"gpuform-ml-prod\"],\"verbs\":[\"get\",\"patch\"]},"
 		"{\"apiGroups\":[\"coordination.k8s.io\"],\"resources\":[\"leases\"],"
