@@ -278,7 +278,14 @@ lite --kubeconfig "$KC" delete v1 ConfigMap "$NS" one 00000000-0000-0000-0000-00
 check "delete with a wrong UID is ERR_CONFLICT and the object survives" \
 	'[ "$RC" = 1 ] && [ -n "$UID_ONE" ] && has "error ERR_CONFLICT: delete ConfigMap/$NS/one: " &&
 	has "the UID in the precondition" && has "\"uid\":\"$UID_ONE\""'
-lite --kubeconfig "$KC" delete --dry-run v1 ConfigMap "$NS" one "$UID_ONE" \
+RV_ONE=$(printf '%s\n' "$OUT" | sed -n 's/.*"resourceVersion":"\([^"]*\)".*/\1/p' | head -n1)
+# the resourceVersion precondition a prune sends: an object changed since it was listed
+# (a label removed, say) is not deleted
+lite --kubeconfig "$KC" delete v1 ConfigMap "$NS" one "$UID_ONE" 1 --and get v1 ConfigMap "$NS" one
+check "delete with the right UID and a stale resourceVersion is ERR_CONFLICT and the object survives" \
+	'[ "$RC" = 1 ] && [ -n "$RV_ONE" ] && [ "$RV_ONE" != 1 ] &&
+	has "error ERR_CONFLICT: delete ConfigMap/$NS/one: " && has "\"uid\":\"$UID_ONE\""'
+lite --kubeconfig "$KC" delete --dry-run v1 ConfigMap "$NS" one "$UID_ONE" "$RV_ONE" \
 	--and get v1 ConfigMap "$NS" one \
 	--and delete v1 ConfigMap "$NS" one "$UID_ONE" --and delete v1 ConfigMap "$NS" one \
 	--and delete v1 ConfigMap "$NS" never-was
