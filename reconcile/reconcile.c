@@ -1156,6 +1156,26 @@ static int list_in_namespaces(struct run *r, const struct kube_resource *res,
 	return ret;
 }
 
+/* the one namespace gpuform renders objects of this kind in (ConfigMap:
+ * the device plugin's), or NULL (cluster scope, or any namespace) */
+static const char *fixed_namespace(const char *api_version, const char *kind)
+{
+	for (size_t i = 0; render_kinds[i].kind; i++)
+		if (!strcmp(render_kinds[i].kind, kind) &&
+		    !strcmp(render_kinds[i].api_version, api_version))
+			return render_kinds[i].ns &&
+					       strcmp(render_kinds[i].ns, RENDER_ANY_NAMESPACE)
+				       ? render_kinds[i].ns
+				       : NULL;
+	return NULL;
+}
+
+/*
+ * list_kind: LIST a kind by our part-of label. `optional`: a kind listed
+ * only to find objects labelled for us (no inventory): one not served is
+ * skipped, and one gpuform renders in a single namespace is listed there
+ * only (credentials from `gpuform install` may read ConfigMaps there only).
+ */
 static int list_kind(struct run *r, const char *api_version,
 		     const char *kind, const struct inventory *old, int optional)
 {
@@ -1172,7 +1192,11 @@ static int list_kind(struct run *r, const char *api_version,
 		return -1;
 	}
 	sel = xasprintf("%s=%s", PART_OF, r->applyset_id);
-	ret = kube_list(r->k, res, NULL, sel, &items, r->err);
+	ret = kube_list(r->k, res,
+			optional && res->namespaced
+				? fixed_namespace(api_version, kind)
+				: NULL,
+			sel, &items, r->err);
 	if (ret < 0 && r->err->code == ERR_AUTH && res->namespaced) {
 		err_clear(r->err);
 		ret = list_in_namespaces(r, res, kind, old, sel, &items);
@@ -1532,7 +1556,10 @@ static int rebuild_inventory(struct run *r, struct inventory *inv)
 		GROW(seen, nseen + 1, aseen);
 		seen[nseen++] = key;
 		if (resource_of(r, av, kd, &res) == 0 &&
-		    kube_list(r->k, res, NULL, sel, &items, r->err) < 0 &&
+		    kube_list(r->k, res,
+			      i >= r->nw && res->namespaced ? fixed_namespace(av, kd)
+							    : NULL,
+			      sel, &items, r->err) < 0 &&
 		    r->err->code == ERR_AUTH && res->namespaced) {
 			err_clear(r->err);
 			list_in_namespaces(r, res, kd, inv, sel, &items);
