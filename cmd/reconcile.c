@@ -308,6 +308,9 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	ni.desired = src.docs;
 	ro.guard = nodeimpact_guard;
 	ro.guard_ctx = &ni;
+	ro.held_detail = "held back: a node-replacing change to a pool with "
+			 "'interruption: none' outside its maintenance window; "
+			 "pass --allow-node-replacement to apply it";
 	if (cluster_connect(&k, &co, &err) < 0) {
 		code = report_err(&err);
 		goto out;

@@ -97,6 +97,7 @@ const char *owner_prune_reason(enum prune_verdict v)
 		       "it (or cannot be read): not pruned";
 	case PRUNE_DELETE:
 	case PRUNE_GONE:
+	case PRUNE_HELD:
 		break;
 	}
 	return NULL;

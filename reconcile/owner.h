@@ -83,6 +83,8 @@ enum prune_verdict {
 	PRUNE_UID_CHANGED,   /* recreated by someone else: forget, reported */
 	PRUNE_NOT_APPLIED,   /* labelled by someone else: kept, reported */
 	PRUNE_STILL_LISTED,  /* another inventory lists it: kept, reported */
+	PRUNE_HELD,          /* held back by the run's guard: kept, reported
+			      * (never returned by owner_prune_decision) */
 };
 
 enum prune_verdict owner_prune_decision(const struct prune_facts *f);

@@ -1619,7 +1619,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	cJSON *live_parent = NULL, *o_it;
 	struct inventory old = { 0 }, next = { 0 }, others = { 0 };
 	struct stale *st = NULL;
-	size_t nst = 0;
+	size_t nst = 0, held = 0;
 	struct kube_stats before = *kube_get_stats(k);
 	int ret = -1, conflicts = 0, owner_conflicts = 0, failures = 0;
 	int inventory_missing = 0;
@@ -2004,12 +2004,16 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	/* the caller's last word, before anything is written */
 	if (o.guard) {
 		struct recon_change *ch = NULL;
-		size_t nc = 0, ac = 0;
+		size_t *from = NULL; /* want index, or n + stale index */
+		size_t nc = 0, ac = 0, af = 0;
 		int rc;
 		for (i = 0; i < n; i++) {
 			if (!w[i].needs_write)
 				continue;
 			GROW(ch, nc + 1, ac);
+			GROW(from, nc + 1, af);
+			memset(&ch[nc], 0, sizeof(ch[nc]));
+			from[nc] = i;
 			ch[nc].live = w[i].live;
 			ch[nc++].next = w[i].next ? w[i].next : w[i].obj;
 		}
@@ -2020,11 +2024,31 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 			    (is_namespace(&oid) && !o.prune_namespaces))
 				continue;
 			GROW(ch, nc + 1, ac);
+			GROW(from, nc + 1, af);
+			memset(&ch[nc], 0, sizeof(ch[nc]));
+			from[nc] = n + i;
 			ch[nc].live = st[i].live;
 			ch[nc++].next = NULL;
 		}
 		rc = o.guard(o.guard_ctx, k, ch, nc, err);
+		/* held back: not written, not pruned; the rest goes ahead
+		 * (in a dry run the guard holds nothing) */
+		for (size_t c = 0; rc == 0 && c < nc; c++) {
+			const char *why = o.held_detail ? o.held_detail
+							: "held back by the guard";
+			if (!ch[c].hold)
+				continue;
+			held++;
+			if (from[c] < n) {
+				w[from[c]].needs_write = 0;
+				set_action(rep, &rep->items[w[from[c]].item],
+					   RA_SKIPPED, why);
+			} else {
+				st[from[c] - n].v = PRUNE_HELD;
+			}
+		}
 		free(ch);
+		free(from);
 		if (rc < 0) {
 			if (!o.dry_run)
 				unplan(rep, w, n, 0, "not applied: held back "
@@ -2152,6 +2176,10 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 				}
 				inv_push(&final, &oid, e->uid, e->shared);
 				continue;
+			case PRUNE_HELD:
+				why = o.held_detail ? o.held_detail
+						    : "held back by the guard";
+				/* fall through */
 			case PRUNE_NO_UID:
 			case PRUNE_NOT_APPLIED:
 			case PRUNE_STILL_LISTED:
@@ -2214,6 +2242,13 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 				       "next run",
 			failures, failures == 1 ? "" : "s",
 			first_fail ? first_fail : "?");
+		goto out;
+	}
+	if (held) {
+		err_set(err, ERR_CONFLICT,
+			"%zu change%s held back (%s); everything else was applied",
+			held, held == 1 ? " was" : "s were",
+			o.held_detail ? o.held_detail : "by the guard");
 		goto out;
 	}
 	ret = 0;

@@ -43,6 +43,7 @@
 struct recon_change {
 	const cJSON *live;
 	const cJSON *next;
+	int hold; /* set by the guard: do not write (or prune) this one */
 };
 
 struct recon_opts {
@@ -68,10 +69,15 @@ struct recon_opts {
 	 * guard (may be NULL): called once, after every dry run succeeded and
 	 * before anything is written (in a dry run too), with every object the
 	 * run would write or prune. Returning -1 (err set) stops the run with
-	 * nothing written; its requests count in the report's stats.
+	 * nothing written; its requests count in the report's stats. It may
+	 * instead set `hold` on some changes and return 0: those are not
+	 * written (nor pruned; reported skipped with held_detail), everything
+	 * else is, and the run then fails with ERR_CONFLICT saying how many
+	 * were held back.
 	 */
-	int (*guard)(void *ctx, struct kube *k, const struct recon_change *c,
+	int (*guard)(void *ctx, struct kube *k, struct recon_change *c,
 		     size_t n, struct err *err);
+	const char *held_detail; /* the report's detail of a held change */
 	void *guard_ctx;
 };
 
