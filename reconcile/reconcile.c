@@ -1171,10 +1171,12 @@ static const char *fixed_namespace(const char *api_version, const char *kind)
 }
 
 /*
- * list_kind: LIST a kind by our part-of label. `optional`: a kind listed
- * only to find objects labelled for us (no inventory): one not served is
- * skipped, and one gpuform renders in a single namespace is listed there
- * only (credentials from `gpuform install` may read ConfigMaps there only).
+ * list_kind: LIST a kind by our part-of label. `optional` 1: a kind only
+ * the old inventory has — one the server does not serve (a CRD removed, a
+ * tampered entry) has no objects, and is skipped; 2: also a kind listed
+ * only to find objects labelled for us (no inventory) — one gpuform
+ * renders in a single namespace is listed there only (credentials from
+ * `gpuform install` may read ConfigMaps there only).
  */
 static int list_kind(struct run *r, const char *api_version,
 		     const char *kind, const struct inventory *old, int optional)
@@ -1185,7 +1187,8 @@ static int list_kind(struct run *r, const char *api_version,
 	int ret;
 
 	if (resource_of(r, api_version, kind, &res) < 0) {
-		if (optional && r->err->code == ERR_NOTFOUND) {
+		if (optional && (r->err->code == ERR_NOTFOUND ||
+				 r->err->code == ERR_INVALID)) {
 			err_clear(r->err);
 			return 0;
 		}
@@ -1193,7 +1196,7 @@ static int list_kind(struct run *r, const char *api_version,
 	}
 	sel = xasprintf("%s=%s", PART_OF, r->applyset_id);
 	ret = kube_list(r->k, res,
-			optional && res->namespaced
+			optional == 2 && res->namespaced
 				? fixed_namespace(api_version, kind)
 				: NULL,
 			sel, &items, r->err);
@@ -1756,7 +1759,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 			}
 			GROW(kinds, nk + 1, ka);
 			GROW(optional, nk + 1, ko);
-			optional[nk] = i >= n + old.nr;
+			optional[nk] = i < n ? 0 : i < n + old.nr ? 1 : 2;
 			kinds[nk++] = key;
 		}
 		for (i = 0; i < nk; i++) {

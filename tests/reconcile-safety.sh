@@ -23,6 +23,8 @@
 #
 #   GPUFORM=build/san/gpuform bash tests/reconcile-safety.sh
 #   GPUFORM_TESTENV_DIR=DIR   reuse a running testenv (must hold none of the clusters used)
+#   GPUFORM_OLD=BINARY        also test an upgrade: an installation made by that (previous)
+#                             gpuform is reconciled and pruned by this one
 
 # shellcheck disable=SC2016,SC2034 # check conditions: single-quoted, eval'd later
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -303,6 +305,15 @@ gf reconcile -o json --prune --force-prune "$KDIR"
 check "kinds: --prune of them: exit 0, $N_X pruned (gpuform created them), the rest unchanged" \
 	'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = "$N_X" ] && ! exists service web -n kinds-app &&
 	! exists storageclass kinds-fast && ! has_err "AddressSanitizer"'
+# entries of kinds the server does not serve (a removed CRD, a tampered entry): no objects
+odd=$(k get configmap -n "$INV_NS" gpuform-kinds -o jsonpath='{.data.inventory}' | jq -c \
+	'. + [{apiVersion: "example.com/v1", kind: "Widget", name: "w", uid: "u"},
+	      {apiVersion: "a/b/c", kind: "Odd", name: "o", uid: "u"}]')
+set_inventory kinds "$odd"
+gf reconcile -o json --prune "$KDIR"
+check "kinds: inventory entries of kinds the server does not serve: exit 0, forgotten, nothing deleted" \
+	'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 0 ] && [ "$(audit_deletes | wc -l)" = 0 ] &&
+	! inventory kinds | grep -q -e Widget -e Odd'
 
 # ==== adopt: objects that existed before the first run ======================================
 wipe
@@ -564,6 +575,24 @@ check "git: install --git ssh://git@host (a user name, no secret) still works" '
 gf reconcile --timeout 10s --git "http://alice:s3cr3t-pw@127.0.0.1:9/gitops.git" --path clusters/x --git-cache "$WORK/gc"
 check "git: reconcile --git with a password in the URL: a warning on stderr, the password never echoed" \
 	'has_err "warning: the --git URL carries a password" && ! has_err "s3cr3t-pw" && ! has "s3cr3t-pw"'
+
+# ==== upgrade: an installation made by the previous gpuform (GPUFORM_OLD, optional) =========
+if [[ -n ${GPUFORM_OLD:-} && -x ${GPUFORM_OLD:-} ]]; then
+	wipe
+	intent "$WORK/up.yaml" up up-a up-ns
+	intent "$WORK/up2.yaml" up up-b up-ns
+	"$GPUFORM_OLD" reconcile --kubeconfig "$KC" "$WORK/up.yaml" >/dev/null 2>&1
+	"$GPUFORM_OLD" reconcile --kubeconfig "$KC" "$WORK/up2.yaml" >/dev/null 2>&1
+	gf reconcile -o json "$WORK/up2.yaml"
+	check "upgrade: objects and inventory written by $GPUFORM_OLD: exit 0, all unchanged, no write" \
+		'[ "$RC" = 0 ] && [ "$(jv .counts.unchanged)" = 8 ] && [ "$(jv .counts.conflict)" = 0 ] &&
+		[ "$(audit_writes | wc -l)" = 0 ]'
+	gf reconcile -o json --prune "$WORK/up2.yaml"
+	check "upgrade: --prune removes what the previous gpuform created and no longer is desired (4 objects)" \
+		'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 4 ] && ! exists nodepool up-a && exists nodepool up-b'
+else
+	printf 'skip upgrade: set GPUFORM_OLD to a previous gpuform binary to test an upgrade\n'
+fi
 
 if grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$ALL_LOG"; then
 	t_fail "no sanitizer report in any run" "$(grep -E -A5 "AddressSanitizer|LeakSanitizer|runtime error:" "$ALL_LOG" | head -n 30)"
