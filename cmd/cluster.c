@@ -13,6 +13,9 @@ int cluster_opt(struct cluster_opts *o, int id, const char *arg)
 	case OPT_KUBECONFIG:
 		o->kubeconfig = arg;
 		return 0;
+	case OPT_INSECURE_LOOPBACK_HTTP:
+		o->insecure_loopback_http = 1;
+		return 0;
 	case OPT_CONTEXT:
 		o->context = arg;
 		return 0;
@@ -41,6 +44,7 @@ int cluster_connect(struct kube **out, const struct cluster_opts *o,
 		return -1;
 	ko.run_timeout_ms = o->timeout_ms;
 	ko.request_timeout_ms = o->request_timeout_ms;
+	ko.http_loopback_credentials = o->insecure_loopback_http;
 	ret = kube_new(out, &cfg, &ko, err);
 	kube_config_release(&cfg);
 	return ret;

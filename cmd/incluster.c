@@ -101,8 +101,17 @@ int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
 	rc = lease_acquire(&ic->lease, k, inv_ns ? inv_ns : RECON_INVENTORY_NS,
 			   name, ic->identity, dur, &acquired, err);
 	free(name);
-	if (rc < 0)
+	if (rc < 0) {
+		if (err->code == ERR_AUTH && ic->o.lock_default) {
+			char *m = xstrdup(err_msg(err));
+			err_set(err, ERR_AUTH, "%s (every run that writes takes "
+					       "the run lock; pass --no-lock for "
+					       "credentials that may not write "
+					       "Leases)", m);
+			free(m);
+		}
 		return -1;
+	}
 	if (!acquired) {
 		struct buf renewed = BUF_INIT, until = BUF_INIT;
 		describe_time(&renewed, ic->lease.holder_renew);
@@ -144,8 +153,9 @@ int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
 			buf_cstr(&renewed), ic->lease.holder_duration);
 		buf_release(&renewed);
 	}
-	fprintf(stderr, "gpuform: run lock (Lease %s/%s) held by %s for %lds\n",
-		ic->lease.ns, ic->lease.name, ic->identity, dur);
+	if (!ic->o.lock_default) /* asked for: say so */
+		fprintf(stderr, "gpuform: run lock (Lease %s/%s) held by %s for %lds\n",
+			ic->lease.ns, ic->lease.name, ic->identity, dur);
 	test_hold();
 	return 0;
 }

@@ -15,12 +15,13 @@
 
 struct incluster_opts {
 	int lock;
+	int lock_default; /* taken because the run writes, not asked for */
 	long lock_duration_s; /* 0: the run timeout + 60 s */
 	int events;
 	const char *metrics_file;
 	const char *pushgateway;
 };
-#define INCLUSTER_OPTS_INIT { 0, 0, 0, NULL, NULL }
+#define INCLUSTER_OPTS_INIT { 0, 0, 0, 0, NULL, NULL }
 
 enum { OPT_LOCK = 5000, OPT_LOCK_DURATION, OPT_EVENTS, OPT_METRICS_FILE,
        OPT_PUSHGATEWAY };
@@ -31,7 +32,8 @@ enum { OPT_LOCK = 5000, OPT_LOCK_DURATION, OPT_EVENTS, OPT_METRICS_FILE,
 	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },        \
 	{ "pushgateway", required_argument, NULL, OPT_PUSHGATEWAY }
 #define INCLUSTER_HELP                                                        \
-	"      --lock              take the run lock first (Lease\n"          \
+	"      --lock              take the run lock first (the default for\n" \
+	"                          every run that writes; Lease\n"          \
 	"                          gpuform-<cluster> in the inventory\n"      \
 	"                          namespace); when another live run holds\n" \
 	"                          it, say who and exit 0 without reconciling\n" \

@@ -259,7 +259,7 @@ static const cJSON *pool_object(const struct nodeimpact *ni,
 	return NULL;
 }
 
-static void check_pool(struct nodeimpact *ni, const struct ni_entry *e,
+static void check_pool(struct nodeimpact *ni, struct ni_entry *e,
 		       const char *pool, const cJSON *np, long claims, long pods)
 {
 	const char *mode = np ? annotation(np, ANN_INTERRUPTION) : NULL;
@@ -297,8 +297,10 @@ static void check_pool(struct nodeimpact *ni, const struct ni_entry *e,
 		buf_addc(&line, '\n');
 	}
 	buf_adds(&ni->notes, buf_cstr(&line));
-	if (!ni->allow_replacement)
+	if (!ni->allow_replacement && !e->held) {
+		e->held = 1;
 		ni->held++;
+	}
 out:
 	buf_release(&why);
 	buf_release(&line);
@@ -368,7 +370,7 @@ static void count_pools(struct nodeimpact *ni, const struct recon_change *c,
 	}
 }
 
-int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
+int nodeimpact_guard(void *ctx, struct kube *k, struct recon_change *c,
 		     size_t n, struct err *err)
 {
 	struct nodeimpact *ni = ctx;
@@ -401,6 +403,7 @@ int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
 				  str_at(id, "metadata", "name") : "");
 		e->im = (struct impact)IMPACT_INIT;
 		e->claims = e->pods = -1;
+		e->held = 0;
 		impact_classify(&e->im, c[i].live, c[i].next, pools, np);
 		impact_tally_add(&ni->tally, &e->im);
 	}
@@ -432,13 +435,10 @@ int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
 				   pool_object(ni, c, n, e->im.pools[p]), cl, po);
 		}
 	}
+	/* only the node-replacing changes are held back; reconcile applies
+	 * everything else and then fails saying how many were held */
 	if (ni->held && ni->enforce)
-		return err_set(err, ERR_CONFLICT,
-			       "%d node-replacing change%s to pools with "
-			       "'interruption: none' or 'checkpointed' held "
-			       "back outside the maintenance window; nothing "
-			       "was applied (pass --allow-node-replacement to "
-			       "apply anyway)",
-			       ni->held, ni->held == 1 ? "" : "s");
+		for (size_t i = first; i < ni->n; i++)
+			c[i - first].hold = ni->e[i].held;
 	return 0;
 }

@@ -32,6 +32,7 @@ struct ni_entry {
 	struct impact im;
 	long claims, pods; /* NodeClaims it replaces, do-not-disrupt pods on
 			    * them; -1: unknown or not counted */
+	int held; /* held back (or would be, when not enforcing) */
 };
 
 struct ni_pool {
@@ -60,7 +61,7 @@ void nodeimpact_init(struct nodeimpact *ni, const cJSON *desired);
 void nodeimpact_release(struct nodeimpact *ni);
 
 /* the recon_opts.guard callback; ctx is a struct nodeimpact */
-int nodeimpact_guard(void *ctx, struct kube *k, const struct recon_change *c,
+int nodeimpact_guard(void *ctx, struct kube *k, struct recon_change *c,
 		     size_t n, struct err *err);
 
 /* the impact of a report item, or NULL */

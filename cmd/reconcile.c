@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cmd/cluster.h"
 #include "cmd/nodeimpact.h"
@@ -100,7 +101,20 @@ static void print_summary(const struct recon_report *r,
 
 enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
        OPT_PRUNE_NS, OPT_INV_NS, OPT_TEMPLATES, OPT_LIVE, OPT_GIT, OPT_REF,
-       OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE };
+       OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE, OPT_ADOPT, OPT_REBUILD_INV,
+       OPT_NO_LOCK };
+
+/* tests only: pause between the LISTs and the first DELETE of a prune, so
+ * a test can change an object meanwhile (GPUFORM_TEST_PRUNE_PAUSE_S) */
+static void test_prune_pause(void *ctx)
+{
+	long n = *(const long *)ctx;
+	struct timespec ts = { n, 0 };
+
+	fprintf(stderr, "gpuform: test: pausing %lds before pruning\n", n);
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
 
 static int run(const char *cmd, int argc, char **argv, int diff_mode)
 {
@@ -118,6 +132,9 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		{ "path", required_argument, NULL, OPT_PATH },
 		{ "git-cache", required_argument, NULL, OPT_GIT_CACHE },
 		{ "allow-node-replacement", no_argument, NULL, OPT_ALLOW_REPLACE },
+		{ "adopt", no_argument, NULL, OPT_ADOPT },
+		{ "rebuild-inventory", no_argument, NULL, OPT_REBUILD_INV },
+		{ "no-lock", no_argument, NULL, OPT_NO_LOCK },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		CLUSTER_LONG_OPTS,
@@ -139,6 +156,9 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	struct buf why = BUF_INIT;
 	const char *templates = NULL;
 	int c, json = 0, live = 0, allow_replace = 0, code = EXIT_OK, rc;
+	int no_lock = 0;
+	long prune_pause = 0;
+	const char *pause_env = getenv("GPUFORM_TEST_PRUNE_PAUSE_S");
 
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -181,6 +201,15 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		case OPT_ALLOW_REPLACE:
 			allow_replace = 1;
 			break;
+		case OPT_ADOPT:
+			ro.adopt = 1;
+			break;
+		case OPT_REBUILD_INV:
+			ro.rebuild_inventory = 1;
+			break;
+		case OPT_NO_LOCK:
+			no_lock = 1;
+			break;
 		case 'o':
 			if (!strcmp(optarg, "json"))
 				json = 1;
@@ -193,6 +222,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		case OPT_CONTEXT:
 		case OPT_TIMEOUT:
 		case OPT_REQ_TIMEOUT:
+		case OPT_INSECURE_LOOPBACK_HTTP:
 			if (cluster_opt(&co, c, optarg) < 0)
 				return cmd_usage_error(cmd, "bad value '%s' (a duration "
 							    "like 30s or 5m)", optarg);
@@ -216,10 +246,27 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	if (diff_mode && !live)
 		return cmd_usage_error(cmd, "say what to compare with: --base REV "
 					    "(Git revisions) or --live (the cluster)");
+	if (diff_mode && (no_lock || ro.adopt || ro.rebuild_inventory))
+		return cmd_usage_error(cmd, "--no-lock, --adopt and "
+					    "--rebuild-inventory go with reconcile");
+	if (io.lock && no_lock)
+		return cmd_usage_error(cmd, "--lock and --no-lock contradict "
+					    "each other");
 	if (diff_mode) {
 		ro.dry_run = 1;
 		ro.want_diffs = 1;
 		ro.prune = 1; /* show what a prune would remove */
+	}
+	/* the run lock is the default for every run that writes: a manual
+	 * run racing the CronJob must not prune what the other applies */
+	if (!ro.dry_run && !no_lock && !io.lock) {
+		io.lock = 1;
+		io.lock_default = 1;
+	}
+	if (pause_env && (prune_pause = strtol(pause_env, NULL, 10)) > 0 &&
+	    prune_pause <= 600) {
+		ro.before_prune = test_prune_pause;
+		ro.before_prune_ctx = &prune_pause;
 	}
 	if (git.url) {
 		if (optind < argc)
@@ -261,6 +308,10 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	ni.desired = src.docs;
 	ro.guard = nodeimpact_guard;
 	ro.guard_ctx = &ni;
+	ro.held_detail = "held back: a node-replacing change to a pool with "
+			 "'interruption: none' or 'checkpointed' outside its "
+			 "maintenance window; "
+			 "pass --allow-node-replacement to apply it";
 	if (cluster_connect(&k, &co, &err) < 0) {
 		code = report_err(&err);
 		goto out;

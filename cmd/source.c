@@ -17,6 +17,7 @@
 #include "generator/validate.h"
 #include "generator/yaml.h"
 #include "util/fs.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 
 /* add_yaml_diag: a YAML error ("<path>:<line>:<col>: <problem>") as a
@@ -261,8 +262,20 @@ int source_load_git(struct source *out, const struct source_git *g,
 	char *cache = NULL, *label = NULL;
 	struct buf damage = BUF_INIT;
 	const char *ref = g->ref ? g->ref : "main";
-	int ret = -1;
+	struct buf shown = BUF_INIT; /* the URL without user info */
+	int ret = -1, has_password = 0;
 
+	/* the URL is in argv (/proc/PID/cmdline, shell history): say so,
+	 * never repeat the password, and record the URL without it */
+	url_strip_userinfo(g->url, &shown);
+	if (url_userinfo(g->url, &has_password) && has_password)
+		diags_add(d, DIAG_WARNING, "", 0, 0, NULL,
+			  "the --git URL carries a password: it is visible to "
+			  "every local user in the process list and stays in "
+			  "shell history; give %s and the password in "
+			  "GPUFORM_GIT_PASSWORD or GPUFORM_GIT_TOKEN (or a "
+			  "GPUFORM_GIT_CREDENTIALS file) instead",
+			  buf_cstr(&shown));
 	if (g->cache) {
 		cache = xstrdup(g->cache);
 	} else {
@@ -303,7 +316,7 @@ int source_load_git(struct source *out, const struct source_git *g,
 	}
 	if (!tree.nr) {
 		err_set(err, ERR_NOTFOUND, "'%s' at %s (%s) has nothing under '%s'",
-			g->url, ref, oid, g->path);
+			buf_cstr(&shown), ref, oid, g->path);
 		goto out;
 	}
 	label = xasprintf("%s@%.12s:%s", ref, oid, g->path);
@@ -311,7 +324,7 @@ int source_load_git(struct source *out, const struct source_git *g,
 	    find_cluster(&s, label, err) < 0)
 		goto out;
 	free(s.desc);
-	s.desc = xasprintf("%s %s:%s", g->url, ref, g->path);
+	s.desc = xasprintf("%s %s:%s", buf_cstr(&shown), ref, g->path);
 	s.commit = xstrdup(oid);
 	*out = s;
 	memset(&s, 0, sizeof(s));
@@ -321,6 +334,7 @@ out:
 	fs_tree_release(&tree);
 	repo_cred_release(&cred);
 	buf_release(&damage);
+	buf_release(&shown);
 	free(cache);
 	free(label);
 	return ret;

@@ -2,6 +2,7 @@
  * generator/install.c: the manifests that deploy gpuform (see install.h).
  */
 #include "generator/install.h"
+#include "util/url.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -91,6 +92,9 @@ size_t install_grants(struct install_grant **out, const char *own_ns,
 	 * Events (each one created) */
 	inv = xasprintf("gpuform-%s", cluster);
 	add_grant(&g, &n, &alloc, own_ns, "", "configmaps", "create", NULL);
+	/* the other gpuform inventories next to ours: a prune keeps an
+	 * object another inventory still lists (shared objects) */
+	add_grant(&g, &n, &alloc, own_ns, "", "configmaps", "list", NULL);
 	add_grant(&g, &n, &alloc, own_ns, "", "configmaps", "get,patch", inv);
 	add_grant(&g, &n, &alloc, own_ns, "coordination.k8s.io", "leases",
 		  "create", NULL);
@@ -251,8 +255,28 @@ static int is_ssh_url(const char *url)
 
 static int check_opts(const struct install_opts *o, struct err *err)
 {
+	int has_password = 0;
+
 	if (!o->git_url || !*o->git_url || has_space(o->git_url))
 		return err_set(err, ERR_INVALID, "--git needs a repository URL");
+	/* credentials in the URL would be written into the CronJob's
+	 * arguments, readable by anyone who may read the CronJob or its
+	 * pods; an SSH user name alone (ssh://git@host) is no secret */
+	if (url_userinfo(o->git_url, &has_password) &&
+	    (has_password || strncmp(o->git_url, "ssh://", 6))) {
+		struct buf clean = BUF_INIT;
+		url_strip_userinfo(o->git_url, &clean);
+		err_set(err, ERR_INVALID,
+			"--git URL carries credentials (the part before '@'): "
+			"they would be written into the CronJob's arguments; give "
+			"the URL without them (%s) and put the credentials in the "
+			"Secret '%s' (key GPUFORM_GIT_TOKEN, or GPUFORM_GIT_USERNAME "
+			"and GPUFORM_GIT_PASSWORD: the CronJob reads it as environment)",
+			buf_cstr(&clean),
+			o->git_secret ? o->git_secret : INSTALL_DEFAULT_GIT_SECRET);
+		buf_release(&clean);
+		return -1;
+	}
 	if (!o->git_path || !*o->git_path || has_space(o->git_path))
 		return err_set(err, ERR_INVALID,
 			       "--path needs the directory of the manifests "

@@ -738,6 +738,32 @@ static int http_fail(struct kube *k, const char *what, long status,
 
 /* ---- client life ------------------------------------------------------- */
 
+/* is the host of an http(s) URL a loopback address? (127.0.0.0/8, ::1,
+ * localhost) */
+static int loopback_url(const char *url)
+{
+	const char *h = strstr(url, "://");
+	size_t n;
+
+	if (!h)
+		return 0;
+	h += 3;
+	if (strchr(h, '@') && strchr(h, '@') < h + strcspn(h, "/"))
+		h = strchr(h, '@') + 1;
+	if (!strncmp(h, "[::1]", 5))
+		return h[5] == '\0' || h[5] == ':' || h[5] == '/';
+	n = strcspn(h, ":/");
+	if (n == 9 && !strncmp(h, "localhost", 9))
+		return 1;
+	if (n >= 7 && !strncmp(h, "127.", 4)) {
+		for (size_t i = 4; i < n; i++)
+			if (!(isdigit((unsigned char)h[i]) || h[i] == '.'))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
 int kube_new(struct kube **out, const struct kube_config *cfg,
 	     const struct kube_opts *opts, struct err *err)
 {
@@ -754,6 +780,33 @@ int kube_new(struct kube **out, const struct kube_config *cfg,
 		return err_set(err, ERR_INVALID,
 			       "API server '%s' is not an https:// URL",
 			       cfg->server);
+	if (cfg->insecure && cfg->ca_pem)
+		return err_set(err, ERR_INVALID,
+			       "cluster '%s' sets insecure-skip-tls-verify and a "
+			       "certificate authority: specifying a root "
+			       "certificates file with the insecure flag is not "
+			       "allowed (kubectl refuses it too); remove one",
+			       cfg->cluster ? cfg->cluster : cfg->server);
+	if (!strncmp(cfg->server, "http://", 7) &&
+	    ((cfg->token && *cfg->token) || cfg->token_file || cfg->key_pem ||
+	     cfg->exec_argv)) {
+		if (!loopback_url(cfg->server))
+			return err_set(err, ERR_INVALID,
+				       "API server %s is plain http:// and user "
+				       "'%s' has credentials: refusing to send them "
+				       "in clear (kubectl sends none over http); "
+				       "use the https:// address",
+				       cfg->server, cfg->user ? cfg->user : "?");
+		if (!opts || !opts->http_loopback_credentials)
+			return err_set(err, ERR_INVALID,
+				       "API server %s is plain http:// and user "
+				       "'%s' has credentials: refusing to send them "
+				       "in clear (kubectl sends none over http); use "
+				       "the https:// address, or for a loopback test "
+				       "server or local proxy pass "
+				       "--insecure-loopback-http",
+				       cfg->server, cfg->user ? cfg->user : "?");
+	}
 	if (!curl_ready) {
 		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 			return err_set(err, ERR_HTTP,
@@ -1182,9 +1235,10 @@ out:
 }
 
 int kube_delete(struct kube *k, const struct kube_resource *r, const char *ns,
-		const char *name, const char *uid, int dry_run, int *deleted,
-		struct err *err)
+		const char *name, const char *uid, const char *rv, int dry_run,
+		int *deleted, struct err *err)
 {
+	cJSON *pre = NULL;
 	struct buf path = BUF_INIT, what = BUF_INIT, m = BUF_INIT;
 	cJSON *opts = cJSON_CreateObject(), *j = NULL;
 	char *body = NULL;
@@ -1203,10 +1257,12 @@ int kube_delete(struct kube *k, const struct kube_resource *r, const char *ns,
 	if (dry_run)
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(opts, "dryRun"),
 				     cJSON_CreateString("All"));
+	if ((uid && *uid) || (rv && *rv))
+		pre = cJSON_AddObjectToObject(opts, "preconditions");
 	if (uid && *uid)
-		cJSON_AddStringToObject(
-			cJSON_AddObjectToObject(opts, "preconditions"), "uid",
-			uid);
+		cJSON_AddStringToObject(pre, "uid", uid);
+	if (rv && *rv)
+		cJSON_AddStringToObject(pre, "resourceVersion", rv);
 	body = cJSON_PrintUnformatted(opts);
 	if (!body)
 		BUG("cJSON_PrintUnformatted failed");
@@ -1223,7 +1279,8 @@ int kube_delete(struct kube *k, const struct kube_resource *r, const char *ns,
 	}
 	j = body_json(k);
 	if (status == 409) {
-		/* a UID precondition that failed: the object was recreated */
+		/* a precondition that failed: the object was recreated
+		 * (UID) or changed since it was read (resourceVersion) */
 		kubejson_message(&m, buf_cstr(&k->body), j);
 		err_set(err, ERR_CONFLICT, "%s: %s", buf_cstr(&what),
 			m.len ? buf_cstr(&m) : "conflict (409)");

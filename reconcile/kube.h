@@ -32,8 +32,12 @@ struct kube_opts {
 	int max_retries;         /* per request (default 5) */
 	size_t max_body;         /* per response (default 64 MiB) */
 	const char *user_agent;  /* default "gpuform/<version>" */
+	/* send credentials over plain http:// to a loopback server (tests,
+	 * a local proxy); any other http:// server with credentials is
+	 * refused */
+	int http_loopback_credentials;
 };
-#define KUBE_OPTS_INIT { 30000, 300000, 5, 64u << 20, NULL }
+#define KUBE_OPTS_INIT { 30000, 300000, 5, 64u << 20, NULL, 0 }
 
 struct kube_stats {
 	long requests; /* HTTP requests sent, retries included */
@@ -43,7 +47,14 @@ struct kube_stats {
 	long retries;
 };
 
-/* kube_new: the client keeps a copy of what it needs from cfg. */
+/*
+ * kube_new: the client keeps a copy of what it needs from cfg. Refused
+ * before any request: credentials (token, token file, client key, exec
+ * plugin) for a plain http:// server — kubectl sends none there; gpuform
+ * sends them only to a loopback server and only with
+ * opts->http_loopback_credentials — and insecure-skip-tls-verify together
+ * with a CA, which kubectl refuses too.
+ */
 int kube_new(struct kube **out, const struct kube_config *cfg,
 	     const struct kube_opts *opts, struct err *err);
 void kube_free(struct kube *k);
@@ -91,14 +102,16 @@ int kube_apply(struct kube *k, const struct kube_resource *r,
 	       int dry_run, cJSON **out, struct err *err);
 
 /*
- * kube_delete: delete with propagationPolicy=Background and, when uid is
- * not NULL, a UID precondition (a recreated object of the same name is
- * never deleted). Absent (404) is success; *deleted (may be NULL) says
- * whether this call deleted it. A UID mismatch (409) is ERR_CONFLICT.
+ * kube_delete: delete with propagationPolicy=Background and, when uid / rv
+ * are not NULL, UID and resourceVersion preconditions (a recreated object
+ * of the same name, or one changed since it was read — a label removed,
+ * say — is never deleted). Absent (404) is success; *deleted (may be NULL)
+ * says whether this call deleted it. A failed precondition (409) is
+ * ERR_CONFLICT.
  */
 int kube_delete(struct kube *k, const struct kube_resource *r, const char *ns,
-		const char *name, const char *uid, int dry_run, int *deleted,
-		struct err *err);
+		const char *name, const char *uid, const char *rv, int dry_run,
+		int *deleted, struct err *err);
 
 /*
  * kube_create: POST obj (for Events, Leases, TokenRequests...); *out may be

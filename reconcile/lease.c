@@ -186,6 +186,30 @@ static cJSON *new_lease(const struct lease *l)
 	return o;
 }
 
+static char nr_group[] = "", nr_version[] = "v1", nr_kind[] = "Namespace",
+	    nr_resource[] = "namespaces";
+static const struct kube_resource ns_res = {
+	nr_group, nr_version, nr_kind, nr_resource, 0
+};
+
+/* ensure_namespace: create the Namespace ns (one that exists is fine) */
+static int ensure_namespace(struct kube *k, const char *ns, struct err *err)
+{
+	cJSON *o = cJSON_CreateObject();
+	int rc;
+
+	cJSON_AddStringToObject(o, "apiVersion", "v1");
+	cJSON_AddStringToObject(o, "kind", "Namespace");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "metadata"), "name", ns);
+	rc = kube_create(k, &ns_res, NULL, o, NULL, err);
+	if (rc < 0 && err->code == ERR_CONFLICT) { /* created meanwhile */
+		err_clear(err);
+		rc = 0;
+	}
+	cJSON_Delete(o);
+	return rc;
+}
+
 int lease_acquire(struct lease *l, struct kube *k, const char *ns,
 		  const char *name, const char *me, long duration_s,
 		  int *acquired, struct err *err)
@@ -209,6 +233,14 @@ int lease_acquire(struct lease *l, struct kube *k, const char *ns,
 		if (!cur) {
 			cJSON *o = new_lease(l);
 			rc = kube_create(k, &lease_res, ns, o, &res, err);
+			if (rc < 0 && strstr(err_msg(err), "(404")) {
+				/* the first run on a cluster: the inventory
+				 * namespace does not exist yet */
+				err_clear(err);
+				rc = ensure_namespace(k, ns, err);
+				if (rc == 0)
+					rc = kube_create(k, &lease_res, ns, o, &res, err);
+			}
 			cJSON_Delete(o);
 			goto written;
 		}

@@ -145,7 +145,8 @@ cJSON *notify_events(const struct notify_run *n, const char *uid, double now)
 		add_event(arr, n, uid, when, "Warning", "Conflict", &m);
 	}
 	if (n->error && n->held) {
-		buf_addf(&m, "held back, nothing applied: %s", n->error);
+		/* only the held changes were not applied (issue 17) */
+		buf_addf(&m, "held back: %s", n->error);
 		add_event(arr, n, uid, when, "Warning", "NodeReplacementHeld",
 			  &m);
 	} else if (n->error) {

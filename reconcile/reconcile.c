@@ -14,6 +14,7 @@
 #include "generator/yaml.h"
 #include "reconcile/digest.h"
 #include "reconcile/impact.h"
+#include "reconcile/owner.h"
 #include "util/udiff.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -23,6 +24,9 @@
 #endif
 
 #define PART_OF "applyset.kubernetes.io/part-of"
+/* a stub of a labelled object we do not want: our manager applied the
+ * label (owner_applied_label); not a Kubernetes field */
+#define STUB_APPLIED "gpuformAppliedLabel"
 
 const char *const recon_action_names[] = { "unchanged", "created",
 					   "configured", "pruned",
@@ -131,6 +135,7 @@ static const struct known known_kinds[] = {
 };
 
 enum live_state { LIVE_ABSENT, LIVE_EQUAL, LIVE_DIFFERENT };
+struct inventory;
 
 struct want {
 	cJSON *obj; /* borrowed from desired */
@@ -144,6 +149,10 @@ struct want {
 	int needs_write;
 	int force;
 	int skip_dry_run; /* its namespace is created in this run */
+	int exists;       /* the object exists on the server */
+	enum owner_class cls; /* who owns it (when it exists) */
+	enum owner_write ow;
+	const char *shared_with; /* OW_SHARE: the owner cluster (in live) */
 	char *uid;
 };
 
@@ -159,8 +168,8 @@ struct run {
 	struct recon_report *rep;
 	struct err *err;
 	char *applyset_id;
-	/* each allocated on its own: wants keep pointers to their res, which
-	 * must not move when a later kind grows the array */
+	/* each descriptor allocated on its own: callers keep pointers to
+	 * t->res (cm_res, want.res) while the table grows */
 	struct rtype **types;
 	size_t ntypes, types_alloc;
 	cJSON *live; /* live objects kept: ones that differ from what we want,
@@ -169,6 +178,8 @@ struct run {
 	size_t nw;
 	size_t *slots; /* open addressing: want index + 1, 0 = empty */
 	size_t cap;
+	struct inventory *old; /* the inventory as read */
+	size_t labelled; /* objects found with our part-of label */
 };
 
 /* identity of an object across versions: group, kind, namespace, name */
@@ -673,55 +684,170 @@ static int str_cmp(const void *a, const void *b)
 
 struct inv_entry {
 	char *api_version, *kind, *ns, *name, *uid;
+	char *shared; /* shared object: the gpuform cluster that owns it */
 };
 
 struct inventory {
 	struct inv_entry *e;
 	size_t nr, alloc;
+	char **keys;   /* index: identity key per entry (inv_index) */
+	size_t *slots; /* open addressing: entry index + 1, 0 = empty */
+	size_t cap;
 };
 
-/* inv_push: append an entry; callers keep entries unique */
+static void inv_unindex(struct inventory *inv);
+
+/* inv_push: append an entry; callers keep entries unique. The index is
+ * dropped: inv_index() builds it again when needed */
 static void inv_push(struct inventory *inv, const struct ident *id,
-		     const char *uid)
+		     const char *uid, const char *shared)
 {
 	struct inv_entry *e;
 
+	if (inv->slots && (inv->nr + 1) * 2 + 1 > inv->cap)
+		inv_unindex(inv); /* rebuilt larger on the next inv_find */
 	GROW(inv->e, inv->nr + 1, inv->alloc);
 	e = &inv->e[inv->nr++];
 	e->api_version = xstrdup(id->api_version);
 	e->kind = xstrdup(id->kind);
 	e->ns = id->ns ? xstrdup(id->ns) : NULL;
 	e->name = xstrdup(id->name);
-	e->uid = uid ? xstrdup(uid) : NULL;
+	e->uid = uid && *uid ? xstrdup(uid) : NULL;
+	e->shared = shared ? xstrdup(shared) : NULL;
+	if (inv->slots) {
+		struct buf k = BUF_INIT;
+		size_t h, i = inv->nr - 1;
+		ident_key(id, &k);
+		inv->keys[i] = buf_detach(&k, NULL);
+		for (h = key_hash(inv->keys[i]) & (inv->cap - 1); inv->slots[h];
+		     h = (h + 1) & (inv->cap - 1))
+			;
+		inv->slots[h] = i + 1;
+	}
+}
+
+static void inv_unindex(struct inventory *inv)
+{
+	for (size_t i = 0; inv->keys && i < inv->cap; i++)
+		free(inv->keys[i]);
+	free(inv->keys);
+	free(inv->slots);
+	inv->keys = NULL;
+	inv->slots = NULL;
+	inv->cap = 0;
 }
 
 static void inv_release(struct inventory *inv)
 {
+	inv_unindex(inv);
 	for (size_t i = 0; i < inv->nr; i++) {
 		free(inv->e[i].api_version);
 		free(inv->e[i].kind);
 		free(inv->e[i].ns);
 		free(inv->e[i].name);
 		free(inv->e[i].uid);
+		free(inv->e[i].shared);
 	}
 	free(inv->e);
 	memset(inv, 0, sizeof(*inv));
 }
 
-static void inv_parse(struct inventory *inv, const cJSON *parent)
+static void entry_ident(const struct inv_entry *e, struct ident *id)
+{
+	id->api_version = e->api_version;
+	id->kind = e->kind;
+	id->ns = e->ns;
+	id->name = e->name;
+}
+
+/* inv_index: (re)build the identity index (keys[] parallels e[]) */
+static void inv_index(struct inventory *inv)
+{
+	struct buf k = BUF_INIT;
+
+	inv_unindex(inv);
+	inv->cap = 16;
+	while (inv->cap < inv->nr * 2 + 1)
+		inv->cap *= 2;
+	inv->slots = xcalloc(inv->cap, sizeof(*inv->slots));
+	inv->keys = xcalloc(inv->cap, sizeof(*inv->keys));
+	for (size_t i = 0; i < inv->nr; i++) {
+		struct ident id;
+		size_t h;
+		entry_ident(&inv->e[i], &id);
+		ident_key(&id, &k);
+		inv->keys[i] = xstrdup(buf_cstr(&k));
+		for (h = key_hash(inv->keys[i]) & (inv->cap - 1); inv->slots[h];
+		     h = (h + 1) & (inv->cap - 1))
+			;
+		inv->slots[h] = i + 1;
+	}
+	buf_release(&k);
+}
+
+/* inv_find: the entry with this identity (any version), or NULL */
+static struct inv_entry *inv_find(struct inventory *inv, const struct ident *id)
+{
+	struct buf k = BUF_INIT;
+	struct inv_entry *found = NULL;
+
+	if (!inv->nr)
+		return NULL;
+	if (!inv->slots)
+		inv_index(inv);
+	ident_key(id, &k);
+	for (size_t h = key_hash(buf_cstr(&k)) & (inv->cap - 1); inv->slots[h];
+	     h = (h + 1) & (inv->cap - 1)) {
+		size_t v = inv->slots[h] - 1;
+		if (!strcmp(inv->keys[v], buf_cstr(&k))) {
+			found = &inv->e[v];
+			break;
+		}
+	}
+	buf_release(&k);
+	return found;
+}
+
+/*
+ * inv_parse: the entries of a parent's data.inventory. A parent whose
+ * inventory is missing, does not parse or has an entry without
+ * apiVersion, kind or name is damaged: -1 with the reason in *why.
+ */
+static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why)
 {
 	const char *text = jstr(jpath(parent, "data", NULL), "inventory");
 	cJSON *arr = text ? cJSON_Parse(text) : NULL;
 	const cJSON *e;
+	int i = 0, ret = 0;
 
+	if (!text) {
+		buf_adds(why, "it has no data.inventory");
+		return -1;
+	}
+	if (!cJSON_IsArray(arr)) {
+		buf_adds(why, arr ? "data.inventory is not a JSON array"
+				  : "data.inventory is not valid JSON");
+		cJSON_Delete(arr);
+		return -1;
+	}
 	cJSON_ArrayForEach(e, arr)
 	{
 		struct ident id = { jstr(e, "apiVersion"), jstr(e, "kind"),
 				    jstr(e, "namespace"), jstr(e, "name") };
-		if (id.api_version && id.kind && id.name)
-			inv_push(inv, &id, jstr(e, "uid"));
+		i++;
+		if (!id.api_version || !*id.api_version || !id.kind ||
+		    !*id.kind || !id.name || !*id.name) {
+			buf_addf(why, "entry %d of data.inventory has no "
+				      "apiVersion, kind or name", i);
+			ret = -1;
+			break;
+		}
+		if (id.ns && !*id.ns)
+			id.ns = NULL;
+		inv_push(inv, &id, jstr(e, "uid"), jstr(e, "sharedWith"));
 	}
 	cJSON_Delete(arr);
+	return ret;
 }
 
 static int inv_cmp(const void *a, const void *b)
@@ -755,8 +881,10 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 	struct buf gks = BUF_INIT, nss = BUF_INIT;
 	char *text, *tool;
 
-	if (inv->nr > 1)
+	if (inv->nr > 1) {
+		inv_unindex(inv);
 		qsort(inv->e, inv->nr, sizeof(*inv->e), inv_cmp);
+	}
 	cJSON_AddStringToObject(p, "apiVersion", "v1");
 	cJSON_AddStringToObject(p, "kind", "ConfigMap");
 	md = cJSON_AddObjectToObject(p, "metadata");
@@ -826,6 +954,8 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 		cJSON_AddStringToObject(e, "name", inv->e[i].name);
 		if (inv->e[i].uid)
 			cJSON_AddStringToObject(e, "uid", inv->e[i].uid);
+		if (inv->e[i].shared)
+			cJSON_AddStringToObject(e, "sharedWith", inv->e[i].shared);
 		cJSON_AddItemToArray(arr, e);
 	}
 	text = cJSON_PrintUnformatted(arr);
@@ -841,14 +971,115 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 	return p;
 }
 
-/* write the parent unless the live one already says the same */
-static int write_parent(struct run *r, const struct kube_resource *cm,
-			const cJSON *live_parent, cJSON *parent)
+/* the desired identities and what the inventory said when read: an entry
+ * of a live parent outside this set was added by another writer */
+static int known_entry(struct run *r, const struct ident *id)
 {
-	if (live_parent && subset_equal(parent, live_parent))
-		return 0;
-	return kube_apply(r->k, cm, parent, r->o->field_manager, 1, 0, NULL,
-			  r->err);
+	return want_find(r, id) >= 0 || inv_find(r->old, id) != NULL;
+}
+
+/*
+ * write_parent: write the inventory `inv` unless the live parent already
+ * says the same. The write carries a precondition (create when there is
+ * none, else the live parent's resourceVersion); when another writer got
+ * there first, its parent is read again and the entries it added (ones
+ * this run never knew) are kept in `inv`, then the write is tried again.
+ * Nothing is ever dropped from the inventory by a concurrent write.
+ */
+static int write_parent(struct run *r, const struct kube_resource *cm,
+			const char *cluster, const char *name,
+			cJSON **live_parent, struct inventory *inv)
+{
+	for (int attempt = 0;; attempt++) {
+		cJSON *parent, *got = NULL, *md;
+		struct err e = ERR_INIT;
+		int rc;
+
+		/* entries another writer added since we read (a parent
+		 * just created bare has none yet) */
+		if (*live_parent &&
+		    jpath(jpath(*live_parent, "data", NULL), "inventory", NULL)) {
+			struct inventory theirs = { 0 };
+			struct buf why = BUF_INIT;
+			if (inv_parse(&theirs, *live_parent, &why) < 0 &&
+			    !r->o->rebuild_inventory) {
+				inv_release(&theirs);
+				err_set(r->err, ERR_CONFLICT,
+					"inventory %s was damaged while this run "
+					"was writing (%s); nothing more was "
+					"written: run again with "
+					"--rebuild-inventory",
+					r->rep->inventory, buf_cstr(&why));
+				buf_release(&why);
+				return -1;
+			}
+			buf_release(&why);
+			for (size_t i = 0; i < theirs.nr; i++) {
+				struct ident id;
+				entry_ident(&theirs.e[i], &id);
+				if (!known_entry(r, &id) && !inv_find(inv, &id))
+					inv_push(inv, &id, theirs.e[i].uid,
+						 theirs.e[i].shared);
+			}
+			inv_release(&theirs);
+		}
+		parent = parent_object(r, cluster, inv, name);
+		if (*live_parent && subset_equal(parent, *live_parent)) {
+			cJSON_Delete(parent);
+			return 0;
+		}
+		if (!*live_parent) {
+			/* create it bare (identity and labels, which never
+			 * change) — a create fails when another writer made it
+			 * meanwhile — then apply the rest with a precondition:
+			 * fields a create sets belong to an Update manager, so
+			 * a later apply could never remove them */
+			cJSON *bare = cJSON_CreateObject();
+			cJSON_AddStringToObject(bare, "apiVersion", "v1");
+			cJSON_AddStringToObject(bare, "kind", "ConfigMap");
+			cJSON_AddItemToObject(bare, "metadata", cJSON_Duplicate(
+				jpath(parent, "metadata", NULL), 1));
+			cJSON_DeleteItemFromObjectCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(bare, "metadata"),
+				"annotations");
+			rc = kube_create(r->k, cm, r->o->inventory_ns, bare, &got, &e);
+			cJSON_Delete(bare);
+			cJSON_Delete(parent);
+			if (rc == 0) {
+				err_release(&e);
+				*live_parent = got;
+				attempt--; /* not a retry */
+				continue;
+			}
+		} else {
+			const char *rv = jstr(jpath(*live_parent, "metadata", NULL),
+					      "resourceVersion");
+			md = cJSON_GetObjectItemCaseSensitive(parent, "metadata");
+			if (rv)
+				cJSON_AddStringToObject(md, "resourceVersion", rv);
+			rc = kube_apply(r->k, cm, parent, r->o->field_manager, 1, 0,
+					&got, &e);
+			cJSON_Delete(parent);
+		}
+		if (rc == 0) {
+			err_release(&e);
+			cJSON_Delete(*live_parent);
+			*live_parent = got;
+			return 0;
+		}
+		if (e.code != ERR_CONFLICT || attempt >= 8) {
+			err_release(r->err);
+			*r->err = e;
+			return -1;
+		}
+		/* someone else wrote it: read again, merge, retry */
+		err_release(&e);
+		cJSON_Delete(*live_parent);
+		*live_parent = NULL;
+		if (kube_get(r->k, cm, r->o->inventory_ns, name, live_parent,
+			     r->err) < 0)
+			return -1;
+	}
 }
 
 /* ---- the run --------------------------------------------------------------- */
@@ -926,18 +1157,50 @@ static int list_in_namespaces(struct run *r, const struct kube_resource *res,
 	return ret;
 }
 
+/* the one namespace gpuform renders objects of this kind in (ConfigMap:
+ * the device plugin's), or NULL (cluster scope, or any namespace) */
+static const char *fixed_namespace(const char *api_version, const char *kind)
+{
+	for (size_t i = 0; render_kinds[i].kind; i++)
+		if (!strcmp(render_kinds[i].kind, kind) &&
+		    !strcmp(render_kinds[i].api_version, api_version))
+			return render_kinds[i].ns &&
+					       strcmp(render_kinds[i].ns, RENDER_ANY_NAMESPACE)
+				       ? render_kinds[i].ns
+				       : NULL;
+	return NULL;
+}
+
+/*
+ * list_kind: LIST a kind by our part-of label. `optional` 1: a kind only
+ * the old inventory has — one the server does not serve (a CRD removed, a
+ * tampered entry) has no objects, and is skipped; 2: also a kind listed
+ * only to find objects labelled for us (no inventory) — one gpuform
+ * renders in a single namespace is listed there only (credentials from
+ * `gpuform install` may read ConfigMaps there only).
+ */
 static int list_kind(struct run *r, const char *api_version,
-		     const char *kind, const struct inventory *old)
+		     const char *kind, const struct inventory *old, int optional)
 {
 	const struct kube_resource *res;
 	cJSON *items = NULL, *o;
 	char *sel;
 	int ret;
 
-	if (resource_of(r, api_version, kind, &res) < 0)
+	if (resource_of(r, api_version, kind, &res) < 0) {
+		if (optional && (r->err->code == ERR_NOTFOUND ||
+				 r->err->code == ERR_INVALID)) {
+			err_clear(r->err);
+			return 0;
+		}
 		return -1;
+	}
 	sel = xasprintf("%s=%s", PART_OF, r->applyset_id);
-	ret = kube_list(r->k, res, NULL, sel, &items, r->err);
+	ret = kube_list(r->k, res,
+			optional == 2 && res->namespaced
+				? fixed_namespace(api_version, kind)
+				: NULL,
+			sel, &items, r->err);
 	if (ret < 0 && r->err->code == ERR_AUTH && res->namespaced) {
 		err_clear(r->err);
 		ret = list_in_namespaces(r, res, kind, old, sel, &items);
@@ -945,8 +1208,13 @@ static int list_kind(struct run *r, const char *api_version,
 	free(sel);
 	if (ret < 0) {
 		if (r->err->code == ERR_NOTFOUND ||
-		    strstr(err_msg(r->err), "404"))
+		    strstr(err_msg(r->err), "404")) {
+			if (optional) {
+				err_clear(r->err);
+				return 0;
+			}
 			return explain_missing(r, api_version, kind);
+		}
 		return -1;
 	}
 	while ((o = cJSON_DetachItemFromArray(items, 0))) {
@@ -957,14 +1225,22 @@ static int list_kind(struct run *r, const char *api_version,
 			cJSON_Delete(o);
 			continue;
 		}
+		r->labelled++;
 		wi = want_find(r, &id);
 		if (wi >= 0) {
 			struct want *x = &r->w[wi];
 			const cJSON *mine = managed_entry(o, r->o->field_manager, "Apply");
 			const char *uid = jstr(jpath(o, "metadata", NULL), "uid");
+			struct owner_facts f;
+			const struct inv_entry *e = inv_find(r->old, &id);
 			free(x->uid);
 			x->uid = uid ? xstrdup(uid) : NULL;
-			if (subset_equal(x->obj, o) &&
+			owner_facts_of(&f, o);
+			f.listed = e && !e->shared;
+			f.listed_uid = e ? e->uid : NULL;
+			x->exists = 1;
+			x->cls = owner_classify(&f, r->applyset_id);
+			if (x->cls == OWNER_OURS && subset_equal(x->obj, o) &&
 			    !(mine && owned_field_gone(jpath(mine, "fieldsV1", NULL),
 						       x->obj))) {
 				x->state = LIVE_EQUAL;
@@ -980,6 +1256,7 @@ static int list_kind(struct run *r, const char *api_version,
 		{
 			cJSON *stub = cJSON_CreateObject(), *md;
 			const char *uid = jstr(jpath(o, "metadata", NULL), "uid");
+			const char *rv = jstr(jpath(o, "metadata", NULL), "resourceVersion");
 			cJSON_AddStringToObject(stub, "apiVersion", id.api_version);
 			cJSON_AddStringToObject(stub, "kind", id.kind);
 			md = cJSON_AddObjectToObject(stub, "metadata");
@@ -988,7 +1265,12 @@ static int list_kind(struct run *r, const char *api_version,
 				cJSON_AddStringToObject(md, "namespace", id.ns);
 			if (uid)
 				cJSON_AddStringToObject(md, "uid", uid);
+			if (rv)
+				cJSON_AddStringToObject(md, "resourceVersion", rv);
 			keep_gpuform_annotations(md, o);
+			/* evidence for prune: our manager applied the label */
+			if (owner_applied_label(o, r->o->field_manager))
+				cJSON_AddTrueToObject(stub, STUB_APPLIED);
 			cJSON_AddItemToArray(r->live, stub);
 		}
 		cJSON_Delete(o);
@@ -1066,6 +1348,267 @@ static int is_namespace(const struct ident *id)
 	return !strcmp(id->kind, "Namespace") && !strcmp(id->api_version, "v1");
 }
 
+/* ---- ownership ------------------------------------------------------------ */
+
+/* does live hold every desired field, apart from the owner labels? */
+static int equal_but_owner(const cJSON *desired, const cJSON *live)
+{
+	cJSON *d = cJSON_Duplicate(desired, 1);
+	cJSON *l = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(d, "metadata"), "labels");
+	int eq;
+
+	cJSON_DeleteItemFromObjectCaseSensitive(l, PART_OF);
+	cJSON_DeleteItemFromObjectCaseSensitive(l, OWNER_CLUSTER_LABEL);
+	eq = subset_equal(d, live);
+	cJSON_Delete(d);
+	return eq;
+}
+
+/* "labels a=b, c=d; managers m (Update), n (Apply)" of a live object */
+static void owner_evidence(const cJSON *live, struct buf *out)
+{
+	static const char *const keys[] = { PART_OF, OWNER_CLUSTER_LABEL,
+					    "app.kubernetes.io/managed-by",
+					    NULL };
+	const cJSON *labels = jpath(jpath(live, "metadata", NULL), "labels", NULL);
+	const cJSON *e;
+	size_t mark = out->len;
+	int n = 0;
+
+	for (const char *const *k = keys; *k; k++) {
+		const char *v = jstr(labels, *k);
+		if (v)
+			buf_addf(out, "%s%s=%s", n++ ? ", " : "owner labels ", *k, v);
+	}
+	if (!n)
+		buf_adds(out, "no owner labels");
+	n = 0;
+	cJSON_ArrayForEach(e, jpath(live, "metadata", "managedFields"))
+	{
+		const char *m = jstr(e, "manager"), *op = jstr(e, "operation");
+		if (m)
+			buf_addf(out, "%s%s (%s)", n++ ? ", " : "; managers ", m,
+				 op ? op : "?");
+	}
+	if (out->len == mark)
+		buf_adds(out, "nothing known");
+}
+
+/*
+ * decide_owner: a desired object exists on the server and is not (known
+ * to be) ours: conflict, adopt or share, by owner_write_decision. The item
+ * says which and why. Returns 1 for a conflict.
+ */
+static int decide_owner(struct run *r, struct want *x)
+{
+	struct recon_item *it = &r->rep->items[x->item];
+	struct buf why = BUF_INIT;
+	const char *other = jstr(jpath(jpath(x->live, "metadata", NULL), "labels", NULL),
+				 OWNER_CLUSTER_LABEL);
+	int conflict = 0;
+
+	x->ow = owner_write_decision(x->cls, r->o->adopt,
+				     equal_but_owner(x->obj, x->live));
+	switch (x->ow) {
+	case OW_WRITE:
+		break;
+	case OW_ADOPT:
+		buf_adds(&why, "adopted (it existed: ");
+		owner_evidence(x->live, &why);
+		buf_adds(&why, ")");
+		x->needs_write = 1;
+		set_action(r->rep, it, RA_CONFIGURED, buf_cstr(&why));
+		break;
+	case OW_SHARE:
+		x->needs_write = 0;
+		x->shared_with = other;
+		buf_addf(&why, "shared: gpuform cluster '%s' owns it and it is "
+			       "already as desired; recorded as shared, not written",
+			 other);
+		set_action(r->rep, it, RA_UNCHANGED, buf_cstr(&why));
+		break;
+	case OW_CONFLICT:
+		x->needs_write = 0;
+		if (x->cls == OWNER_GPUFORM)
+			buf_addf(&why, "owned by another gpuform inventory "
+				       "(cluster '%s'); this cluster never writes "
+				       "or prunes it — give it another name in one "
+				       "of the intents (",
+				 other);
+		else
+			buf_adds(&why, "exists and was not created by gpuform for "
+				       "this cluster; nothing written — pass "
+				       "--adopt to take it over (");
+		owner_evidence(x->live, &why);
+		buf_adds(&why, ")");
+		set_action(r->rep, it, RA_CONFLICT, buf_cstr(&why));
+		conflict = 1;
+		break;
+	}
+	buf_release(&why);
+	return conflict;
+}
+
+/*
+ * found_existing: the dry run says a desired object we did not find with
+ * our label exists: read it and classify. 0 with x->exists set (or not,
+ * when it vanished meanwhile), -1 on an API error.
+ */
+static int found_existing(struct run *r, struct want *x)
+{
+	cJSON *live = NULL;
+	struct owner_facts f;
+	const struct inv_entry *e;
+
+	if (kube_get(r->k, x->res, x->id.ns, x->id.name, &live, r->err) < 0)
+		return -1;
+	if (!live)
+		return 0;
+	cJSON_AddItemToArray(r->live, live);
+	x->live = live;
+	x->exists = 1;
+	x->state = LIVE_DIFFERENT;
+	owner_facts_of(&f, live);
+	e = inv_find(r->old, &x->id);
+	f.listed = e && !e->shared;
+	f.listed_uid = e ? e->uid : NULL;
+	x->cls = owner_classify(&f, r->applyset_id);
+	return 0;
+}
+
+/* a dry run's answer for an object it says exists (not a create) */
+static int has_resource_version(const cJSON *o)
+{
+	const char *rv = jstr(jpath(o, "metadata", NULL), "resourceVersion");
+	return rv && *rv;
+}
+
+/*
+ * other_inventories: the data.inventory of every other gpuform inventory
+ * this client can read (all namespaces; the inventory namespace when that
+ * is forbidden), merged into *all. A damaged one sets *damaged (its name).
+ */
+static int other_inventories(struct run *r, const struct kube_resource *cm,
+			     const char *self_name, struct inventory *all,
+			     char **damaged)
+{
+	const char *sel = "app.kubernetes.io/managed-by=gpuform,"
+			  "applyset.kubernetes.io/id";
+	cJSON *items = NULL;
+	const cJSON *p;
+
+	if (kube_list(r->k, cm, NULL, sel, &items, r->err) < 0) {
+		if (r->err->code != ERR_AUTH)
+			return -1;
+		err_clear(r->err);
+		if (kube_list(r->k, cm, r->o->inventory_ns, sel, &items, r->err) < 0) {
+			if (r->err->code != ERR_AUTH)
+				return -1;
+			/* cannot tell whether another inventory lists an
+			 * object: prune none */
+			err_clear(r->err);
+			*damaged = xasprintf("(none readable: LIST of ConfigMaps "
+					     "in %s is forbidden)",
+					     r->o->inventory_ns);
+			return 0;
+		}
+	}
+	cJSON_ArrayForEach(p, items)
+	{
+		const char *ns = jstr(jpath(p, "metadata", NULL), "namespace");
+		const char *name = jstr(jpath(p, "metadata", NULL), "name");
+		struct buf why = BUF_INIT;
+		if (ns && name && !strcmp(ns, r->o->inventory_ns) &&
+		    !strcmp(name, self_name))
+			continue;
+		if (inv_parse(all, p, &why) < 0 && !*damaged)
+			*damaged = xasprintf("%s/%s", ns ? ns : "?", name ? name : "?");
+		buf_release(&why);
+	}
+	cJSON_Delete(items);
+	return 0;
+}
+
+/*
+ * rebuild_inventory: the inventory from the objects of the kinds gpuform
+ * renders (and the desired kinds) that carry our part-of label *and* whose
+ * label our field manager applied; others labelled for us are reported
+ * and left out.
+ */
+static int rebuild_inventory(struct run *r, struct inventory *inv)
+{
+	char *sel = xasprintf("%s=%s", PART_OF, r->applyset_id);
+	char **seen = NULL;
+	size_t nseen = 0, aseen = 0;
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && i < r->nw + sizeof(known_kinds) / sizeof(known_kinds[0]); i++) {
+		const char *av = i < r->nw ? r->w[i].id.api_version : known_kinds[i - r->nw].api_version;
+		const char *kd = i < r->nw ? r->w[i].id.kind : known_kinds[i - r->nw].kind;
+		const struct kube_resource *res;
+		char *key = xasprintf("%s %s", av, kd);
+		cJSON *items = NULL;
+		const cJSON *o;
+		int dup = 0;
+		for (size_t j = 0; j < nseen; j++)
+			dup |= !strcmp(seen[j], key);
+		if (dup) {
+			free(key);
+			continue;
+		}
+		GROW(seen, nseen + 1, aseen);
+		seen[nseen++] = key;
+		if (resource_of(r, av, kd, &res) == 0 &&
+		    kube_list(r->k, res,
+			      i >= r->nw && res->namespaced ? fixed_namespace(av, kd)
+							    : NULL,
+			      sel, &items, r->err) < 0 &&
+		    r->err->code == ERR_AUTH && res->namespaced) {
+			err_clear(r->err);
+			list_in_namespaces(r, res, kd, inv, sel, &items);
+		}
+		if (r->err->code != ERR_NONE) {
+			if (r->err->code == ERR_NOTFOUND ||
+			    strstr(err_msg(r->err), "404")) {
+				err_clear(r->err); /* kind not served */
+				continue;
+			}
+			ret = -1;
+			break;
+		}
+		cJSON_ArrayForEach(o, items)
+		{
+			struct ident id;
+			ident_of(o, &id);
+			if (!id.api_version || !id.kind || !id.name)
+				continue;
+			if (owner_applied_label(o, r->o->field_manager))
+				inv_push(inv, &id, jstr(jpath(o, "metadata", NULL), "uid"),
+					 NULL);
+			else
+				add_item(r->rep, &id, RA_SKIPPED,
+					 "labelled for this cluster, but the label "
+					 "was not applied by gpuform: left out of the "
+					 "rebuilt inventory");
+		}
+		cJSON_Delete(items);
+	}
+	for (size_t j = 0; j < nseen; j++)
+		free(seen[j]);
+	free(seen);
+	free(sel);
+	return ret;
+}
+
+/* what happens to a stale inventory entry (in the old inventory, not
+ * desired) */
+struct stale {
+	struct inv_entry *e;
+	const cJSON *live; /* stub found with our label, or NULL */
+	enum prune_verdict v;
+};
+
 int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	      cJSON *desired, const struct recon_opts *opts, struct err *err)
 {
@@ -1077,11 +1620,15 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	struct buf b = BUF_INIT;
 	char *parent_name = NULL;
 	const struct kube_resource *cm_res;
-	cJSON *live_parent = NULL, *parent = NULL, *o_it;
-	struct inventory old = { 0 }, next = { 0 };
+	cJSON *live_parent = NULL, *o_it;
+	struct inventory old = { 0 }, next = { 0 }, others = { 0 };
+	struct stale *st = NULL;
+	size_t nst = 0, held = 0;
 	struct kube_stats before = *kube_get_stats(k);
-	int ret = -1, conflicts = 0, failures = 0;
+	int ret = -1, conflicts = 0, owner_conflicts = 0, failures = 0;
+	int inventory_missing = 0;
 	char *first_fail = NULL; /* the first prune failure's message */
+	char *damaged_other = NULL;
 
 	if (!o.field_manager)
 		o.field_manager = RECON_FIELD_MANAGER;
@@ -1092,6 +1639,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	r.o = &o;
 	r.rep = rep;
 	r.err = err;
+	r.old = &old;
 	r.live = cJSON_CreateArray();
 	rep->cluster = xstrdup(cluster);
 	rep->dry_run = o.dry_run;
@@ -1146,6 +1694,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	if (live_parent) {
 		const char *tool = jstr(jpath(live_parent, "metadata", "annotations"),
 					"applyset.kubernetes.io/tooling");
+		struct buf why = BUF_INIT;
 		if (tool && strncmp(tool, "gpuform/", 8)) {
 			err_set(err, ERR_CONFLICT,
 				"inventory %s belongs to '%s', not gpuform; "
@@ -1153,17 +1702,56 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 				rep->inventory, tool);
 			goto out;
 		}
-		inv_parse(&old, live_parent);
+		if (!jpath(live_parent, "data", NULL)) {
+			/* created bare, never filled (a run stopped right
+			 * after creating it): like no inventory */
+			inventory_missing = 1;
+		} else if (inv_parse(&old, live_parent, &why) < 0 &&
+			   !o.rebuild_inventory) {
+			err_set(err, ERR_CONFLICT,
+				"inventory %s is damaged: %s. gpuform cannot tell "
+				"which objects it owns, so nothing was written. "
+				"To rebuild it from the objects labelled %s=%s "
+				"(and applied by gpuform), run this command again "
+				"with --rebuild-inventory (try it with --dry-run "
+				"first)",
+				rep->inventory, buf_cstr(&why), PART_OF,
+				r.applyset_id);
+			buf_release(&why);
+			goto out;
+		}
+		buf_release(&why);
+	} else {
+		inventory_missing = 1;
+	}
+	if (o.rebuild_inventory) {
+		inv_release(&old);
+		if (rebuild_inventory(&r, &old) < 0)
+			goto out;
 	}
 	{
-		/* kinds of the desired set and of the old inventory */
+		/* kinds of the desired set and of the old inventory; with no
+		 * inventory, every kind gpuform renders too (are objects
+		 * labelled for this cluster out there?) */
 		char **kinds = NULL;
-		size_t nk = 0, ka = 0;
-		for (i = 0; i < n + old.nr; i++) {
-			const char *av = i < n ? w[i].id.api_version : old.e[i - n].api_version;
-			const char *kd = i < n ? w[i].id.kind : old.e[i - n].kind;
-			char *key = xasprintf("%s %s", av, kd);
+		int *optional = NULL;
+		size_t nk = 0, ka = 0, ko = 0;
+		size_t nknown = inventory_missing ? sizeof(known_kinds) / sizeof(known_kinds[0]) : 0;
+		for (i = 0; i < n + old.nr + nknown; i++) {
+			const char *av, *kd;
+			char *key;
 			int dup = 0;
+			if (i < n) {
+				av = w[i].id.api_version;
+				kd = w[i].id.kind;
+			} else if (i < n + old.nr) {
+				av = old.e[i - n].api_version;
+				kd = old.e[i - n].kind;
+			} else {
+				av = known_kinds[i - n - old.nr].api_version;
+				kd = known_kinds[i - n - old.nr].kind;
+			}
+			key = xasprintf("%s %s", av, kd);
 			for (size_t j = 0; j < nk; j++)
 				dup |= !strcmp(kinds[j], key);
 			if (dup) {
@@ -1171,26 +1759,42 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 				continue;
 			}
 			GROW(kinds, nk + 1, ka);
+			GROW(optional, nk + 1, ko);
+			optional[nk] = i < n ? 0 : i < n + old.nr ? 1 : 2;
 			kinds[nk++] = key;
 		}
 		for (i = 0; i < nk; i++) {
 			char *sp = strchr(kinds[i], ' ');
 			int rc;
 			*sp = '\0';
-			rc = list_kind(&r, kinds[i], sp + 1, &old);
+			rc = list_kind(&r, kinds[i], sp + 1, &old, optional[i]);
 			if (rc < 0) {
 				for (size_t j = 0; j < nk; j++)
 					free(kinds[j]);
 				free(kinds);
+				free(optional);
 				goto out;
 			}
 		}
 		for (i = 0; i < nk; i++)
 			free(kinds[i]);
 		free(kinds);
+		free(optional);
+	}
+	if (inventory_missing && r.labelled && !o.rebuild_inventory) {
+		err_set(err, ERR_CONFLICT,
+			"inventory %s does not exist, but %zu object%s carry "
+			"this cluster's label %s=%s: the inventory was deleted. "
+			"Nothing was written. To rebuild it from the objects "
+			"gpuform applied, run this command again with "
+			"--rebuild-inventory (try it with --dry-run first)",
+			rep->inventory, r.labelled, r.labelled == 1 ? "" : "s",
+			PART_OF, r.applyset_id);
+		goto out;
 	}
 
-	/* 3. compare */
+	/* 3. compare; an existing object that is not ours: conflict, adopt
+	 * or share */
 	for (i = 0; i < n; i++) {
 		struct want *x = &w[i];
 		add_item(rep, &x->id, RA_UNCHANGED, NULL);
@@ -1201,16 +1805,8 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		set_action(rep, &rep->items[x->item],
 			   x->state == LIVE_ABSENT ? RA_CREATED : RA_CONFIGURED,
 			   NULL);
-	}
-	/* namespaces this run creates: their members cannot be dry-run yet */
-	for (i = 0; i < n; i++) {
-		struct ident nsid = { "v1", "Namespace", NULL, w[i].id.ns };
-		long j;
-		if (!w[i].needs_write || !w[i].id.ns)
-			continue;
-		j = want_find(&r, &nsid);
-		if (j >= 0 && w[j].state == LIVE_ABSENT)
-			w[i].skip_dry_run = 1;
+		if (x->exists && x->cls != OWNER_OURS)
+			owner_conflicts += decide_owner(&r, x);
 	}
 
 	/* 4. dry-run every write; nothing is written unless all succeed */
@@ -1218,9 +1814,18 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		struct want *x = &w[i];
 		cJSON *result = NULL;
 		struct err e = ERR_INIT;
+		int rc;
 
 		if (!x->needs_write)
 			continue;
+		/* in a namespace this run creates, nothing can exist yet and
+		 * nothing can be dry-run (Namespaces come first) */
+		if (x->id.ns) {
+			struct ident nsid = { "v1", "Namespace", NULL, x->id.ns };
+			long j = want_find(&r, &nsid);
+			x->skip_dry_run = j >= 0 && w[j].state == LIVE_ABSENT &&
+					  !w[j].exists;
+		}
 		if (x->skip_dry_run) {
 			if (o.want_diffs) {
 				struct buf lbl = BUF_INIT;
@@ -1231,9 +1836,37 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 			continue;
 		}
 		x->force = o.force_conflicts;
-		if (kube_apply(k, x->res, x->obj, o.field_manager, x->force, 1,
-			       &result, &e) < 0 && e.code == ERR_CONFLICT) {
+		rc = kube_apply(k, x->res, x->obj, o.field_manager, x->force, 1,
+				&result, &e);
+		if (x->state == LIVE_ABSENT &&
+		    ((rc == 0 && has_resource_version(result)) ||
+		     (rc < 0 && e.code == ERR_CONFLICT))) {
+			/* it exists, without our label: whose is it? */
+			cJSON_Delete(result);
+			result = NULL;
+			err_release(&e);
+			if (found_existing(&r, x) < 0) {
+				set_action(rep, &rep->items[x->item], RA_FAILED,
+					   err_msg(err));
+				if (!o.dry_run)
+					unplan(rep, w, n, 0, "not applied: the run "
+							     "stopped before writing "
+							     "anything");
+				goto out;
+			}
+			if (x->exists) {
+				set_action(rep, &rep->items[x->item], RA_CONFIGURED, NULL);
+				owner_conflicts += decide_owner(&r, x);
+				if (!x->needs_write)
+					continue;
+			}
+			rc = kube_apply(k, x->res, x->obj, o.field_manager, x->force, 1,
+					&result, &e);
+		}
+		if (rc < 0 && e.code == ERR_CONFLICT) {
 			struct buf why = BUF_INIT;
+			cJSON_Delete(result);
+			result = NULL;
 			if (real_conflict(x->live, x->obj, o.field_manager, &why)) {
 				set_action(rep, &rep->items[x->item], RA_CONFLICT,
 					   why.len ? buf_cstr(&why) : err_msg(&e));
@@ -1269,7 +1902,7 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 			continue;
 		}
 		err_release(&e);
-		if (x->live && result) {
+		if (x->live && result && x->ow != OW_ADOPT) {
 			cJSON *a = cleaned(x->live), *bb = cleaned(result);
 			int same = subset_equal(bb, a) && subset_equal(a, bb);
 			cJSON_Delete(a);
@@ -1297,64 +1930,129 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		else
 			cJSON_Delete(result);
 	}
-	if (conflicts || failures) {
+	if (conflicts || owner_conflicts || failures) {
 		if (!o.dry_run)
 			unplan(rep, w, n, 0, "not applied: the run stopped "
 					     "before writing anything");
-		err_set(err, conflicts ? ERR_CONFLICT : ERR_INVALID,
-			"%d conflict%s, %d rejected object%s; nothing was applied%s",
-			conflicts, conflicts == 1 ? "" : "s", failures,
-			failures == 1 ? "" : "s",
-			conflicts ? " (use --force-conflicts to take the fields over)"
-				  : "");
+		if (owner_conflicts && !conflicts && !failures)
+			err_set(err, ERR_CONFLICT,
+				"%d object%s already exist%s and %s not this "
+				"cluster's; nothing was applied (see each "
+				"conflict: --adopt takes over objects no gpuform "
+				"inventory owns)",
+				owner_conflicts, owner_conflicts == 1 ? "" : "s",
+				owner_conflicts == 1 ? "s" : "",
+				owner_conflicts == 1 ? "is" : "are");
+		else
+			err_set(err, conflicts || owner_conflicts ? ERR_CONFLICT : ERR_INVALID,
+				"%d conflict%s, %d rejected object%s; nothing was applied%s",
+				conflicts + owner_conflicts,
+				conflicts + owner_conflicts == 1 ? "" : "s", failures,
+				failures == 1 ? "" : "s",
+				conflicts ? " (use --force-conflicts to take the fields over)"
+					  : "");
 		goto out;
 	}
 
 	/* prune candidates: in the old inventory, not desired */
+	st = xcalloc(old.nr + 1, sizeof(*st));
 	{
-		size_t stale = 0;
+		size_t deletable = 0;
 		for (i = 0; i < old.nr; i++) {
-			struct ident oid = { old.e[i].api_version, old.e[i].kind,
-					     old.e[i].ns, old.e[i].name };
-			int wanted = want_find(&r, &oid) >= 0;
-			if (!wanted)
-				stale++;
+			struct ident oid;
+			struct prune_facts pf = { 0 };
+			entry_ident(&old.e[i], &oid);
+			if (want_find(&r, &oid) >= 0)
+				continue;
+			st[nst].e = &old.e[i];
+			st[nst].live = old.e[i].shared ? NULL : find_live(r.live, &oid);
+			pf.entry_uid = old.e[i].uid;
+			pf.entry_shared = old.e[i].shared != NULL;
+			pf.found = st[nst].live != NULL;
+			pf.live_uid = jstr(jpath(st[nst].live, "metadata", NULL), "uid");
+			pf.applied_label = cJSON_IsTrue(
+				cJSON_GetObjectItemCaseSensitive(st[nst].live, STUB_APPLIED));
+			st[nst].v = owner_prune_decision(&pf);
+			deletable += st[nst].v == PRUNE_DELETE;
+			nst++;
 		}
-		if (o.prune && !o.force_prune && old.nr && stale * 2 > old.nr) {
+		if (o.prune && !o.force_prune && old.nr && nst * 2 > old.nr) {
 			err_set(err, ERR_INVALID,
 				"pruning would remove %zu of the %zu objects in the "
 				"inventory (more than half); refusing — pass "
 				"--force-prune if that is really meant",
-				stale, old.nr);
+				nst, old.nr);
 			goto out;
+		}
+		/* shared objects: one another inventory still lists is kept */
+		if (o.prune && deletable) {
+			if (other_inventories(&r, cm_res, parent_name, &others,
+					      &damaged_other) < 0)
+				goto out;
+			for (i = 0; i < nst; i++) {
+				struct ident oid;
+				struct prune_facts pf = { 0 };
+				if (st[i].v != PRUNE_DELETE)
+					continue;
+				entry_ident(st[i].e, &oid);
+				pf.entry_uid = st[i].e->uid;
+				pf.found = 1;
+				pf.live_uid = pf.entry_uid;
+				pf.applied_label = 1;
+				pf.listed_elsewhere = damaged_other || inv_find(&others, &oid);
+				st[i].v = owner_prune_decision(&pf);
+			}
 		}
 	}
 
 	/* the caller's last word, before anything is written */
 	if (o.guard) {
 		struct recon_change *ch = NULL;
-		size_t nc = 0, ac = 0;
+		size_t *from = NULL; /* want index, or n + stale index */
+		size_t nc = 0, ac = 0, af = 0;
 		int rc;
 		for (i = 0; i < n; i++) {
 			if (!w[i].needs_write)
 				continue;
 			GROW(ch, nc + 1, ac);
+			GROW(from, nc + 1, af);
+			memset(&ch[nc], 0, sizeof(ch[nc]));
+			from[nc] = i;
 			ch[nc].live = w[i].live;
 			ch[nc++].next = w[i].next ? w[i].next : w[i].obj;
 		}
-		for (i = 0; o.prune && i < old.nr; i++) {
-			struct ident oid = { old.e[i].api_version, old.e[i].kind,
-					     old.e[i].ns, old.e[i].name };
-			const cJSON *live = find_live(r.live, &oid);
-			if (want_find(&r, &oid) >= 0 || !live ||
+		for (i = 0; o.prune && i < nst; i++) {
+			struct ident oid;
+			entry_ident(st[i].e, &oid);
+			if (st[i].v != PRUNE_DELETE ||
 			    (is_namespace(&oid) && !o.prune_namespaces))
 				continue;
 			GROW(ch, nc + 1, ac);
-			ch[nc].live = live;
+			GROW(from, nc + 1, af);
+			memset(&ch[nc], 0, sizeof(ch[nc]));
+			from[nc] = n + i;
+			ch[nc].live = st[i].live;
 			ch[nc++].next = NULL;
 		}
 		rc = o.guard(o.guard_ctx, k, ch, nc, err);
+		/* held back: not written, not pruned; the rest goes ahead
+		 * (in a dry run the guard holds nothing) */
+		for (size_t c = 0; rc == 0 && c < nc; c++) {
+			const char *why = o.held_detail ? o.held_detail
+							: "held back by the guard";
+			if (!ch[c].hold)
+				continue;
+			held++;
+			if (from[c] < n) {
+				w[from[c]].needs_write = 0;
+				set_action(rep, &rep->items[w[from[c]].item],
+					   RA_SKIPPED, why);
+			} else {
+				st[from[c] - n].v = PRUNE_HELD;
+			}
+		}
 		free(ch);
+		free(from);
 		if (rc < 0) {
 			if (!o.dry_run)
 				unplan(rep, w, n, 0, "not applied: held back "
@@ -1365,13 +2063,18 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 
 	if (o.dry_run) {
 		/* report what prune would do, then stop */
-		for (i = 0; i < old.nr; i++) {
-			struct ident oid = { old.e[i].api_version, old.e[i].kind,
-					     old.e[i].ns, old.e[i].name };
-			int wanted = want_find(&r, &oid) >= 0;
-			if (wanted || !find_live(r.live, &oid))
+		for (i = 0; i < nst; i++) {
+			struct ident oid;
+			const char *why = owner_prune_reason(st[i].v);
+			entry_ident(st[i].e, &oid);
+			if (st[i].v == PRUNE_GONE)
 				continue;
-			if (o.prune && (!is_namespace(&oid) || o.prune_namespaces))
+			if (st[i].v == PRUNE_RELEASE && !o.prune)
+				why = NULL;
+			if (why)
+				add_item(rep, &oid, RA_SKIPPED, why);
+			else if (o.prune && st[i].v == PRUNE_DELETE &&
+				 (!is_namespace(&oid) || o.prune_namespaces))
 				add_item(rep, &oid, RA_PRUNED, NULL);
 			else
 				add_item(rep, &oid, RA_SKIPPED,
@@ -1384,15 +2087,15 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 
 	/* 5. write: inventory superset first, so a crash loses nothing */
 	for (i = 0; i < old.nr; i++) {
-		struct ident oid = { old.e[i].api_version, old.e[i].kind,
-				     old.e[i].ns, old.e[i].name };
+		struct ident oid;
+		entry_ident(&old.e[i], &oid);
 		if (want_find(&r, &oid) < 0)
-			inv_push(&next, &oid, old.e[i].uid);
+			inv_push(&next, &oid, old.e[i].uid, old.e[i].shared);
 	}
 	for (i = 0; i < n; i++)
-		inv_push(&next, &w[i].id, w[i].uid);
+		inv_push(&next, &w[i].id, w[i].uid, w[i].shared_with);
 	{
-		int any = 0;
+		int any = o.rebuild_inventory;
 		for (i = 0; i < n; i++)
 			any |= w[i].needs_write;
 		if (!live_parent || any) {
@@ -1411,12 +2114,9 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 				}
 				cJSON_Delete(ns);
 			}
-			parent = parent_object(&r, cluster, &next, parent_name);
-			if (write_parent(&r, cm_res, live_parent, parent) < 0)
+			if (write_parent(&r, cm_res, cluster, parent_name,
+					 &live_parent, &next) < 0)
 				goto out;
-			cJSON_Delete(live_parent);
-			live_parent = parent;
-			parent = NULL;
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -1441,42 +2141,90 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	/* 6. prune last, in reverse dependency order */
 	{
 		struct inventory final = { 0 };
-		if (old.nr > 1)
-			qsort(old.e, old.nr, sizeof(*old.e), inv_apply_order);
+		int paused = 0;
 		for (i = 0; i < n; i++)
-			inv_push(&final, &w[i].id, w[i].uid);
-		for (size_t m = old.nr; m-- > 0;) {
-			struct inv_entry *e = &old.e[m];
-			struct ident oid = { e->api_version, e->kind, e->ns, e->name };
-			const cJSON *live;
-			const char *luid;
+			inv_push(&final, &w[i].id, w[i].uid, w[i].shared_with);
+		for (size_t m = nst; m-- > 0;) {
+			/* reverse apply order: stale entries sorted by it */
+			size_t best = m;
+			for (size_t q = 0; q < m; q++)
+				if (inv_apply_order(st[q].e, st[best].e) > 0)
+					best = q;
+			if (best != m) {
+				struct stale t = st[m];
+				st[m] = st[best];
+				st[best] = t;
+			}
+		}
+		for (size_t m = nst; m-- > 0;) {
+			struct inv_entry *e = st[m].e;
+			struct ident oid;
+			const char *why = owner_prune_reason(st[m].v);
 			const struct kube_resource *res;
-			int wanted = want_find(&r, &oid) >= 0, deleted = 0;
+			int deleted = 0;
 			struct err de = ERR_INIT;
 
-			if (wanted)
-				continue;
-			live = find_live(r.live, &oid);
-			if (!live)
+			entry_ident(e, &oid);
+			switch (st[m].v) {
+			case PRUNE_GONE:
 				continue; /* gone, or no longer ours: forget it */
-			luid = jstr(jpath(live, "metadata", NULL), "uid");
+			case PRUNE_UID_CHANGED:
+				add_item(rep, &oid, RA_SKIPPED, why);
+				if (!o.prune) /* a prune run says it once more */
+					inv_push(&final, &oid, e->uid, NULL);
+				continue;
+			case PRUNE_RELEASE:
+				if (o.prune) {
+					add_item(rep, &oid, RA_SKIPPED, why);
+					continue;
+				}
+				inv_push(&final, &oid, e->uid, e->shared);
+				continue;
+			case PRUNE_HELD:
+				why = o.held_detail ? o.held_detail
+						    : "held back by the guard";
+				/* fall through */
+			case PRUNE_NO_UID:
+			case PRUNE_NOT_APPLIED:
+			case PRUNE_STILL_LISTED:
+				add_item(rep, &oid, RA_SKIPPED, why);
+				inv_push(&final, &oid, e->uid, e->shared);
+				continue;
+			case PRUNE_DELETE:
+				break;
+			}
 			if (!o.prune || (is_namespace(&oid) && !o.prune_namespaces)) {
 				add_item(rep, &oid, RA_SKIPPED,
 					 o.prune ? "namespaces are pruned only with --prune-namespaces"
 						 : "not in the desired set (use --prune)");
-				inv_push(&final, &oid, e->uid);
+				inv_push(&final, &oid, e->uid, NULL);
 				continue;
 			}
-			if (e->uid && luid && strcmp(e->uid, luid)) {
-				add_item(rep, &oid, RA_SKIPPED,
-					 "recreated by someone else (UID changed); not pruned");
-				continue;
+			if (!paused && o.before_prune) {
+				o.before_prune(o.before_prune_ctx);
+				paused = 1;
 			}
+			/* preconditions: the UID we recorded and the
+			 * resourceVersion we listed (with our label on it): a
+			 * label removed or anything changed since is a 409 */
 			if (resource_of(&r, e->api_version, e->kind, &res) < 0 ||
-			    kube_delete(k, res, e->ns, e->name, luid, 0, &deleted,
-					&de) < 0) {
+			    kube_delete(k, res, e->ns, e->name, e->uid,
+					jstr(jpath(st[m].live, "metadata", NULL),
+					     "resourceVersion"),
+					0, &deleted, &de) < 0) {
+				if (de.code == ERR_CONFLICT) {
+					add_item(rep, &oid, RA_SKIPPED,
+						 "changed since it was listed (UID or "
+						 "resourceVersion precondition failed): "
+						 "not pruned; the next run looks again");
+					inv_push(&final, &oid, e->uid, NULL);
+					err_release(&de);
+					continue;
+				}
+				if (de.code == ERR_NONE)
+					err_set(&de, err->code, "%s", err_msg(err));
 				add_item(rep, &oid, RA_FAILED, err_msg(&de));
-				inv_push(&final, &oid, e->uid); /* retry next run */
+				inv_push(&final, &oid, e->uid, NULL); /* retry next run */
 				if (!failures++)
 					first_fail = xstrdup(err_msg(&de));
 				err_release(&de);
@@ -1485,10 +2233,12 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 			err_release(&de);
 			add_item(rep, &oid, RA_PRUNED, NULL);
 		}
-		parent = parent_object(&r, cluster, &final, parent_name);
-		inv_release(&final);
-		if (write_parent(&r, cm_res, live_parent, parent) < 0)
+		if (write_parent(&r, cm_res, cluster, parent_name, &live_parent,
+				 &final) < 0) {
+			inv_release(&final);
 			goto out;
+		}
+		inv_release(&final);
 	}
 	if (failures) {
 		err_set(err, ERR_HTTP, "%d object%s could not be pruned (first: "
@@ -1496,6 +2246,13 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 				       "next run",
 			failures, failures == 1 ? "" : "s",
 			first_fail ? first_fail : "?");
+		goto out;
+	}
+	if (held) {
+		err_set(err, ERR_CONFLICT,
+			"%zu change%s held back (%s); everything else was applied",
+			held, held == 1 ? " was" : "s were",
+			o.held_detail ? o.held_detail : "by the guard");
 		goto out;
 	}
 	ret = 0;
@@ -1522,8 +2279,10 @@ out:
 	free(w);
 	inv_release(&old);
 	inv_release(&next);
+	inv_release(&others);
+	free(st);
+	free(damaged_other);
 	cJSON_Delete(live_parent);
-	cJSON_Delete(parent);
 	cJSON_Delete(r.live);
 	for (i = 0; i < r.ntypes; i++) {
 		free(r.types[i]->api_version);

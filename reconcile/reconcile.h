@@ -12,7 +12,13 @@
  *     when every dry run succeeded is anything written;
  *  5. apply in dependency order (Namespaces, ConfigMaps, EC2NodeClasses,
  *     NodePools, Kueue objects), then prune what the old inventory had and
- *     the new one has not — only if its part-of label and UID still match.
+ *     the new one has not — only objects this cluster's gpuform wrote
+ *     (reconcile/owner.h), with UID and resourceVersion preconditions.
+ * Ownership: an existing object that is not this cluster's (owner.h) is
+ * never written unless adopted (--adopt); one another gpuform inventory
+ * owns is never written nor pruned. The inventory is written with a
+ * resourceVersion precondition; on a conflict it is read again and the
+ * entries another writer added are kept.
  * Conflicts: a field that another *Apply* manager owns is a conflict that
  * fails the run (unless force_conflicts); a field last changed by an
  * imperative edit (an Update manager such as kubectl edit) is drift and is
@@ -37,6 +43,7 @@
 struct recon_change {
 	const cJSON *live;
 	const cJSON *next;
+	int hold; /* set by the guard: do not write (or prune) this one */
 };
 
 struct recon_opts {
@@ -50,14 +57,27 @@ struct recon_opts {
 	int force_prune;      /* allow an empty desired set / a large shrink */
 	int prune_namespaces; /* allow pruning Namespaces */
 	int want_diffs;       /* compute a unified diff per changed object */
+	int adopt;            /* take over existing objects that no gpuform
+			       * inventory owns (else: a conflict) */
+	int rebuild_inventory; /* rebuild a damaged or missing inventory from
+				* the objects gpuform labelled and applied */
+	/* tests only (may be NULL): called after the LISTs, right before the
+	 * first DELETE of a prune */
+	void (*before_prune)(void *ctx);
+	void *before_prune_ctx;
 	/*
 	 * guard (may be NULL): called once, after every dry run succeeded and
 	 * before anything is written (in a dry run too), with every object the
 	 * run would write or prune. Returning -1 (err set) stops the run with
-	 * nothing written; its requests count in the report's stats.
+	 * nothing written; its requests count in the report's stats. It may
+	 * instead set `hold` on some changes and return 0: those are not
+	 * written (nor pruned; reported skipped with held_detail), everything
+	 * else is, and the run then fails with ERR_CONFLICT saying how many
+	 * were held back.
 	 */
-	int (*guard)(void *ctx, struct kube *k, const struct recon_change *c,
+	int (*guard)(void *ctx, struct kube *k, struct recon_change *c,
 		     size_t n, struct err *err);
+	const char *held_detail; /* the report's detail of a held change */
 	void *guard_ctx;
 };
 

@@ -102,7 +102,7 @@ fault_stop() {
 t_on_exit fault_stop
 
 fault_start 503:1 503:1
-lite --kubeconfig "$WORK/fault.kc" resource v1 ConfigMap
+lite --insecure-loopback-http --kubeconfig "$WORK/fault.kc" resource v1 ConfigMap
 check "retry: two 503s (Retry-After: 1) then 200 -> success" '[ "$RC" = 0 ]'
 check "retry: stats.retries == 2, requests == 3" \
 	'[ "$(counter retries)" = 2 ] && [ "$(counter requests)" = 3 ]'
@@ -116,35 +116,35 @@ check "discovery skips subresources (configmaps/status)" \
 
 # (a dropped connection first: on a reused connection libcurl itself would resend once)
 fault_start close 429 200
-lite --kubeconfig "$WORK/fault.kc" resource v1 ConfigMap
+lite --insecure-loopback-http --kubeconfig "$WORK/fault.kc" resource v1 ConfigMap
 check "retry: a dropped connection, then 429, then 200 -> success, jittered backoff ($MS ms)" \
 	'[ "$RC" = 0 ] && [ "$(counter retries)" = 2 ] && [ "$MS" -lt 5000 ]'
 
 fault_start 500 500 500 500
-lite --kubeconfig "$WORK/fault.kc" --retries 2 resource v1 ConfigMap
+lite --insecure-loopback-http --kubeconfig "$WORK/fault.kc" --retries 2 resource v1 ConfigMap
 check "retry: gives up after --retries 2 with the server's message and status" \
 	'[ "$RC" = 1 ] && [ "$(counter requests)" = 3 ] &&
 	has "error ERR_HTTP: discovery of v1: the server is taking a break (500 Internal Server Error)"'
 
 fault_start 503:30
-lite --kubeconfig "$WORK/fault.kc" --run-timeout-ms 3000 resource v1 ConfigMap
+lite --insecure-loopback-http --kubeconfig "$WORK/fault.kc" --run-timeout-ms 3000 resource v1 ConfigMap
 check "retry: a Retry-After beyond the run deadline is not waited for ($MS ms)" \
 	'[ "$RC" = 1 ] && [ "$MS" -lt 2500 ] && has "(503 Service Unavailable)"'
 
 fault_start hang
-lite --kubeconfig "$WORK/fault.kc" --timeout-ms 500 --retries 0 resource v1 ConfigMap
+lite --insecure-loopback-http --kubeconfig "$WORK/fault.kc" --timeout-ms 500 --retries 0 resource v1 ConfigMap
 check "timeout: request timeout 500 ms ($MS ms)" \
 	'[ "$RC" = 1 ] && [ "$MS" -lt 5000 ] &&
 	has "no answer from the API server at http://127.0.0.1:" && has "within 500 ms"'
 
 fault_start hang hang hang hang hang hang hang hang hang hang
-lite --kubeconfig "$WORK/fault.kc" --timeout-ms 700 --run-timeout-ms 1500 --retries 10 \
+lite --insecure-loopback-http --kubeconfig "$WORK/fault.kc" --timeout-ms 700 --run-timeout-ms 1500 --retries 10 \
 	resource v1 ConfigMap
 check "timeout: the run deadline (1.5 s) bounds the retries ($MS ms)" \
 	'[ "$RC" = 1 ] && [ "$MS" -lt 4000 ] && [ "$(counter retries)" -ge 1 ]'
 
 fault_start big
-lite --kubeconfig "$WORK/fault.kc" --max-body 1048576 resource v1 ConfigMap
+lite --insecure-loopback-http --kubeconfig "$WORK/fault.kc" --max-body 1048576 resource v1 ConfigMap
 check "body cap: a 2 MiB response with a 1 MiB cap fails cleanly" \
 	'[ "$RC" = 1 ] && has "GET /api/v1: the response is larger than the limit of 1048576 bytes"'
 fault_stop
@@ -278,7 +278,14 @@ lite --kubeconfig "$KC" delete v1 ConfigMap "$NS" one 00000000-0000-0000-0000-00
 check "delete with a wrong UID is ERR_CONFLICT and the object survives" \
 	'[ "$RC" = 1 ] && [ -n "$UID_ONE" ] && has "error ERR_CONFLICT: delete ConfigMap/$NS/one: " &&
 	has "the UID in the precondition" && has "\"uid\":\"$UID_ONE\""'
-lite --kubeconfig "$KC" delete --dry-run v1 ConfigMap "$NS" one "$UID_ONE" \
+RV_ONE=$(printf '%s\n' "$OUT" | sed -n 's/.*"resourceVersion":"\([^"]*\)".*/\1/p' | head -n1)
+# the resourceVersion precondition a prune sends: an object changed since it was listed
+# (a label removed, say) is not deleted
+lite --kubeconfig "$KC" delete v1 ConfigMap "$NS" one "$UID_ONE" 1 --and get v1 ConfigMap "$NS" one
+check "delete with the right UID and a stale resourceVersion is ERR_CONFLICT and the object survives" \
+	'[ "$RC" = 1 ] && [ -n "$RV_ONE" ] && [ "$RV_ONE" != 1 ] &&
+	has "error ERR_CONFLICT: delete ConfigMap/$NS/one: " && has "\"uid\":\"$UID_ONE\""'
+lite --kubeconfig "$KC" delete --dry-run v1 ConfigMap "$NS" one "$UID_ONE" "$RV_ONE" \
 	--and get v1 ConfigMap "$NS" one \
 	--and delete v1 ConfigMap "$NS" one "$UID_ONE" --and delete v1 ConfigMap "$NS" one \
 	--and delete v1 ConfigMap "$NS" never-was

@@ -20,7 +20,7 @@
  *   apply [--dry-run] [--force] [--manager M] FILE.json
  *                                           an object or an array of them
  *   create NS FILE.json
- *   delete [--dry-run] APIVERSION KIND NS NAME [UID]
+ *   delete [--dry-run] APIVERSION KIND NS NAME [UID [RESOURCEVERSION]]  (UID "" = none)
  *   raw METHOD PATH [QUERY [BODYFILE [CONTENT-TYPE]]]
  *   run SHELL-COMMAND                       system(), between requests
  *
@@ -265,11 +265,12 @@ static int cmd_delete(struct kube *k, int argc, char **argv, struct err *e)
 		argc--;
 		argv++;
 	}
-	if (argc != 5 && argc != 6)
+	if (argc < 5 || argc > 7)
 		return usage();
 	if (kube_resource_for(k, argv[1], argv[2], &r, e) < 0 ||
 	    kube_delete(k, r, ns_arg(argv[3]), argv[4],
-			argc == 6 ? argv[5] : NULL, dry_run, &deleted, e) < 0)
+			argc >= 6 && *argv[5] ? argv[5] : NULL,
+			argc == 7 ? argv[6] : NULL, dry_run, &deleted, e) < 0)
 		return fail(e);
 	printf("%s\n", deleted ? "deleted" : "absent");
 	return 0;
@@ -343,6 +344,10 @@ int main(int argc, char **argv)
 		const char *o = argv[i];
 		if (!strcmp(o, "--in-cluster")) {
 			in_cluster = 1;
+			continue;
+		}
+		if (!strcmp(o, "--insecure-loopback-http")) {
+			opts.http_loopback_credentials = 1;
 			continue;
 		}
 		if (i + 1 >= argc)

@@ -42,6 +42,7 @@ static Suite *(*const suites[])(void) = {
 	incluster_suite,
 	kueue_suite,
 	units_suite,
+	owner_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

@@ -33,6 +33,7 @@ Suite *kubejson_suite(void); /* test_kubejson.c: reconcile/kubejson.c */
 Suite *incluster_suite(void); /* test_incluster.c: install, lease, metrics, notify */
 Suite *kueue_suite(void);    /* test_kueue.c: Kueue configuration vs chart */
 Suite *units_suite(void);    /* test_units.c: generator/units.c */
+Suite *owner_suite(void);    /* test_owner.c: reconcile/owner.c (ownership, prune) */
 
 /*
  * ---- more suites go here ----

@@ -120,6 +120,10 @@ START_TEST(test_namespace_rules)
 	ck_assert_str_eq(s,
 		"[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\",\"events\"],"
 		"\"verbs\":[\"create\"]},"
+		/* the other inventories there: a prune keeps an object
+		 * another inventory lists */
+		"{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
+		"\"verbs\":[\"list\"]},"
 		"{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
 		"\"resourceNames\":[\"gpuform-ml-prod\"],\"verbs\":[\"get\",\"patch\"]},"
 		"{\"apiGroups\":[\"coordination.k8s.io\"],\"resources\":[\"leases\"],"
@@ -649,13 +653,13 @@ START_TEST(test_notify_long_message_and_status)
 	a = at(st, "metadata.annotations");
 	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(a, "gpuform.io/last-result")->valuestring, "held");
 	cJSON_Delete(st);
-	rep.dry_run = 1; /* nothing was applied: only the held event */
+	rep.dry_run = 1; /* nothing else was applied: only the held event */
 	ev = notify_events(&n, NULL, 0);
 	ck_assert_int_eq(cJSON_GetArraySize(ev), 1);
 	ck_assert_str_eq(at(ev, "0.reason")->valuestring, "NodeReplacementHeld");
 	ck_assert_str_eq(at(ev, "0.type")->valuestring, "Warning");
 	ck_assert_str_eq(at(ev, "0.message")->valuestring,
-			 "held back, nothing applied: held back 1 node-replacing change");
+			 "held back: held back 1 node-replacing change");
 	cJSON_Delete(ev);
 	recon_report_release(&rep);
 }

@@ -18,6 +18,7 @@
 
 #include <check.h>
 
+#include "reconcile/kube.h"
 #include "reconcile/kubeconfig.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
@@ -1049,6 +1050,65 @@ START_TEST(exec_not_found)
 }
 END_TEST
 
+/* kube_new refuses, before any request, to send credentials over plain
+ * http (loopback only when asked) and insecure-skip-tls-verify with a CA */
+static int try_new(const char *server, const char *token, int insecure,
+		   const char *ca, int allow, struct err *e)
+{
+	struct kube_config c = KUBE_CONFIG_INIT;
+	struct kube_opts o = KUBE_OPTS_INIT;
+	struct kube *k = NULL;
+	int rc;
+
+	c.server = xstrdup(server);
+	c.user = xstrdup("u");
+	c.token = token ? xstrdup(token) : NULL;
+	c.insecure = insecure;
+	if (ca) {
+		c.ca_pem = xstrdup(ca);
+		c.ca_len = strlen(ca);
+	}
+	o.http_loopback_credentials = allow;
+	rc = kube_new(&k, &c, &o, e);
+	kube_free(k);
+	kube_config_release(&c);
+	return rc;
+}
+
+START_TEST(plain_http_credentials)
+{
+	struct err e = ERR_INIT;
+
+	ck_assert_int_eq(try_new("http://10.0.0.1:8080", "sekret", 0, NULL, 1, &e), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(&e), "refusing to send them in clear"));
+	ck_assert_ptr_null(strstr(err_msg(&e), "sekret"));
+	ck_assert_int_eq(try_new("http://127.0.0.1:8080", "sekret", 0, NULL, 0, &e), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(&e), "--insecure-loopback-http"));
+	ck_assert_int_eq(try_new("http://127.0.0.1.evil.example:80", "t", 0, NULL, 1, &e), -1);
+	ck_assert_int_eq(try_new("http://localhost.example:80", "t", 0, NULL, 1, &e), -1);
+	err_clear(&e);
+	ck_assert_int_eq(try_new("http://127.0.0.1:8080", "t", 0, NULL, 1, &e), 0);
+	ck_assert_int_eq(try_new("http://[::1]:8080", "t", 0, NULL, 1, &e), 0);
+	ck_assert_int_eq(try_new("http://localhost:8080", "t", 0, NULL, 1, &e), 0);
+	/* no credentials: plain http is only plain */
+	ck_assert_int_eq(try_new("http://10.0.0.1:8080", NULL, 0, NULL, 0, &e), 0);
+	ck_assert_int_eq(try_new("https://10.0.0.1:6443", "t", 0, NULL, 0, &e), 0);
+	err_release(&e);
+}
+END_TEST
+
+START_TEST(insecure_with_ca)
+{
+	struct err e = ERR_INIT;
+
+	ck_assert_int_eq(try_new("https://10.0.0.1:6443", "t", 1, "PEM", 0, &e), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(&e), "with the insecure flag is not allowed"));
+	err_clear(&e);
+	ck_assert_int_eq(try_new("https://10.0.0.1:6443", "t", 1, NULL, 0, &e), 0);
+	err_release(&e);
+}
+END_TEST
+
 Suite *kubeconfig_suite(void); /* until suites.h declares it */
 
 Suite *kubeconfig_suite(void)
@@ -1089,6 +1149,8 @@ Suite *kubeconfig_suite(void)
 	tcase_add_test(tc, unsupported_auth);
 	tcase_add_test(tc, control_characters);
 	tcase_add_test(tc, token_size);
+	tcase_add_test(tc, plain_http_credentials);
+	tcase_add_test(tc, insecure_with_ca);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("in_cluster");

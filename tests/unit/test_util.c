@@ -25,6 +25,7 @@
 #include "util/diag.h"
 #include "util/err.h"
 #include "util/fs.h"
+#include "util/url.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -1249,10 +1250,40 @@ END_TEST
 
 /* ---- suite ------------------------------------------------------------- */
 
+START_TEST(test_url_userinfo)
+{
+	struct buf b = BUF_INIT;
+	int pw = -1;
+
+	ck_assert_int_eq(url_userinfo("https://u:p@h/x.git", &pw), 1);
+	ck_assert_int_eq(pw, 1);
+	ck_assert_int_eq(url_userinfo("https://tok@h/x.git", &pw), 1);
+	ck_assert_int_eq(pw, 0);
+	ck_assert_int_eq(url_userinfo("https://h/a@b", &pw), 0); /* '@' in the path */
+	ck_assert_int_eq(url_userinfo("git@h:x.git", &pw), 0);   /* scp-like */
+	ck_assert_int_eq(url_userinfo("/srv/x.git", &pw), 0);
+	ck_assert_int_eq(url_userinfo("https://a:b@c@h/x", &pw), 1);
+	ck_assert_int_eq(pw, 1);
+	url_strip_userinfo("https://a:b@c@h:443/x?y@z", &b);
+	ck_assert_str_eq(buf_cstr(&b), "https://h:443/x?y@z");
+	buf_reset(&b);
+	url_strip_userinfo("ssh://git@h/x", &b);
+	ck_assert_str_eq(buf_cstr(&b), "ssh://h/x");
+	buf_reset(&b);
+	url_strip_userinfo("https://h/x", &b);
+	ck_assert_str_eq(buf_cstr(&b), "https://h/x");
+	buf_release(&b);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
 	TCase *tc;
+
+	tc = tcase_create("url");
+	tcase_add_test(tc, test_url_userinfo);
+	suite_add_tcase(s, tc);
 
 	tc = tcase_create("buf");
 	tcase_add_test(tc, test_buf_init_cstr_never_null);

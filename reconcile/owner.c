@@ -1,0 +1,125 @@
+/*
+ * reconcile/owner.c: ownership decisions (see owner.h). Pure.
+ */
+#include "reconcile/owner.h"
+
+#include <string.h>
+
+static const char *str_at(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
+	if (b)
+		v = cJSON_GetObjectItemCaseSensitive(v, b);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void owner_facts_of(struct owner_facts *f, const cJSON *obj)
+{
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+
+	f->exists = obj != NULL;
+	f->part_of = str_at(md, "labels", OWNER_PART_OF);
+	f->cluster_label = str_at(md, "labels", OWNER_CLUSTER_LABEL);
+	f->uid = str_at(md, "uid", NULL);
+	if (f->uid && !*f->uid)
+		f->uid = NULL;
+}
+
+enum owner_class owner_classify(const struct owner_facts *f,
+				const char *our_applyset)
+{
+	if (!f->exists)
+		return OWNER_ABSENT;
+	if (f->part_of && our_applyset && !strcmp(f->part_of, our_applyset)) {
+		if (!f->listed)
+			return OWNER_FOREIGN; /* labelled, never recorded */
+		if (f->listed_uid && (!f->uid || strcmp(f->listed_uid, f->uid)))
+			return OWNER_FOREIGN; /* recreated by someone else */
+		return OWNER_OURS;
+	}
+	if (f->part_of && !strncmp(f->part_of, "applyset-", 9) &&
+	    f->cluster_label && *f->cluster_label)
+		return OWNER_GPUFORM;
+	return OWNER_FOREIGN;
+}
+
+enum owner_write owner_write_decision(enum owner_class c, int adopt,
+				      int equal_but_owner)
+{
+	switch (c) {
+	case OWNER_ABSENT:
+	case OWNER_OURS:
+		return OW_WRITE;
+	case OWNER_GPUFORM:
+		/* another gpuform inventory's: never taken, even with
+		 * --adopt; shared when it already is what we want */
+		return equal_but_owner ? OW_SHARE : OW_CONFLICT;
+	case OWNER_FOREIGN:
+		return adopt ? OW_ADOPT : OW_CONFLICT;
+	}
+	return OW_CONFLICT;
+}
+
+enum prune_verdict owner_prune_decision(const struct prune_facts *f)
+{
+	if (f->entry_shared)
+		return PRUNE_RELEASE;
+	if (!f->found)
+		return PRUNE_GONE;
+	if (!f->entry_uid || !*f->entry_uid)
+		return PRUNE_NO_UID;
+	if (!f->live_uid || strcmp(f->entry_uid, f->live_uid))
+		return PRUNE_UID_CHANGED;
+	if (!f->applied_label)
+		return PRUNE_NOT_APPLIED;
+	if (f->listed_elsewhere)
+		return PRUNE_STILL_LISTED;
+	return PRUNE_DELETE;
+}
+
+const char *owner_prune_reason(enum prune_verdict v)
+{
+	switch (v) {
+	case PRUNE_RELEASE:
+		return "shared with another gpuform inventory, which owns it: "
+		       "released from this inventory, not deleted";
+	case PRUNE_NO_UID:
+		return "the inventory entry has no UID: not pruned (gpuform "
+		       "records the UID of every object it writes; an entry "
+		       "without one was not written by it)";
+	case PRUNE_UID_CHANGED:
+		return "recreated by someone else (UID changed); not pruned";
+	case PRUNE_NOT_APPLIED:
+		return "its part-of label was not applied by gpuform (labelled "
+		       "by hand or by another tool): not pruned";
+	case PRUNE_STILL_LISTED:
+		return "another gpuform inventory on this server still lists "
+		       "it (or cannot be read): not pruned";
+	case PRUNE_DELETE:
+	case PRUNE_GONE:
+	case PRUNE_HELD:
+		break;
+	}
+	return NULL;
+}
+
+int owner_applied_label(const cJSON *obj, const char *manager)
+{
+	const cJSON *e;
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(md, "managedFields"))
+	{
+		const char *m = str_at(e, "manager", NULL);
+		const char *op = str_at(e, "operation", NULL);
+		const cJSON *f;
+		if (!m || !op || strcmp(m, manager) || strcmp(op, "Apply"))
+			continue;
+		f = cJSON_GetObjectItemCaseSensitive(e, "fieldsV1");
+		f = cJSON_GetObjectItemCaseSensitive(f, "f:metadata");
+		f = cJSON_GetObjectItemCaseSensitive(f, "f:labels");
+		if (cJSON_GetObjectItemCaseSensitive(f, "f:" OWNER_PART_OF))
+			return 1;
+	}
+	return 0;
+}

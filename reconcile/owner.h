@@ -1,0 +1,108 @@
+/*
+ * reconcile/owner.h: who owns a live object, and whether this run may write
+ * or delete it. Pure functions over facts read from the live object and the
+ * inventory; no requests. docs/reconcile-safety.md states the rules.
+ *
+ * An object is OURS (this cluster's gpuform created or adopted it) when all
+ * of these hold:
+ *  - it carries the label applyset.kubernetes.io/part-of=<our ApplySet id>,
+ *  - our inventory lists it (same group, kind, namespace, name),
+ *  - the inventory entry's UID, when it has one, is the object's UID.
+ * A live object that is not ours is
+ *  - GPUFORM: its part-of label names another ApplySet and its
+ *    gpuform.io/cluster label names a gpuform cluster — another gpuform
+ *    inventory owns it. Never written or deleted by this run; a desired
+ *    object equal to it (apart from the owner labels) is shared instead;
+ *  - FOREIGN: anything else (made by hand, by another tool, or labelled
+ *    for us without being in our inventory). A conflict unless adopted.
+ *
+ * Prune needs more than OURS: the inventory entry must have a UID, the
+ * object's UID must be it, and the object's managedFields must show that
+ * our field manager applied the part-of label (a label added by hand to an
+ * object listed in a tampered inventory is not enough). An object another
+ * inventory on the server still lists is kept.
+ */
+#ifndef RECONCILE_OWNER_H
+#define RECONCILE_OWNER_H
+
+#include <cjson/cJSON.h>
+
+#define OWNER_PART_OF "applyset.kubernetes.io/part-of"
+#define OWNER_CLUSTER_LABEL "gpuform.io/cluster"
+
+struct owner_facts {
+	int exists;
+	const char *part_of;       /* label value, NULL: none */
+	const char *cluster_label; /* gpuform.io/cluster, NULL: none */
+	const char *uid;           /* live UID */
+	int listed;                /* our inventory lists this identity */
+	const char *listed_uid;    /* its entry's UID (NULL: none recorded) */
+};
+
+enum owner_class {
+	OWNER_ABSENT,  /* no live object */
+	OWNER_OURS,
+	OWNER_GPUFORM, /* another gpuform inventory's */
+	OWNER_FOREIGN,
+};
+
+enum owner_class owner_classify(const struct owner_facts *f,
+				const char *our_applyset);
+
+/* what a run does with a desired object, given its owner class */
+enum owner_write {
+	OW_WRITE,    /* ours, or absent: apply */
+	OW_ADOPT,    /* foreign, and the user said --adopt: apply, record */
+	OW_SHARE,    /* another gpuform's, equal to ours: record as shared,
+		      * write nothing */
+	OW_CONFLICT, /* not ours: nothing is written */
+};
+
+/*
+ * owner_write_decision: `equal_but_owner` says the live object already
+ * holds every desired field apart from the owner labels (part-of,
+ * gpuform.io/cluster).
+ */
+enum owner_write owner_write_decision(enum owner_class c, int adopt,
+				      int equal_but_owner);
+
+struct prune_facts {
+	const char *entry_uid; /* our inventory entry's UID (NULL: none) */
+	int entry_shared;      /* our entry records a shared object */
+	int found;             /* found by our part-of label */
+	const char *live_uid;
+	int applied_label;     /* our manager applied the part-of label */
+	int listed_elsewhere;  /* another gpuform inventory lists it */
+};
+
+enum prune_verdict {
+	PRUNE_DELETE,
+	PRUNE_GONE,          /* not found with our label: forget the entry */
+	PRUNE_RELEASE,       /* shared: drop our entry, delete nothing */
+	PRUNE_NO_UID,        /* entry without a UID: kept, reported */
+	PRUNE_UID_CHANGED,   /* recreated by someone else: forget, reported */
+	PRUNE_NOT_APPLIED,   /* labelled by someone else: kept, reported */
+	PRUNE_STILL_LISTED,  /* another inventory lists it: kept, reported */
+	PRUNE_HELD,          /* held back by the run's guard: kept, reported
+			      * (never returned by owner_prune_decision) */
+};
+
+enum prune_verdict owner_prune_decision(const struct prune_facts *f);
+
+/* owner_prune_reason: the report's sentence for a verdict that deletes
+ * nothing (NULL for PRUNE_DELETE and PRUNE_GONE) */
+const char *owner_prune_reason(enum prune_verdict v);
+
+/*
+ * owner_applied_label: does `manager` have an Apply entry in the object's
+ * managedFields that owns metadata.labels[applyset.kubernetes.io/part-of]?
+ */
+int owner_applied_label(const cJSON *obj, const char *manager);
+
+/*
+ * owner_facts_of: fill the live-object half of f from obj (NULL: absent).
+ * The strings are borrowed from obj.
+ */
+void owner_facts_of(struct owner_facts *f, const cJSON *obj);
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * tests/unit/test_owner.c: reconcile/owner.c — who owns a live object and
+ * what a run may write or delete (docs/reconcile-safety.md).
+ */
+#include <check.h>
+#include <string.h>
+
+#include "reconcile/owner.h"
+#include "tests/unit/suites.h"
+
+#define OURS "applyset-OURS-v1"
+#define THEIRS "applyset-THEIRS-v1"
+
+static enum owner_class classify(const char *part_of, const char *cluster,
+				 const char *uid, int listed,
+				 const char *listed_uid)
+{
+	struct owner_facts f = { 1, part_of, cluster, uid, listed, listed_uid };
+	return owner_classify(&f, OURS);
+}
+
+START_TEST(test_classify)
+{
+	struct owner_facts none = { 0 };
+
+	ck_assert_int_eq(owner_classify(&none, OURS), OWNER_ABSENT);
+	/* ours: our label, in our inventory, same UID (or none recorded) */
+	ck_assert_int_eq(classify(OURS, "a", "u1", 1, "u1"), OWNER_OURS);
+	ck_assert_int_eq(classify(OURS, "a", "u1", 1, NULL), OWNER_OURS);
+	/* our label but never recorded: someone copied the label */
+	ck_assert_int_eq(classify(OURS, "a", "u1", 0, NULL), OWNER_FOREIGN);
+	/* recorded with another UID: recreated by someone else */
+	ck_assert_int_eq(classify(OURS, "a", "u2", 1, "u1"), OWNER_FOREIGN);
+	ck_assert_int_eq(classify(OURS, "a", NULL, 1, "u1"), OWNER_FOREIGN);
+	/* another gpuform inventory: its ApplySet and a cluster label */
+	ck_assert_int_eq(classify(THEIRS, "b", "u1", 0, NULL), OWNER_GPUFORM);
+	/* listed in ours (tampered inventory) does not make it ours */
+	ck_assert_int_eq(classify(THEIRS, "b", "u1", 1, "u1"), OWNER_GPUFORM);
+	/* an ApplySet of another tool (no gpuform cluster label) */
+	ck_assert_int_eq(classify(THEIRS, NULL, "u1", 0, NULL), OWNER_FOREIGN);
+	/* made by hand: no labels at all, listed or not */
+	ck_assert_int_eq(classify(NULL, NULL, "u1", 0, NULL), OWNER_FOREIGN);
+	ck_assert_int_eq(classify(NULL, NULL, "u1", 1, "u1"), OWNER_FOREIGN);
+	/* a gpuform.io/cluster label alone is not ownership */
+	ck_assert_int_eq(classify(NULL, "a", "u1", 1, "u1"), OWNER_FOREIGN);
+	ck_assert_int_eq(classify("something-else", "b", "u1", 0, NULL),
+			 OWNER_FOREIGN);
+}
+END_TEST
+
+START_TEST(test_write_decision)
+{
+	ck_assert_int_eq(owner_write_decision(OWNER_ABSENT, 0, 0), OW_WRITE);
+	ck_assert_int_eq(owner_write_decision(OWNER_OURS, 0, 0), OW_WRITE);
+	ck_assert_int_eq(owner_write_decision(OWNER_FOREIGN, 0, 0), OW_CONFLICT);
+	ck_assert_int_eq(owner_write_decision(OWNER_FOREIGN, 0, 1), OW_CONFLICT);
+	ck_assert_int_eq(owner_write_decision(OWNER_FOREIGN, 1, 0), OW_ADOPT);
+	/* another gpuform's: never taken, not even with --adopt */
+	ck_assert_int_eq(owner_write_decision(OWNER_GPUFORM, 1, 0), OW_CONFLICT);
+	ck_assert_int_eq(owner_write_decision(OWNER_GPUFORM, 0, 0), OW_CONFLICT);
+	ck_assert_int_eq(owner_write_decision(OWNER_GPUFORM, 0, 1), OW_SHARE);
+	ck_assert_int_eq(owner_write_decision(OWNER_GPUFORM, 1, 1), OW_SHARE);
+}
+END_TEST
+
+static enum prune_verdict prune(const char *entry_uid, int shared, int found,
+				const char *live_uid, int applied, int elsewhere)
+{
+	struct prune_facts f = { entry_uid, shared, found, live_uid, applied,
+				 elsewhere };
+	return owner_prune_decision(&f);
+}
+
+START_TEST(test_prune_decision)
+{
+	ck_assert_int_eq(prune("u1", 0, 1, "u1", 1, 0), PRUNE_DELETE);
+	ck_assert_int_eq(prune("u1", 0, 0, NULL, 0, 0), PRUNE_GONE);
+	/* an entry without a UID is never pruned (tampered inventory) */
+	ck_assert_int_eq(prune(NULL, 0, 1, "u1", 1, 0), PRUNE_NO_UID);
+	ck_assert_int_eq(prune("", 0, 1, "u1", 1, 0), PRUNE_NO_UID);
+	ck_assert_int_eq(prune("u1", 0, 1, "u2", 1, 0), PRUNE_UID_CHANGED);
+	ck_assert_int_eq(prune("u1", 0, 1, NULL, 1, 0), PRUNE_UID_CHANGED);
+	/* labelled by hand, listed with the right UID: not ours */
+	ck_assert_int_eq(prune("u1", 0, 1, "u1", 0, 0), PRUNE_NOT_APPLIED);
+	/* still listed by another inventory: kept */
+	ck_assert_int_eq(prune("u1", 0, 1, "u1", 1, 1), PRUNE_STILL_LISTED);
+	/* shared (another owns it): released, whatever else holds */
+	ck_assert_int_eq(prune("u1", 1, 1, "u1", 1, 0), PRUNE_RELEASE);
+	ck_assert_int_eq(prune(NULL, 1, 0, NULL, 0, 0), PRUNE_RELEASE);
+	ck_assert_ptr_null(owner_prune_reason(PRUNE_DELETE));
+	ck_assert_ptr_null(owner_prune_reason(PRUNE_GONE));
+	ck_assert_ptr_nonnull(strstr(owner_prune_reason(PRUNE_NO_UID), "no UID"));
+}
+END_TEST
+
+START_TEST(test_applied_label)
+{
+	const char *by_us =
+		"{\"metadata\":{\"managedFields\":["
+		"{\"manager\":\"kubectl-label\",\"operation\":\"Update\","
+		"\"fieldsV1\":{\"f:metadata\":{\"f:labels\":{"
+		"\"f:applyset.kubernetes.io/part-of\":{}}}}},"
+		"{\"manager\":\"gpuform\",\"operation\":\"Apply\","
+		"\"fieldsV1\":{\"f:metadata\":{\"f:labels\":{"
+		"\"f:applyset.kubernetes.io/part-of\":{}}}}}]}}";
+	const char *by_hand =
+		"{\"metadata\":{\"managedFields\":["
+		"{\"manager\":\"kubectl-label\",\"operation\":\"Update\","
+		"\"fieldsV1\":{\"f:metadata\":{\"f:labels\":{"
+		"\"f:applyset.kubernetes.io/part-of\":{}}}}},"
+		/* gpuform applied other fields, not the label */
+		"{\"manager\":\"gpuform\",\"operation\":\"Apply\","
+		"\"fieldsV1\":{\"f:spec\":{}}},"
+		/* an Update by a manager called gpuform is not an apply */
+		"{\"manager\":\"gpuform\",\"operation\":\"Update\","
+		"\"fieldsV1\":{\"f:metadata\":{\"f:labels\":{"
+		"\"f:applyset.kubernetes.io/part-of\":{}}}}}]}}";
+	cJSON *a = cJSON_Parse(by_us), *b = cJSON_Parse(by_hand);
+	struct owner_facts f;
+
+	ck_assert_int_eq(owner_applied_label(a, "gpuform"), 1);
+	ck_assert_int_eq(owner_applied_label(a, "gpuform-other"), 0);
+	ck_assert_int_eq(owner_applied_label(b, "gpuform"), 0);
+	ck_assert_int_eq(owner_applied_label(NULL, "gpuform"), 0);
+	owner_facts_of(&f, NULL);
+	ck_assert_int_eq(f.exists, 0);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	a = cJSON_Parse("{\"metadata\":{\"uid\":\"u9\",\"labels\":{"
+			"\"applyset.kubernetes.io/part-of\":\"" THEIRS "\","
+			"\"gpuform.io/cluster\":\"b\"}}}");
+	owner_facts_of(&f, a);
+	ck_assert_int_eq(f.exists, 1);
+	ck_assert_str_eq(f.uid, "u9");
+	ck_assert_str_eq(f.part_of, THEIRS);
+	ck_assert_str_eq(f.cluster_label, "b");
+	f.listed = 0;
+	f.listed_uid = NULL;
+	ck_assert_int_eq(owner_classify(&f, OURS), OWNER_GPUFORM);
+	cJSON_Delete(a);
+}
+END_TEST
+
+Suite *owner_suite(void)
+{
+	Suite *s = suite_create("owner");
+	TCase *tc = tcase_create("decisions");
+
+	tcase_add_test(tc, test_classify);
+	tcase_add_test(tc, test_write_decision);
+	tcase_add_test(tc, test_prune_decision);
+	tcase_add_test(tc, test_applied_label);
+	suite_add_tcase(s, tc);
+	return s;
+}

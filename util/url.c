@@ -1,0 +1,48 @@
+/* util/url.c: see url.h. */
+#include "util/url.h"
+
+#include <string.h>
+
+/* the user info of url: [*start, *start + *len), or 0 when none */
+static int find_userinfo(const char *url, size_t *start, size_t *len)
+{
+	const char *p = strstr(url, "://"), *end, *at;
+
+	if (!p)
+		return 0;
+	p += 3;
+	end = p + strcspn(p, "/?#");
+	at = memchr(p, '@', (size_t)(end - p));
+	if (!at)
+		return 0;
+	/* the last '@' of the authority ends the user info */
+	for (const char *q = at; q < end; q++)
+		if (*q == '@')
+			at = q;
+	*start = (size_t)(p - url);
+	*len = (size_t)(at - p);
+	return 1;
+}
+
+int url_userinfo(const char *url, int *has_password)
+{
+	size_t s, n;
+
+	*has_password = 0;
+	if (!url || !find_userinfo(url, &s, &n))
+		return 0;
+	*has_password = memchr(url + s, ':', n) != NULL;
+	return 1;
+}
+
+void url_strip_userinfo(const char *url, struct buf *out)
+{
+	size_t s, n;
+
+	if (!find_userinfo(url, &s, &n)) {
+		buf_adds(out, url);
+		return;
+	}
+	buf_add(out, url, s);
+	buf_adds(out, url + s + n + 1);
+}

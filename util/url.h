@@ -1,0 +1,21 @@
+/*
+ * util/url.h: the user-info part of a URL ("scheme://user[:password]@host"),
+ * to refuse or hide credentials written into a URL.
+ */
+#ifndef UTIL_URL_H
+#define UTIL_URL_H
+
+#include "util/buf.h"
+
+/*
+ * url_userinfo: 1 when url is "scheme://USERINFO@host..." (the '@' before
+ * the first '/' after "://"), with *has_password set when USERINFO holds a
+ * ':'; 0 otherwise (also for scp-like "user@host:path", which has no
+ * scheme and carries no password).
+ */
+int url_userinfo(const char *url, int *has_password);
+
+/* url_strip_userinfo: url without "USERINFO@" (appended to out) */
+void url_strip_userinfo(const char *url, struct buf *out);
+
+#endif
