@@ -18,7 +18,6 @@
 #include "cmd/cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,19 +426,36 @@ enum {
 	OPT_TEMPLATES,
 };
 
+const struct cmd_opt commit_opts[] = {
+	{ "repo", 0, OPT_REPO, CMD_ARG_REQUIRED, "PATH",
+	  "the repository (bare or not)", "@dir", 0 },
+	{ "branch", 0, OPT_BRANCH, CMD_ARG_REQUIRED, "B",
+	  "the branch (default main; created if missing)", NULL, 0 },
+	{ "path", 0, OPT_PATH, CMD_ARG_REQUIRED, "DIR",
+	  "the directory of the cluster directories (default clusters): each "
+	  "intent goes to DIR/<cluster>/, with one intent as with several",
+	  NULL, 0 },
+	{ "message", 'm', 'm', CMD_ARG_REQUIRED, "MSG",
+	  "subject (and body) instead of 'gpuform: render <clusters>'", NULL,
+	  0 },
+	{ "author", 0, OPT_AUTHOR, CMD_ARG_REQUIRED, "'Name <email>'",
+	  "the author; otherwise user.name and user.email (git config), then "
+	  "GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL. The committer: git config, "
+	  "GIT_COMMITTER_NAME/GIT_COMMITTER_EMAIL, else the author",
+	  NULL, 0 },
+	{ "push", 0, OPT_PUSH, CMD_ARG_OPTIONAL, "REMOTE",
+	  "push B to REMOTE (a remote name or URL; default origin). '--push "
+	  "REMOTE INTENT...' works when REMOTE is not a file. An unknown "
+	  "remote commits nothing",
+	  NULL, 0 },
+	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
+	  "template overrides (see render)", "@dir", 0 },
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
 int cmd_commit(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "branch", required_argument, NULL, OPT_BRANCH },
-		{ "path", required_argument, NULL, OPT_PATH },
-		{ "message", required_argument, NULL, 'm' },
-		{ "author", required_argument, NULL, OPT_AUTHOR },
-		{ "push", optional_argument, NULL, OPT_PUSH },
-		{ "templates", required_argument, NULL, OPT_TEMPLATES },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct commit_opts o = { NULL, "main", NULL, NULL, NULL, NULL,
 				 NULL, NULL, 0 };
 	struct tmpl_set *t = NULL;
@@ -457,7 +473,7 @@ int cmd_commit(int argc, char **argv)
 	int c, code = EXIT_OK, attempt;
 
 	memset(&res, 0, sizeof(res));
-	while ((c = getopt_long(argc, argv, "+m:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt("commit", argc, argv)) != -1) {
 		switch (c) {
 		case OPT_REPO:
 			o.repo = optarg;
@@ -509,7 +525,7 @@ int cmd_commit(int argc, char **argv)
 			code = cmd_print_help("commit");
 			goto out;
 		default:
-			code = cmd_usage_error("commit", "invalid option");
+			code = EXIT_USAGE;
 			goto out;
 		}
 	}

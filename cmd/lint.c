@@ -9,7 +9,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "generator/catalog.h"
 #include "generator/intent.h"
 #include "generator/lint.h"
 #include "generator/yaml.h"
@@ -253,14 +253,30 @@ static int parse_snapshot(const char *arg, struct lint_snapshot *out)
 	return 0;
 }
 
+enum { OPT_FORMAT = 256, OPT_SNAPSHOT };
+
+const struct cmd_opt lint_opts[] = {
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "text (default), json, or sarif (SARIF 2.1.0, for GitHub code "
+	  "scanning); also -f, --format",
+	  "text json sarif", 0 },
+	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	  "text json sarif", CMD_OPT_HIDDEN },
+	{ "snapshot-size", 0, OPT_SNAPSHOT, CMD_ARG_REQUIRED, "snap-ID=SIZE",
+	  "the size of an image-cache snapshot (e.g. snap-0123...=150Gi), "
+	  "for GPU017; may be repeated",
+	  NULL, 0 },
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
+const struct cmd_opt explain_opts[] = {
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
 int cmd_lint(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "snapshot-size", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum lint_format fmt = FMT_TEXT;
 	struct lint_snapshot *snaps = NULL;
 	size_t nsnaps = 0, asnaps = 0;
@@ -274,9 +290,10 @@ int cmd_lint(int argc, char **argv)
 	int c, code = EXIT_OK, input_err = 0;
 	size_t nin = 0;
 
-	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt("lint", argc, argv)) != -1) {
 		switch (c) {
-		case 'f':
+		case 'o':
+		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
 				fmt = FMT_TEXT;
 			else if (!strcmp(optarg, "json"))
@@ -291,7 +308,7 @@ int cmd_lint(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'S':
+		case OPT_SNAPSHOT:
 			GROW(snaps, nsnaps + 1, asnaps);
 			if (parse_snapshot(optarg, &snaps[nsnaps]) < 0) {
 				for (size_t i = 0; i < nsnaps; i++)
@@ -309,7 +326,7 @@ int cmd_lint(int argc, char **argv)
 			code = cmd_print_help("lint");
 			goto out;
 		default:
-			code = cmd_usage_error("lint", "invalid option");
+			code = EXIT_USAGE;
 			goto out;
 		}
 	}
@@ -407,26 +424,81 @@ out:
 	return code;
 }
 
+/* explain_classes: the GPU classes of the built-in catalog as a Markdown
+ * table (docs/intent-reference.md embeds it; tests/docs.sh compares) */
+static void explain_classes(void)
+{
+	const struct catalog *cat = catalog_builtin();
+
+	printf("| class | instance families (GPU, GPUs per instance, "
+	       "GPU memory) | `class+` also allows |\n"
+	       "|---|---|---|\n");
+	for (size_t i = 0; i < cat->nclasses; i++) {
+		const struct cat_class *k = &cat->classes[i];
+		int first = 1;
+
+		printf("| `%s` | ", k->name);
+		for (size_t j = 0; j < k->nfamilies; j++) {
+			const struct cat_family *f =
+				catalog_family(cat, k->families[j]);
+			const struct cat_type *t;
+			size_t n = catalog_types_of(cat, k->families[j], &t);
+			int lo = 0, hi = 0, mem = 0;
+
+			for (size_t m = 0; m < n; m++) {
+				if (!lo || t[m].gpus < lo)
+					lo = t[m].gpus;
+				if (t[m].gpus > hi)
+					hi = t[m].gpus;
+				mem = t[m].gpu_mem_mib;
+			}
+			printf("%s`%s` (%s, ", j ? "; " : "", k->families[j],
+			       f && f->gpu ? f->gpu : "?");
+			if (lo == hi)
+				printf("%d", lo);
+			else
+				printf("%d-%d", lo, hi);
+			printf(", %d GiB)", mem / 1024);
+		}
+		printf(" | ");
+		for (size_t j = 0; j < cat->nclasses; j++)
+			if (j != i && cat->classes[j].rank >= k->rank) {
+				printf("%s`%s`", first ? "" : ", ",
+				       cat->classes[j].name);
+				first = 0;
+			}
+		printf("%s |\n", first ? "(none: the best class)" : "");
+	}
+}
+
 int cmd_explain(int argc, char **argv)
 {
 	const struct lint_rule *r;
+	int c;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
-		return cmd_print_help("explain");
-	if (argc > 2)
+	while ((c = cmd_getopt("explain", argc, argv)) != -1) {
+		if (c == 'h')
+			return cmd_print_help("explain");
+		return EXIT_USAGE;
+	}
+	if (argc - optind > 1)
 		return cmd_usage_error("explain", "one rule at a time");
-	if (argc < 2) {
+	if (argc - optind < 1) {
 		for (size_t i = 0; i < lint_nrules; i++)
 			printf("%-7s %-8s %-28s %s\n", lint_rules[i].id,
 			       lint_severity_names[lint_rules[i].severity],
 			       lint_rules[i].name, lint_rules[i].summary);
 		return EXIT_OK;
 	}
-	r = lint_rule_find(argv[1]);
+	if (!strcmp(argv[optind], "classes")) {
+		explain_classes();
+		return EXIT_OK;
+	}
+	r = lint_rule_find(argv[optind]);
 	if (!r)
 		return cmd_usage_error("explain",
 				       "unknown rule '%s' ('gpuform explain' "
-				       "lists them)", argv[1]);
+				       "lists them)", argv[optind]);
 	printf("%s %s (%s)\n\n%s.\n\n%s", r->id, r->name,
 	       lint_severity_names[r->severity], r->summary, r->explain);
 	return EXIT_OK;

@@ -6,7 +6,6 @@
 #include "cmd/cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,30 +99,77 @@ static void print_summary(const struct recon_report *r,
 
 enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
        OPT_PRUNE_NS, OPT_INV_NS, OPT_TEMPLATES, OPT_LIVE, OPT_GIT, OPT_REF,
-       OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE };
+       OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE, OPT_BASE, OPT_HEAD,
+       OPT_REPO, OPT_FORMAT };
+
+const struct cmd_opt reconcile_opts[] = {
+	{ "dry-run", 0, OPT_DRY_RUN, CMD_ARG_NONE, NULL,
+	  "show what would change; exit 1 if anything", NULL, 0 },
+	{ "prune", 0, OPT_PRUNE, CMD_ARG_NONE, NULL,
+	  "delete objects gpuform created that are no longer desired "
+	  "(inventory, label and UID must all match)", NULL, 0 },
+	{ "force-prune", 0, OPT_FORCE_PRUNE, CMD_ARG_NONE, NULL,
+	  "allow an empty desired set or pruning more than half of the "
+	  "inventory", NULL, 0 },
+	{ "prune-namespaces", 0, OPT_PRUNE_NS, CMD_ARG_NONE, NULL,
+	  "allow pruning Namespaces", NULL, 0 },
+	{ "force-conflicts", 0, OPT_FORCE_CONFLICTS, CMD_ARG_NONE, NULL,
+	  "take over fields another apply manager owns", NULL, 0 },
+	{ "allow-node-replacement", 0, OPT_ALLOW_REPLACE, CMD_ARG_NONE, NULL,
+	  "apply node-replacing changes to 'interruption: none' pools outside "
+	  "their maintenance window (held back otherwise)", NULL, 0 },
+	{ "inventory-namespace", 0, OPT_INV_NS, CMD_ARG_REQUIRED, "NS",
+	  "where the inventory lives (default gpuform-system)", NULL, 0 },
+	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
+	  "template overrides (see render)", "@dir", 0 },
+	{ "git", 0, OPT_GIT, CMD_ARG_REQUIRED, "URL",
+	  "read the manifests from this Git repository (https://, ssh:// or a "
+	  "path; credentials as for commit --push), fetched into a bare cache "
+	  "reused between runs; no checkout", NULL, 0 },
+	{ "ref", 0, OPT_REF, CMD_ARG_REQUIRED, "BRANCH",
+	  "branch to read (default main)", NULL, 0 },
+	{ "path", 0, OPT_PATH, CMD_ARG_REQUIRED, "DIR",
+	  "directory of the manifests in the tree (a cluster's directory, as "
+	  "written by render --output-dir or commit: clusters/<cluster>)",
+	  NULL, 0 },
+	{ "git-cache", 0, OPT_GIT_CACHE, CMD_ARG_REQUIRED, "DIR",
+	  "cache location (default ~/.cache/gpuform/git/<hash of URL>)",
+	  "@dir", 0 },
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "text (default) or json (with request counts)", "text json", 0 },
+	CLUSTER_CMD_OPTS,
+	INCLUSTER_CMD_OPTS,
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
+/* both modes of diff: --base (Git) and --live (the cluster) */
+const struct cmd_opt diff_opts[] = {
+	{ "base", 0, OPT_BASE, CMD_ARG_REQUIRED, "REV",
+	  "compare with this revision (branch, tag, id): the pull-request "
+	  "diff, from Git alone", NULL, 0 },
+	{ "head", 0, OPT_HEAD, CMD_ARG_REQUIRED, "REV",
+	  "with --base: the new side (default: the work tree)", NULL, 0 },
+	{ "repo", 0, OPT_REPO, CMD_ARG_REQUIRED, "DIR",
+	  "with --base: the repository (default: the one the current "
+	  "directory is in)", "@dir", 0 },
+	{ "live", 0, OPT_LIVE, CMD_ARG_NONE, NULL,
+	  "compare with the cluster", NULL, 0 },
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "text (default), markdown (with --base: a PR comment, a table and "
+	  "one diff per object) or json; also -f, --format",
+	  "text markdown json", 0 },
+	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	  "text markdown json", CMD_OPT_HIDDEN },
+	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
+	  "template overrides (see render), both sides", "@dir", 0 },
+	CLUSTER_CMD_OPTS,
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
 
 static int run(const char *cmd, int argc, char **argv, int diff_mode)
 {
-	static const struct option opts[] = {
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "prune", no_argument, NULL, OPT_PRUNE },
-		{ "force-conflicts", no_argument, NULL, OPT_FORCE_CONFLICTS },
-		{ "force-prune", no_argument, NULL, OPT_FORCE_PRUNE },
-		{ "prune-namespaces", no_argument, NULL, OPT_PRUNE_NS },
-		{ "inventory-namespace", required_argument, NULL, OPT_INV_NS },
-		{ "templates", required_argument, NULL, OPT_TEMPLATES },
-		{ "live", no_argument, NULL, OPT_LIVE },
-		{ "git", required_argument, NULL, OPT_GIT },
-		{ "ref", required_argument, NULL, OPT_REF },
-		{ "path", required_argument, NULL, OPT_PATH },
-		{ "git-cache", required_argument, NULL, OPT_GIT_CACHE },
-		{ "allow-node-replacement", no_argument, NULL, OPT_ALLOW_REPLACE },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		CLUSTER_LONG_OPTS,
-		INCLUSTER_LONG_OPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cluster_opts co = CLUSTER_OPTS_INIT;
 	struct incluster_opts io = INCLUSTER_OPTS_INIT;
 	struct incluster ic;
@@ -140,7 +186,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	const char *templates = NULL;
 	int c, json = 0, live = 0, allow_replace = 0, code = EXIT_OK, rc;
 
-	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(cmd, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_DRY_RUN:
 			ro.dry_run = 1;
@@ -181,6 +227,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		case OPT_ALLOW_REPLACE:
 			allow_replace = 1;
 			break;
+		case OPT_FORMAT:
 		case 'o':
 			if (!strcmp(optarg, "json"))
 				json = 1;
@@ -206,8 +253,11 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 				return cmd_usage_error(cmd, "bad value '%s'", optarg);
 			any_incluster = 1;
 			break;
+		case '?':
+			return EXIT_USAGE;
 		default:
-			return cmd_usage_error(cmd, "invalid option");
+			return cmd_usage_error(cmd, "--%s goes with diff --base",
+					       cmd_opt_name(cmd, c));
 		}
 	}
 	if (diff_mode && any_incluster)
@@ -555,19 +605,9 @@ static int invalid_error(const struct side *a, const struct side *b,
 	return ret;
 }
 
-enum { OPT_BASE = 3000, OPT_HEAD, OPT_REPO, OPT_DIFF_TEMPLATES };
 
 static int diff_git(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "base", required_argument, NULL, OPT_BASE },
-		{ "head", required_argument, NULL, OPT_HEAD },
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "format", required_argument, NULL, 'f' },
-		{ "templates", required_argument, NULL, OPT_DIFF_TEMPLATES },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *repo_dir = ".", *templates = NULL;
 	enum diff_format fmt = DIFF_TEXT;
 	struct side base = { "base", NULL, "", NULL, DIAGS_INIT, 0 };
@@ -582,7 +622,7 @@ static int diff_git(int argc, char **argv)
 	size_t n = 0;
 	int c, code = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt("diff", argc, argv)) != -1) {
 		switch (c) {
 		case OPT_BASE:
 			base.rev = optarg;
@@ -593,7 +633,8 @@ static int diff_git(int argc, char **argv)
 		case OPT_REPO:
 			repo_dir = optarg;
 			break;
-		case 'f':
+		case 'o':
+		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
 				fmt = DIFF_TEXT;
 			else if (!strcmp(optarg, "markdown"))
@@ -605,15 +646,17 @@ static int diff_git(int argc, char **argv)
 						       "unknown format '%s' (text, "
 						       "markdown or json)", optarg);
 			break;
-		case OPT_DIFF_TEMPLATES:
+		case OPT_TEMPLATES:
 			templates = optarg;
 			break;
 		case 'h':
 			return cmd_print_help("diff");
+		case '?':
+			return EXIT_USAGE;
 		default:
-			return cmd_usage_error("diff", "invalid option (--base "
-						       "compares Git revisions; "
-						       "--live the cluster)");
+			return cmd_usage_error("diff", "--%s goes with --live, "
+						       "not --base",
+					       cmd_opt_name("diff", c));
 		}
 	}
 	if (!base.rev || !*base.rev)
