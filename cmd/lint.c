@@ -114,6 +114,16 @@ static void add_uri(struct buf *b, const char *path)
 	}
 }
 
+/* the errors and warnings of intents (what `gpuform validate` and `render`
+ * say) in JSON and SARIF, next to the rules' findings */
+static const struct lint_rule intent_rule = {
+	"INTENT", "intent-validation", LINT_ERROR,
+	"what 'gpuform validate' reports for an intent",
+	"An intent's own errors and warnings, as 'gpuform validate' and "
+	"'gpuform render' report them; 'gpuform validate FILE' shows the "
+	"hints.\n",
+};
+
 static const char *sarif_level(enum lint_severity s)
 {
 	return s == LINT_ERROR ? "error" : s == LINT_WARNING ? "warning"
@@ -127,7 +137,8 @@ static cJSON *text_obj(const char *s)
 	return o;
 }
 
-static char *format_sarif(const struct lint_findings *f)
+static char *format_sarif(const struct lint_findings *f,
+			  const struct diags *d)
 {
 	cJSON *root = cJSON_CreateObject(), *runs, *run, *driver, *rules,
 	      *results;
@@ -145,8 +156,9 @@ static char *format_sarif(const struct lint_findings *f)
 	cJSON_AddStringToObject(driver, "name", "gpuform");
 	cJSON_AddStringToObject(driver, "version", GPUFORM_VERSION);
 	rules = cJSON_AddArrayToObject(driver, "rules");
-	for (size_t i = 0; i < lint_nrules; i++) {
-		const struct lint_rule *r = &lint_rules[i];
+	for (size_t i = 0; i <= lint_nrules; i++) {
+		const struct lint_rule *r = i < lint_nrules ? &lint_rules[i]
+							    : &intent_rule;
 		cJSON *o = cJSON_CreateObject(), *cfg;
 		struct buf full = BUF_INIT;
 
@@ -163,14 +175,26 @@ static char *format_sarif(const struct lint_findings *f)
 		buf_release(&full);
 	}
 	results = cJSON_AddArrayToObject(run, "results");
-	for (size_t i = 0; i < f->nr; i++) {
-		const struct lint_finding *x = &f->items[i];
+	for (size_t i = 0; i < f->nr + d->nr; i++) {
+		struct lint_finding dx;
+		const struct lint_finding *x = i < f->nr ? &f->items[i] : &dx;
 		cJSON *o = cJSON_CreateObject(), *locs, *loc, *phys, *art, *reg;
 		struct buf uri = BUF_INIT;
 
+		if (i >= f->nr) {
+			const struct diag *g = &d->items[i - f->nr];
+			dx.rule = &intent_rule;
+			dx.sev = g->sev == DIAG_ERROR ? LINT_ERROR : LINT_WARNING;
+			dx.file = g->file;
+			dx.line = g->line;
+			dx.col = g->col;
+			dx.msg = g->msg;
+		}
 		cJSON_AddStringToObject(o, "ruleId", x->rule->id);
 		cJSON_AddNumberToObject(o, "ruleIndex",
-					(double)(x->rule - lint_rules));
+					x->rule == &intent_rule
+						? (double)lint_nrules
+						: (double)(x->rule - lint_rules));
 		cJSON_AddStringToObject(o, "level", sarif_level(x->sev));
 		cJSON_AddItemToObject(o, "message", text_obj(x->msg));
 		locs = cJSON_AddArrayToObject(o, "locations");
@@ -197,15 +221,17 @@ static char *format_sarif(const struct lint_findings *f)
 	return s;
 }
 
-static char *format_json(const struct lint_findings *f, size_t nfiles)
+static char *format_json(const struct lint_findings *f,
+			 const struct diags *d, size_t nfiles)
 {
 	cJSON *root = cJSON_CreateObject(), *arr;
 	char *s;
 
 	cJSON_AddNumberToObject(root, "files", (double)nfiles);
-	cJSON_AddNumberToObject(root, "errors", (double)f->counts[LINT_ERROR]);
+	cJSON_AddNumberToObject(root, "errors",
+				(double)(f->counts[LINT_ERROR] + d->errors));
 	cJSON_AddNumberToObject(root, "warnings",
-				(double)f->counts[LINT_WARNING]);
+				(double)(f->counts[LINT_WARNING] + d->warnings));
 	cJSON_AddNumberToObject(root, "info", (double)f->counts[LINT_INFO]);
 	arr = cJSON_AddArrayToObject(root, "findings");
 	for (size_t i = 0; i < f->nr; i++) {
@@ -219,6 +245,22 @@ static char *format_json(const struct lint_findings *f, size_t nfiles)
 		cJSON_AddStringToObject(o, "rule", x->rule->id);
 		cJSON_AddStringToObject(o, "name", x->rule->name);
 		cJSON_AddStringToObject(o, "message", x->msg);
+		cJSON_AddItemToArray(arr, o);
+	}
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct diag *g = &d->items[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "file", g->file);
+		cJSON_AddNumberToObject(o, "line", g->line);
+		cJSON_AddNumberToObject(o, "column", g->col);
+		cJSON_AddStringToObject(o, "severity", g->sev == DIAG_ERROR
+							       ? "error"
+							       : "warning");
+		cJSON_AddStringToObject(o, "rule", intent_rule.id);
+		cJSON_AddStringToObject(o, "name", intent_rule.name);
+		cJSON_AddStringToObject(o, "message", g->msg);
+		if (g->hint)
+			cJSON_AddStringToObject(o, "hint", g->hint);
 		cJSON_AddItemToArray(arr, o);
 	}
 	s = cJSON_Print(root);
@@ -389,14 +431,14 @@ int cmd_lint(int argc, char **argv)
 		fprintf(stderr,
 			"gpuform lint: %zu file%s, %zu error%s, %zu warning%s, "
 			"%zu info\n",
-			nin, nin == 1 ? "" : "s", f.counts[LINT_ERROR],
-			f.counts[LINT_ERROR] == 1 ? "" : "s",
-			f.counts[LINT_WARNING],
-			f.counts[LINT_WARNING] == 1 ? "" : "s",
+			nin, nin == 1 ? "" : "s", f.counts[LINT_ERROR] + d.errors,
+			f.counts[LINT_ERROR] + d.errors == 1 ? "" : "s",
+			f.counts[LINT_WARNING] + d.warnings,
+			f.counts[LINT_WARNING] + d.warnings == 1 ? "" : "s",
 			f.counts[LINT_INFO]);
 	} else {
-		char *s = fmt == FMT_JSON ? format_json(&f, nin)
-					  : format_sarif(&f);
+		char *s = fmt == FMT_JSON ? format_json(&f, &d, nin)
+					  : format_sarif(&f, &d);
 		if (s) {
 			fputs(s, stdout);
 			fputc('\n', stdout);

@@ -112,7 +112,7 @@ const struct cmd cmd_table[] = {
 	  "cluster or runtime error.",
 	  "@file", 0 },
 	{ "commit", cmd_commit, "render intents and commit them to a Git branch",
-	  "--repo PATH [--branch B] [--path DIR] [-m MSG]\n"
+	  "--repo PATH [--branch B] [--path DIR] [-m MSG] "
 	  "[--author 'Name <email>'] [--push[=REMOTE]] [--templates DIR] "
 	  "INTENT...",
 	  "Render the intents and commit, for each intent, exactly the files\n"

@@ -63,7 +63,7 @@ git config --global protocol.file.allow always
 HTTP_USER=alice
 HTTP_PASS='Pw-9f2c-s3cr3t'   # must never appear in gpuform's output
 HDIR=$WORK/http SDIR=$WORK/ssh
-VERSION=$("$GPUFORM" version | awk '{print $2}')
+VERSION=$("$GPUFORM" version | awk 'NR == 1 {print $2}')
 
 # ---- helpers -------------------------------------------------------------------------------
 
