@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cmd/cluster.h"
+#include "cmd/gitpath.h"
 #include "cmd/nodeimpact.h"
 #include "cmd/incluster.h"
 #include "cmd/objdiff.h"
@@ -412,52 +413,17 @@ struct side {
 	size_t failed;
 };
 
-/*
- * The intent path as a path inside the repository: "./specs//a.yaml" ->
- * "specs/a.yaml"; an absolute path must lie in the work tree. NULL for a
- * path that leaves the repository ("..") or names nothing.
- */
-static char *repo_path(const char *arg, const char *workdir)
-{
-	struct buf b = BUF_INIT;
-	const char *p = arg;
-
-	if (*p == '/') {
-		size_t n = workdir ? strlen(workdir) : 0;
-		while (n && workdir[n - 1] == '/')
-			n--;
-		if (!n || strncmp(p, workdir, n) || p[n] != '/')
-			return NULL;
-		p += n;
-	}
-	while (*p) {
-		size_t n = strcspn(p, "/");
-		if (n == 2 && !strncmp(p, "..", 2)) {
-			buf_release(&b);
-			return NULL;
-		}
-		if (n && !(n == 1 && *p == '.')) {
-			if (b.len)
-				buf_addc(&b, '/');
-			buf_add(&b, p, n);
-		}
-		p += n;
-		while (*p == '/')
-			p++;
-	}
-	if (!b.len)
-		return NULL;
-	return buf_detach(&b, NULL);
-}
-
 /* the file as the user can open it: REV:PATH, or its place on disk */
 static char *side_label(const struct side *s, const char *repo_dir,
-			const char *path)
+			const char *path, const char *arg)
 {
-	size_t n = strlen(repo_dir);
+	size_t n;
 
 	if (s->rev)
 		return xasprintf("%s:%s", s->rev, path);
+	if (!repo_dir) /* found from the current directory: as typed */
+		return xstrdup(arg);
+	n = strlen(repo_dir);
 	if (!strcmp(repo_dir, "."))
 		return xstrdup(path);
 	return xasprintf("%s%s%s", repo_dir,
@@ -508,12 +474,12 @@ static int side_read(struct buf *out, int *absent, struct repo *r,
  * anything else (Git, I/O) stops with -1.
  */
 static int side_render(struct side *s, struct repo *r, char **paths,
-		       size_t n, const char *repo_dir,
+		       char *const *args, size_t n, const char *repo_dir,
 		       const struct tmpl_set *t, struct err *err)
 {
 	s->r = xcalloc(n ? n : 1, sizeof(*s->r));
 	for (size_t i = 0; i < n; i++) {
-		char *label = side_label(s, repo_dir, paths[i]);
+		char *label = side_label(s, repo_dir, paths[i], args[i]);
 		struct buf data = BUF_INIT;
 		struct err e = ERR_INIT;
 		size_t before = s->d.errors;
@@ -608,7 +574,7 @@ static int invalid_error(const struct side *a, const struct side *b,
 
 static int diff_git(int argc, char **argv)
 {
-	const char *repo_dir = ".", *templates = NULL;
+	const char *repo_dir = NULL, *templates = NULL;
 	enum diff_format fmt = DIFF_TEXT;
 	struct side base = { "base", NULL, "", NULL, DIAGS_INIT, 0 };
 	struct side head = { "head", NULL, "", NULL, DIAGS_INIT, 0 };
@@ -667,7 +633,8 @@ static int diff_git(int argc, char **argv)
 		return cmd_usage_error("diff", "no intent file given");
 
 	if (tmpl_set_load(&t, templates, &err) < 0 ||
-	    repo_open(&r, repo_dir, &err) < 0) {
+	    (repo_dir ? repo_open(&r, repo_dir, &err)
+		      : repo_discover(&r, ".", &err)) < 0) {
 		code = report_err(&err);
 		goto out;
 	}
@@ -683,21 +650,32 @@ static int diff_git(int argc, char **argv)
 	}
 	if (!head.rev && !repo_workdir(r)) {
 		code = cmd_usage_error("diff", "'%s' is a bare repository: "
-					       "give --head REV", repo_dir);
+					       "give --head REV",
+				       repo_dir ? repo_dir : ".");
 		goto out;
 	}
 	n = (size_t)(argc - optind);
 	paths = xcalloc(n, sizeof(*paths));
-	for (size_t i = 0; i < n; i++)
-		if (!(paths[i] = repo_path(argv[optind + i], repo_workdir(r)))) {
-			code = cmd_usage_error("diff", "'%s' is not a file in "
-						       "the repository",
-					       argv[optind + i]);
+	for (size_t i = 0; i < n; i++) {
+		struct buf why = BUF_INIT;
+
+		paths[i] = git_path(argv[optind + i], repo_workdir(r),
+				    repo_dir != NULL, &why);
+		if (!paths[i]) {
+			code = cmd_usage_error("diff", "%s",
+					       why.len ? buf_cstr(&why)
+						       : "not a file in the "
+							 "repository");
+			buf_release(&why);
 			goto out;
 		}
+		buf_release(&why);
+	}
 
-	if (side_render(&base, r, paths, n, repo_dir, t, &err) < 0 ||
-	    side_render(&head, r, paths, n, repo_dir, t, &err) < 0) {
+	if (side_render(&base, r, paths, argv + optind, n, repo_dir, t,
+			&err) < 0 ||
+	    side_render(&head, r, paths, argv + optind, n, repo_dir, t,
+			&err) < 0) {
 		code = report_err(&err);
 		goto out;
 	}

@@ -188,6 +188,32 @@ int repo_open(struct repo **out, const char *path, struct err *err)
 	return 0;
 }
 
+int repo_discover(struct repo **out, const char *start, struct err *err)
+{
+	git_buf found = { NULL, 0, 0 };
+	int e;
+
+	git_libgit2_init();
+	e = git_repository_discover(&found, start, 0, NULL);
+	if (e < 0) {
+		if (e == GIT_ENOTFOUND)
+			err_set(err, ERR_NOTFOUND,
+				"not inside a git repository (searched from "
+				"'%s' upwards); run it in the repository or "
+				"give --repo DIR",
+				start);
+		else
+			git_fail(err, e, "cannot find the repository of '%s'",
+				 start);
+		git_libgit2_shutdown();
+		return -1;
+	}
+	e = repo_open(out, found.ptr, err);
+	git_buf_dispose(&found);
+	git_libgit2_shutdown(); /* repo_open holds its own reference */
+	return e;
+}
+
 int repo_init_bare(struct repo **out, const char *path, struct err *err)
 {
 	git_repository *g = NULL;

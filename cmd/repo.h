@@ -41,6 +41,9 @@ void repo_cred_release(struct repo_cred *c);
 void repo_blob_id(const char *data, size_t len, char hex[REPO_OID_HEX]);
 
 int repo_open(struct repo **out, const char *path, struct err *err);
+/* repo_discover: the repository `start` (a directory) is in, searching
+ * upwards like git; ERR_NOTFOUND when there is none. */
+int repo_discover(struct repo **out, const char *start, struct err *err);
 /* repo_init_bare: create (or open) a bare repository at path. */
 int repo_init_bare(struct repo **out, const char *path, struct err *err);
 void repo_free(struct repo *r);
