@@ -249,6 +249,19 @@ check "4: outside any repository without --repo: exit 4, 'not inside a git repos
 	'[ "$RC" = 4 ] && printf "%s\n" "$OUT" | grep -q "not inside a git repository" && printf "%s\n" "$OUT" | grep -q -- "--repo"'
 g checkout -q -- specs
 
+# issue 17: when a node-replacing change takes effect, from the new NodePool's budgets
+grep -q 'ami: bottlerocket@v1.26.1' "$REPO/specs/ml-prod.yaml" || t_fail "4: ml-prod pins bottlerocket@v1.26.1 (the next checks bump it)"
+sed -i 's/ami: bottlerocket@v1.26.1/ami: bottlerocket@v1.27.0/' "$REPO/specs/ml-prod.yaml"
+gf --base HEAD specs/ml-prod.yaml
+check "4: an AMI bump: 'takes effect: immediately' for the tolerant general pool, 'at the next opening of the maintenance window' for the windowed ones" \
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -A2 "^modified ml-prod/EC2NodeClass/general$" | grep -q "^takes effect: immediately" &&
+	 printf "%s\n" "$OUT" | grep -A2 "^modified ml-prod/EC2NodeClass/gpu-efa$" | grep -qF "takes effect: at the next opening of the maintenance window \"0 2 * * sat\" (4h)"'
+gf --base HEAD -o json specs/ml-prod.yaml
+check "4: ... and in JSON (objects[].takesEffect, only for node-replacing changes)" \
+	'[ "$(printf "%s" "$OUT" | jq -r "[.objects[] | select(.impact.class == \"replaces nodes\") | has(\"takesEffect\")] | length > 0 and all")" = true ] &&
+	 [ "$(printf "%s" "$OUT" | jq -r "[.objects[] | select(.impact.class != \"replaces nodes\") | has(\"takesEffect\")] | any")" = false ]'
+g checkout -q -- specs
+
 # ---- 5. objects added and removed inside one intent ----------------------------------
 # chat-serving moves from namespace serving to inference: Namespace and LocalQueue go
 # and come, the ClusterQueue's namespaceSelector changes
