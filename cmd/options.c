@@ -520,6 +520,8 @@ static void bash_completion(struct buf *out)
 			buf_adds(out, ") ");
 			if (o->complete)
 				bash_value(out, o->complete);
+			else
+				buf_adds(out, "COMPREPLY=()");
 			buf_adds(out, "; return ;;\n");
 		}
 		buf_adds(out, "\t\tesac\n\t\tif [[ $cur == -* ]]; then\n"
