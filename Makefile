@@ -122,7 +122,7 @@ $(UNIT): $(TEST_OBJS) $(CORE_OBJS)
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- tests -------------------------------------------------------------
-.PHONY: deps test check unit golden invalid hostile cli e2e demo bench install \
+.PHONY: deps test check unit golden invalid hostile cli docs e2e demo bench install \
 	uninstall clean check-headers check-layering style format man
 
 deps:
@@ -141,7 +141,7 @@ check: $(PROGRAM) $(UNIT)
 unit: $(UNIT)
 	$(UNIT)
 
-golden invalid hostile cli e2e: $(PROGRAM)
+golden invalid hostile cli docs e2e: $(PROGRAM)
 	@GPUFORM=$(abspath $(PROGRAM)) sh tests/$@.sh
 
 # ---- the main job ------------------------------------------------------
