@@ -1,6 +1,8 @@
 /* cmd/inputs.c: render the intent files of a command line (see inputs.h). */
 #include "cmd/inputs.h"
 
+#include "cmd/cmd.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,25 +29,8 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 
 		if (fs_read_file(&data, is_stdin ? "/dev/stdin" : paths[i],
 				 YAML_MAX_INPUT, &e) < 0) {
-			/* the diagnostic's subject is the file: do not say
-			 * it twice ("x: error: cannot open 'x': ...") */
-			const char *m = err_msg(&e);
-			char *quoted = xasprintf("'%s'", is_stdin ? "/dev/stdin"
-								   : paths[i]);
-			size_t ql = strlen(quoted);
-			const char *at = strstr(m, quoted);
-
-			if (at == m && m[ql] == ' ')
-				diags_add(d, DIAG_ERROR, name, 0, 0, NULL,
-					  "it%s", m + ql);
-			else if (at && at > m && at[-1] == ' ')
-				diags_add(d, DIAG_ERROR, name, 0, 0, NULL,
-					  "%.*s%s", (int)(at - m - 1), m,
-					  at + ql);
-			else
-				diags_add(d, DIAG_ERROR, name, 0, 0, NULL,
-					  "%s", m);
-			free(quoted);
+			report_file_diag(d, name, is_stdin ? "/dev/stdin"
+						       : paths[i], &e);
 			if (e.code == ERR_INVALID)
 				invalid = 1;
 			failed = 1;

@@ -396,8 +396,8 @@ int cmd_lint(int argc, char **argv)
 			? fs_read_file(&data[i], "/dev/stdin", YAML_MAX_INPUT, &e)
 			: fs_read_file(&data[i], p, YAML_MAX_INPUT, &e);
 		if (r < 0) {
-			diags_add(&d, DIAG_ERROR, p, 0, 0, NULL, "%s",
-				  err_msg(&e));
+			report_file_diag(&d, p, !strcmp(p, "-") ? "/dev/stdin" : p,
+					 &e);
 			if (input_err < (e.code == ERR_INVALID ? EXIT_INVALID
 							       : EXIT_RUNTIME))
 				input_err = e.code == ERR_INVALID

@@ -87,7 +87,7 @@ rendered() {
 	else
 		g show "$rev:$path" >"$src"
 	fi
-	"$GPUFORM" render -o "$dir" "$src" 2>>"$LOG"
+	"$GPUFORM" render --output-dir "$dir" "$src" 2>>"$LOG"
 }
 
 # expected_changes BASE HEAD PATH: "<change> <file>" lines from diff -rq of the two

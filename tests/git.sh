@@ -117,7 +117,7 @@ render_dir() { # DIR INTENT...: gpuform render -o DIR (fresh)
 	local d=$1
 	shift
 	rm -rf "$d"
-	"$GPUFORM" render -o "$d" "$@" >/dev/null 2>&1
+	"$GPUFORM" render --output-dir "$d" "$@" >/dev/null 2>&1
 }
 intent() { # FILE CLUSTER [with-batch=1]
 	cat >"$1" <<EOF
@@ -324,7 +324,7 @@ check "  a local change under the path stops it: exit 4, names the file, nothing
 	'[[ $RC == 4 ]] && has_err "kustomization.yaml" && has_err "local changes" &&
 	 [[ $(git -C "$W" rev-parse HEAD) == "$before" ]] && grep -q "local edit" "$W/clusters/alpha/kustomization.yaml"'
 git -C "$W" checkout -q -- clusters/alpha/kustomization.yaml
-"$GPUFORM" render -o "$W/clusters/alpha" "$WORK/in/alpha-small.yaml" >/dev/null 2>&1
+"$GPUFORM" render --output-dir "$W/clusters/alpha" "$WORK/in/alpha-small.yaml" >/dev/null 2>&1
 dirty=$(git -C "$W" status --porcelain)
 gf commit --repo "$W" "$WORK/in/alpha-small.yaml"
 check "  'render -o' into the work tree first, then commit: files already holding the new content are fine" \
