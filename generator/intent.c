@@ -708,7 +708,10 @@ static char *yaml_hint(const char *data, size_t len, int line, int col,
 				 line, col);
 	if (strstr(msg, "mapping values are not allowed") && l) {
 		/* deeper than a "key: value" line above: read as its value */
-		size_t ind = strspn(l, " ");
+		size_t ind = 0;
+
+		while (ind < n && l[ind] == ' ') /* data may lack a NUL */
+			ind++;
 		for (int k = line - 1; k >= 1; k--) {
 			size_t m = 0, pind;
 			const char *p = line_at(data, len, k, &m);
@@ -716,7 +719,9 @@ static char *yaml_hint(const char *data, size_t len, int line, int col,
 
 			if (!p)
 				break;
-			pind = strspn(p, " ");
+			pind = 0;
+			while (pind < m && p[pind] == ' ')
+				pind++;
 			if (pind >= m || p[pind] == '#')
 				continue;
 			colon = memchr(p, ':', m);
