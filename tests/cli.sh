@@ -223,6 +223,12 @@ fi
 expect 0 "completion zsh" "$GPUFORM" completion zsh
 if command -v zsh >/dev/null 2>&1; then
 	if zsh -n "$tmp/out" 2>"$tmp/zerr"; then t_pass "  ... zsh parses it"; else t_fail "  ... zsh parses it" "$(cat "$tmp/zerr")"; fi
+	mkdir -p "$tmp/zfp" && cp "$tmp/out" "$tmp/zfp/_gpuform"
+	if [ "$(zsh -fc "fpath=('$tmp/zfp' \$fpath); autoload -Uz compinit; compinit -u -d '$tmp/zcd'; print -- \${_comps[gpuform]}" 2>&1)" = _gpuform ]; then
+		t_pass "  ... and compinit registers it for gpuform (from fpath)"
+	else
+		t_fail "  ... and compinit registers it for gpuform (from fpath)"
+	fi
 else
 	t_fail "  ... zsh parses it" "zsh is not installed (sh tests/deps.sh)"
 fi
