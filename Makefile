@@ -5,7 +5,9 @@
 #                             SANITIZE=address,undefined and run every test
 #   make demo                 the main job: render every example in specs/
 #   make bench                benchmarks (ratios against kubectl, same run)
-#   make install              PREFIX=/usr/local, DESTDIR honoured
+#   make install              PREFIX=/usr/local, DESTDIR honoured: the binary,
+#                             man pages, bash and zsh completions, docs
+#   make man                  build/<variant>/man/*.1 and completion/ only
 #   make DEVELOPER=1          strict warnings, -Werror
 #   make SANITIZE=address,undefined
 #   make V=1                  show full commands
@@ -20,6 +22,10 @@ PREFIX ?= /usr/local
 bindir ?= $(PREFIX)/bin
 datadir ?= $(PREFIX)/share
 docdir ?= $(datadir)/doc/gpuform
+mandir ?= $(datadir)/man
+man1dir ?= $(mandir)/man1
+bashcompdir ?= $(datadir)/bash-completion/completions
+zshcompdir ?= $(datadir)/zsh/site-functions
 DESTDIR ?=
 TEST_SANITIZE ?= address,undefined
 
@@ -74,6 +80,25 @@ UNIT = $(B)/tests/unit/run
 
 all:: $(PROGRAM) gpuform
 
+# the commit gpuform is built from, for `gpuform version`: git's short id
+# (+ "-dirty" with local changes), "unknown" outside a git checkout, or
+# GPUFORM_COMMIT=... from the caller (a source tarball, an image build).
+# Rewritten only when it changes, so only cmd/main.o is rebuilt.
+$(B)/commit.h: FORCE
+	@mkdir -p $(dir $@)
+	@c='$(GPUFORM_COMMIT)'; \
+	if [ -z "$$c" ]; then \
+		c=$$(git rev-parse --short=12 HEAD 2>/dev/null) || c=unknown; \
+		if [ "$$c" != unknown ] && ! git diff --quiet HEAD -- 2>/dev/null; \
+		then c="$$c-dirty"; fi; \
+	fi; \
+	echo "#define GPUFORM_COMMIT \"$$c\"" >$@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(MAIN_OBJ): $(B)/commit.h
+$(MAIN_OBJ): ALL_CFLAGS += -include $(B)/commit.h
+.PHONY: FORCE
+FORCE:
+
 gpuform: $(PROGRAM)
 	@cp $(PROGRAM) $@
 
@@ -97,8 +122,8 @@ $(UNIT): $(TEST_OBJS) $(CORE_OBJS)
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- tests -------------------------------------------------------------
-.PHONY: deps test check unit golden invalid hostile cli e2e demo bench install \
-	uninstall clean check-headers check-layering style format
+.PHONY: deps test check unit golden invalid hostile cli docs e2e demo bench install \
+	uninstall clean check-headers check-layering style format man
 
 deps:
 	@sh tests/deps.sh
@@ -116,7 +141,7 @@ check: $(PROGRAM) $(UNIT)
 unit: $(UNIT)
 	$(UNIT)
 
-golden invalid hostile cli e2e: $(PROGRAM)
+golden invalid hostile cli docs e2e: $(PROGRAM)
 	@GPUFORM=$(abspath $(PROGRAM)) sh tests/$@.sh
 
 # ---- the main job ------------------------------------------------------
@@ -130,14 +155,29 @@ bench: deps
 	@sh bench/run.sh
 	@bash bench/reconcile.sh
 
+# ---- man pages and completions ------------------------------------------
+# made by the binary from its option tables (cmd/options.c), never edited
+# or committed; tests/docs.sh checks that they render and agree with --help
+$(B)/gen/.stamp: $(PROGRAM) util/gen-docs.sh
+	$(QUIET_GEN)rm -rf $(B)/gen && sh util/gen-docs.sh $(PROGRAM) $(B)/gen && touch $@
+
+man: $(B)/gen/.stamp
+
 # ---- install -----------------------------------------------------------
-install: $(PROGRAM)
-	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(docdir)
+install: $(PROGRAM) $(B)/gen/.stamp
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(docdir) $(DESTDIR)$(docdir)/docs \
+		$(DESTDIR)$(man1dir) $(DESTDIR)$(bashcompdir) $(DESTDIR)$(zshcompdir)
 	install -m 0755 $(PROGRAM) $(DESTDIR)$(bindir)/gpuform
-	install -m 0644 README.md $(DESTDIR)$(docdir)/README.md
+	install -m 0644 $(B)/gen/man/*.1 $(DESTDIR)$(man1dir)/
+	install -m 0644 $(B)/gen/completion/gpuform.bash $(DESTDIR)$(bashcompdir)/gpuform
+	install -m 0644 $(B)/gen/completion/_gpuform $(DESTDIR)$(zshcompdir)/_gpuform
+	install -m 0644 README.md CHANGELOG.md LICENSE $(DESTDIR)$(docdir)/
+	install -m 0644 docs/*.md $(DESTDIR)$(docdir)/docs/
 
 uninstall:
-	rm -f $(DESTDIR)$(bindir)/gpuform
+	rm -f $(DESTDIR)$(bindir)/gpuform $(DESTDIR)$(man1dir)/gpuform.1 \
+		$(DESTDIR)$(man1dir)/gpuform-*.1 $(DESTDIR)$(bashcompdir)/gpuform \
+		$(DESTDIR)$(zshcompdir)/_gpuform
 	rm -rf $(DESTDIR)$(docdir)
 
 # ---- container image (Dockerfile) -----------------------------------------

@@ -37,7 +37,7 @@ url=$(sed -n 's/^KUBE_TESTENV_URL=//p' "$env_dir/env")
 token=$(sed -n 's/^KUBE_TESTENV_TOKEN=//p' "$env_dir/env")
 
 sh bench/gen-intent.sh "$N" > "$tmp/intent.yaml"
-"$GPUFORM" render -o "$tmp/dir" "$tmp/intent.yaml" 2>/dev/null
+"$GPUFORM" render --output-dir "$tmp/dir" "$tmp/intent.yaml" 2>/dev/null
 objects=$(grep -c '^- ' "$tmp/dir/kustomization.yaml")
 echo "== $N workloads: $objects objects"
 

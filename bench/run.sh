@@ -4,7 +4,7 @@
 # Renders a generated intent with BENCH_N workloads (default 1000, see
 # bench/gen-intent.sh) and measures, in one run:
 #   (a) ./gpuform render FILE > /dev/null      median wall time, peak RSS
-#   (b) ./gpuform render -o DIR FILE           median wall time, peak RSS
+#   (b) ./gpuform render --output-dir DIR FILE           median wall time, peak RSS
 #       (DIR in the temporary directory, i.e. on the real disk; every timed
 #       run replaces the DIR of the previous one, as a re-render does)
 #   (b') the same with DIR on tmpfs (/dev/shm), when there is one: gpuform's
@@ -144,16 +144,16 @@ $(head -n 20 "$tmp/validate.out")"
 "$GPUFORM" render "$intent" >"$tmp/ref.yaml" 2>"$tmp/err" ||
 	die "render failed: $(head -n 20 "$tmp/err")"
 t1=$(now_ms)
-"$GPUFORM" render -o "$tmp/ref" "$intent" >/dev/null 2>"$tmp/err" ||
-	die "render -o failed: $(head -n 20 "$tmp/err")"
+"$GPUFORM" render --output-dir "$tmp/ref" "$intent" >/dev/null 2>"$tmp/err" ||
+	die "render --output-dir failed: $(head -n 20 "$tmp/err")"
 t2=$(now_ms)
 runs_a=$RUNS
 runs_b=$(runs_for $((t2 - t1)))
 runs_s=$RUNS
 if [ -n "$shm" ]; then
 	t0=$(now_ms)
-	"$GPUFORM" render -o "$shm/ref" "$intent" >/dev/null 2>"$tmp/err" ||
-		die "render -o failed on tmpfs: $(head -n 20 "$tmp/err")"
+	"$GPUFORM" render --output-dir "$shm/ref" "$intent" >/dev/null 2>"$tmp/err" ||
+		die "render --output-dir failed on tmpfs: $(head -n 20 "$tmp/err")"
 	runs_s=$(runs_for $(($(now_ms) - t0)))
 	rm -rf "$shm/ref"
 fi
@@ -170,16 +170,16 @@ echo "bench: $N workloads ($AMI) -> $objects objects, $files files;" \
 
 # ---- (a), (b), (b'): gpuform ---------------------------------------------
 hf stdout "$runs_a" "$GPUFORM render $intent"
-hf dir "$runs_b" "$GPUFORM render -o $tmp/out $intent"
+hf dir "$runs_b" "$GPUFORM render --output-dir $tmp/out $intent"
 a_ms=$(csv_ms "$tmp/stdout.csv" 4)
 b_ms=$(csv_ms "$tmp/dir.csv" 4)
 a_kib=$(rss_kib "$tmp/a.yaml" "$GPUFORM" render "$intent")
-b_kib=$(rss_kib "$tmp/b.out" "$GPUFORM" render -o "$tmp/out" "$intent")
+b_kib=$(rss_kib "$tmp/b.out" "$GPUFORM" render --output-dir "$tmp/out" "$intent")
 s_ms=0 s_kib=0
 if [ -n "$shm" ]; then
-	hf shm "$runs_s" "$GPUFORM render -o $shm/out $intent"
+	hf shm "$runs_s" "$GPUFORM render --output-dir $shm/out $intent"
 	s_ms=$(csv_ms "$tmp/shm.csv" 4)
-	s_kib=$(rss_kib "$tmp/s.out" "$GPUFORM" render -o "$shm/out" "$intent")
+	s_kib=$(rss_kib "$tmp/s.out" "$GPUFORM" render --output-dir "$shm/out" "$intent")
 fi
 
 # determinism: the reference renders against later ones of the same intent
@@ -233,8 +233,8 @@ row() { printf '%-36s %5s %10s %9s %15s   %s\n' "$@"; }
 echo
 row "command" runs "median ms" "RSS MiB" "kustomize/this" "time, RSS vs <${TARGET_MS} ms, <${TARGET_MIB} MiB"
 row "gpuform render > /dev/null" "$runs_a" "$a_ms" "$a_mib" "$ra" "$a_v"
-row "gpuform render -o DIR ($fstype)" "$runs_b" "$b_ms" "$b_mib" "$rb" "$b_v"
-[ -z "$shm" ] || row "gpuform render -o DIR (tmpfs)" "$runs_s" "$s_ms" "$s_mib" "$rs" "$s_v"
+row "gpuform render --output-dir DIR ($fstype)" "$runs_b" "$b_ms" "$b_mib" "$rb" "$b_v"
+[ -z "$shm" ] || row "gpuform render --output-dir DIR (tmpfs)" "$runs_s" "$s_ms" "$s_mib" "$rs" "$s_v"
 if [ "$KRUNS" -gt 0 ]; then
 	row "kubectl kustomize DIR" "$KRUNS" "$c_ms" "$c_mib" "1.0x" ""
 else

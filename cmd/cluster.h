@@ -5,6 +5,7 @@
 #ifndef CMD_CLUSTER_H
 #define CMD_CLUSTER_H
 
+#include "cmd/options.h"
 #include "reconcile/kube.h"
 #include "util/err.h"
 
@@ -20,22 +21,21 @@ struct cluster_opts {
 /* option ids handed out to commands' getopt tables */
 enum { OPT_KUBECONFIG = 1000, OPT_CONTEXT, OPT_TIMEOUT, OPT_REQ_TIMEOUT,
        OPT_INSECURE_LOOPBACK_HTTP };
-#define CLUSTER_LONG_OPTS                                                     \
-	{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },            \
-	{ "context", required_argument, NULL, OPT_CONTEXT },                  \
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },                  \
-	{ "request-timeout", required_argument, NULL, OPT_REQ_TIMEOUT },      \
-	{ "insecure-loopback-http", no_argument, NULL,                        \
-	  OPT_INSECURE_LOOPBACK_HTTP }
-#define CLUSTER_HELP                                                          \
-	"      --kubeconfig PATH   kubeconfig (default $KUBECONFIG, then\n"   \
-	"                          ~/.kube/config, then in-cluster)\n"        \
-	"      --context NAME      kubeconfig context (default: current)\n"   \
-	"      --timeout DUR       limit for the whole run (default 5m)\n"    \
-	"      --request-timeout DUR  limit per API request (default 30s)\n"    \
-	"      --insecure-loopback-http  send credentials to a plain http://\n" \
-	"                          API server on loopback (a test server, a\n" \
-	"                          local proxy); never to another host\n"
+/* their entries in a command's option table (cmd/options.h) */
+#define CLUSTER_CMD_OPTS                                                      \
+	{ "kubeconfig", 0, OPT_KUBECONFIG, CMD_ARG_REQUIRED, "PATH",          \
+	  "kubeconfig (default $KUBECONFIG, then ~/.kube/config, then "       \
+	  "in-cluster)", "@file", 0 },                                        \
+	{ "context", 0, OPT_CONTEXT, CMD_ARG_REQUIRED, "NAME",                \
+	  "kubeconfig context (default: current)", NULL, 0 },                 \
+	{ "timeout", 0, OPT_TIMEOUT, CMD_ARG_REQUIRED, "DUR",                 \
+	  "limit for the whole run (default 5m)", NULL, 0 },                  \
+	{ "request-timeout", 0, OPT_REQ_TIMEOUT, CMD_ARG_REQUIRED, "DUR",     \
+	  "limit per API request (default 30s)", NULL, 0 },                   \
+	{ "insecure-loopback-http", 0, OPT_INSECURE_LOOPBACK_HTTP,            \
+	  CMD_ARG_NONE, NULL,                                                 \
+	  "send credentials to a plain http:// API server on loopback (a "    \
+	  "test server, a local proxy); never to another host", NULL, 0 }
 
 /* cluster_opt: handle one of the options above; 0 ok, -1 bad value */
 int cluster_opt(struct cluster_opts *o, int id, const char *arg);

@@ -2,17 +2,21 @@
  * cmd/cmd.h: the subcommand table and the exit codes.
  *
  * Adding a command:
- *  1. write `int cmd_<name>(int argc, char **argv)` in cmd/<name>.c; it
- *     parses its options (getopt_long, optind reset by main), calls library
- *     functions, prints results to stdout and returns an exit code;
- *  2. declare it here and add it to the table in cmd/main.c with its
- *     one-line summary and usage text;
- *  3. add tests (tests/cli.sh at least) and a README section.
+ *  1. write `int cmd_<name>(int argc, char **argv)` in cmd/<name>.c with
+ *     its option table (struct cmd_opt, cmd/options.h: name, letter, value,
+ *     help, completion); it parses its options with cmd_getopt (optind
+ *     reset by main), calls library functions, prints results to stdout
+ *     and returns an exit code;
+ *  2. declare both here and add the command to cmd_table in cmd/main.c
+ *     (summary, synopsis, description, exit statuses): --help, the man
+ *     page and the completions are made from that;
+ *  3. add tests (tests/cli.sh at least) and a page or section in docs/.
  * Only cmd/ prints and chooses exit codes; library code fills struct err.
  */
 #ifndef CMD_CMD_H
 #define CMD_CMD_H
 
+#include "cmd/options.h"
 #include "util/diag.h"
 #include "util/err.h"
 
@@ -27,13 +31,6 @@ enum exit_code {
 			   * window was held back; nothing was applied */
 };
 
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary;
-	const char *usage; /* full help text */
-};
-
 int cmd_render(int argc, char **argv);
 int cmd_reconcile(int argc, char **argv);
 int cmd_commit(int argc, char **argv); /* cmd/commit.c: Git write-back */
@@ -44,9 +41,16 @@ int cmd_help(int argc, char **argv);
 int cmd_lint(int argc, char **argv);    /* cmd/lint.c */
 int cmd_explain(int argc, char **argv); /* cmd/lint.c */
 int cmd_install(int argc, char **argv); /* cmd/install.c: in-cluster job */
+int cmd_completion(int argc, char **argv); /* cmd/main.c */
+int cmd_help_man(int argc, char **argv);   /* cmd/main.c */
 
-const struct cmd *cmd_find(const char *name);
-/* cmd_usage_error: print "gpuform <cmd>: <msg>" and the usage; returns 2 */
+/* the option tables, next to the code that reads them */
+extern const struct cmd_opt render_opts[], validate_opts[], reconcile_opts[],
+	diff_opts[], commit_opts[], lint_opts[], explain_opts[],
+	install_opts[], version_opts[], help_opts[];
+
+/* cmd_usage_error: print "gpuform <cmd>: <msg>; see 'gpuform <cmd>
+ * --help'" (one line); returns 2 */
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* cmd_print_help: the command's help text on stdout; returns 0 */
@@ -54,6 +58,11 @@ int cmd_print_help(const char *cmd);
 
 /* report.c: print diagnostics (stderr) and map an error to an exit code */
 void report_diags(const struct diags *d);
+/* report_file_diag: an error reading file `path` as a diagnostic whose
+ * subject is `name`, without naming the file twice ("x: error: cannot
+ * open: ..." rather than "x: error: cannot open 'x': ...") */
+void report_file_diag(struct diags *d, const char *name, const char *path,
+		      const struct err *e);
 int report_err(const struct err *e);
 int exit_code_for(const struct err *e);
 

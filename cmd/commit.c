@@ -7,14 +7,17 @@
  * update is either published whole or reported as failed, never half-made
  * and never written over someone else's commit.
  *
- * The files are the ones `render -o` writes (same render_tree calls, same
- * top-level kustomization for several intents). Git itself is cmd/repo.c.
+ * --path DIR names the directory that holds one directory per cluster,
+ * whatever the number of intents: each intent's files go to DIR/<cluster>/
+ * (default DIR: clusters), exactly what `render -o DIR/<cluster>` writes
+ * for it, and nothing else under DIR changes. A cluster directory that is
+ * not empty and has no kustomization.yaml of gpuform's (the marker `render
+ * -o` checks too) is never replaced. Git itself is cmd/repo.c.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cmd/cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +43,7 @@
 
 struct commit_opts {
 	const char *repo, *branch, *message, *templates, *remote;
-	char *path;
+	char *path; /* the directory of the cluster directories */
 	char *author_name, *author_email;
 	int push;
 };
@@ -143,57 +146,143 @@ struct outcome {
 	size_t counts[3];
 };
 
+/* one intent's output: the files of DIR/<cluster>/ */
+struct cluster_out {
+	char *dir;
+	struct fs_tree files;
+};
+
+/* owned_or_empty: the rule of `render -o` (util/fs.c), applied to a tree
+ * read from Git: gpuform replaces a directory only if it is empty or has
+ * a kustomization.yaml that gpuform wrote */
+static int owned_or_empty(const struct fs_tree *old)
+{
+	const struct fs_file *k = fs_tree_find(old, RENDER_OWNER_FILE);
+
+	return old->nr == 0 ||
+	       (k && k->len >= strlen(RENDER_OWNER_PREFIX) &&
+		!memcmp(k->data, RENDER_OWNER_PREFIX,
+			strlen(RENDER_OWNER_PREFIX)));
+}
+
+/* check_root: DIR itself must not be one cluster's rendered directory (an
+ * older gpuform wrote one intent's files straight into --path) */
+static int check_root(struct repo *r, const char *tip,
+		      const struct commit_opts *o, struct err *err)
+{
+	struct buf k = BUF_INIT;
+	char *path = xasprintf("%s/%s", o->path, RENDER_OWNER_FILE);
+	int ret = 0;
+
+	if (repo_read(r, tip, path, &k, NULL, err) < 0) {
+		if (err->code == ERR_NOTFOUND)
+			err_clear(err);
+		else
+			ret = -1;
+	} else if (!strncmp(buf_cstr(&k), RENDER_OWNER_PREFIX,
+			    strlen(RENDER_OWNER_PREFIX)) &&
+		   !strstr(buf_cstr(&k), "one directory per cluster")) {
+		ret = err_set(err, ERR_INVALID,
+			      "'%s/' on '%s' holds one cluster's rendered "
+			      "files (an older gpuform wrote a single intent "
+			      "straight into --path); --path now names the "
+			      "directory that holds one directory per "
+			      "cluster: give its parent instead; nothing "
+			      "committed",
+			      o->path, o->branch);
+	}
+	free(path);
+	buf_release(&k);
+	return ret;
+}
+
 /*
- * commit_once: on the current tip of the branch, commit `files` at the
- * path, with a message naming what changed there.
+ * commit_once: on the current tip of the branch, commit each cluster's
+ * files at DIR/<cluster>, with a message naming what changed there.
  */
 static int commit_once(struct repo *r, const struct commit_opts *o,
-		       const struct inputs *ins, const struct fs_tree *files,
+		       const struct inputs *ins, const struct cluster_out *cl,
 		       const struct buf *trailers, struct outcome *res,
 		       struct err *err)
 {
-	struct fs_tree old = FS_TREE_INIT;
+	struct fs_tree *old = xcalloc(ins->nr, sizeof(*old));
+	struct repo_subtree *subs = xcalloc(ins->nr, sizeof(*subs));
 	struct buf ref = BUF_INIT, msg = BUF_INIT, changes = BUF_INIT;
 	char tip[REPO_OID_HEX];
-	struct repo_commit rc = { o->branch, o->path, NULL, o->author_name,
-				  o->author_email };
-	int ret = -1;
+	struct repo_commit rc = { o->branch, subs, ins->nr, NULL,
+				  o->author_name, o->author_email };
+	int ret = -1, have_tip = 0;
 
 	res->changed = 0;
+	res->counts[0] = res->counts[1] = res->counts[2] = 0;
 	buf_addf(&ref, "refs/heads/%s", o->branch);
 	if (repo_resolve(r, buf_cstr(&ref), tip, err) == 0) {
-		if (repo_read_tree(r, tip, o->path, &old, err) < 0)
+		have_tip = 1;
+		if (check_root(r, tip, o, err) < 0)
 			goto out;
 	} else if (err->code == ERR_NOTFOUND) {
 		err_clear(err); /* a new branch */
 	} else {
 		goto out;
 	}
-	list_changes(&old, files, &changes, res->counts);
-	if (o->message) {
-		size_t n = strlen(o->message);
-		while (n && o->message[n - 1] == '\n')
-			n--;
-		buf_add(&msg, o->message, n);
-		buf_adds(&msg, "\n");
-	} else {
-		char *s = subject(ins);
-		buf_addf(&msg, "%s\n", s);
-		free(s);
-	}
-	buf_addf(&msg, "\nChanged under %s/:\n", o->path);
-	if (changes.len)
+	for (size_t i = 0; i < ins->nr; i++) {
+		size_t counts[3];
+
+		subs[i].path = cl[i].dir;
+		subs[i].files = &cl[i].files;
+		if (have_tip && repo_read_tree(r, tip, cl[i].dir, &old[i],
+					       err) < 0)
+			goto out;
+		if (!owned_or_empty(&old[i])) {
+			err_set(err, ERR_INVALID,
+				"'%s/' on '%s' is not empty and was not "
+				"written by gpuform (no %s of ours in it); "
+				"refusing to replace it: choose another "
+				"--path; nothing committed",
+				cl[i].dir, o->branch, RENDER_OWNER_FILE);
+			goto out;
+		}
+		buf_reset(&changes);
+		list_changes(&old[i], &cl[i].files, &changes, counts);
+		for (int k = 0; k < 3; k++)
+			res->counts[k] += counts[k];
+		if (!changes.len)
+			continue;
+		if (!msg.len)
+			buf_adds(&msg, "\n");
+		buf_addf(&msg, "\nChanged under %s/:\n", cl[i].dir);
 		buf_add(&msg, changes.ptr, changes.len);
-	else
-		buf_adds(&msg, "  (file modes only)\n");
-	buf_addf(&msg, "\n%s", buf_cstr(trailers));
+	}
+	if (!msg.len)
+		buf_adds(&msg, "\n\n(file modes only)\n");
+	{
+		struct buf full = BUF_INIT;
+
+		if (o->message) {
+			size_t n = strlen(o->message);
+			while (n && o->message[n - 1] == '\n')
+				n--;
+			buf_add(&full, o->message, n);
+		} else {
+			char *s = subject(ins);
+			buf_adds(&full, s);
+			free(s);
+		}
+		buf_add(&full, msg.ptr, msg.len);
+		buf_addf(&full, "\n%s", buf_cstr(trailers));
+		buf_release(&msg);
+		msg = full;
+	}
 	rc.message = buf_cstr(&msg);
-	ret = repo_commit_tree(r, files, &rc, res->oid, &res->changed, err);
+	ret = repo_commit_tree(r, &rc, res->oid, &res->changed, err);
 out:
 	buf_release(&changes);
 	buf_release(&msg);
 	buf_release(&ref);
-	fs_tree_release(&old);
+	for (size_t i = 0; i < ins->nr; i++)
+		fs_tree_release(&old[i]);
+	free(old);
+	free(subs);
 	return ret;
 }
 
@@ -308,16 +397,24 @@ static int looks_like_remote(const char *s)
 	return !slash;
 }
 
-static void print_commit(const struct commit_opts *o, const struct outcome *res)
+static void print_commit(const struct commit_opts *o,
+			 const struct inputs *ins, const struct cluster_out *cl,
+			 const struct outcome *res)
 {
+	struct buf dirs = BUF_INIT;
+
+	for (size_t i = 0; i < ins->nr; i++)
+		buf_addf(&dirs, "%s%s/", i ? ", " : "", cl[i].dir);
 	if (res->changed)
-		printf("committed %.12s to %s: %s/ (%zu added, %zu modified, "
+		printf("committed %.12s to %s: %s (%zu added, %zu modified, "
 		       "%zu removed)\n",
-		       res->oid, o->branch, o->path, res->counts[CH_ADDED],
-		       res->counts[CH_MODIFIED], res->counts[CH_REMOVED]);
+		       res->oid, o->branch, buf_cstr(&dirs),
+		       res->counts[CH_ADDED], res->counts[CH_MODIFIED],
+		       res->counts[CH_REMOVED]);
 	else
-		printf("no changes under %s/ on %s; nothing committed\n",
-		       o->path, o->branch);
+		printf("no changes under %s on %s; nothing committed\n",
+		       buf_cstr(&dirs), o->branch);
+	buf_release(&dirs);
 }
 
 enum {
@@ -329,26 +426,44 @@ enum {
 	OPT_TEMPLATES,
 };
 
+const struct cmd_opt commit_opts[] = {
+	{ "repo", 0, OPT_REPO, CMD_ARG_REQUIRED, "PATH",
+	  "the repository (bare or not)", "@dir", 0 },
+	{ "branch", 0, OPT_BRANCH, CMD_ARG_REQUIRED, "B",
+	  "the branch (default main; created if missing)", NULL, 0 },
+	{ "path", 0, OPT_PATH, CMD_ARG_REQUIRED, "DIR",
+	  "the directory of the cluster directories (default clusters): each "
+	  "intent goes to DIR/<cluster>/, with one intent as with several",
+	  NULL, 0 },
+	{ "message", 'm', 'm', CMD_ARG_REQUIRED, "MSG",
+	  "subject (and body) instead of 'gpuform: render <clusters>'", NULL,
+	  0 },
+	{ "author", 0, OPT_AUTHOR, CMD_ARG_REQUIRED, "'Name <email>'",
+	  "the author; otherwise user.name and user.email (git config), then "
+	  "GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL. The committer: git config, "
+	  "GIT_COMMITTER_NAME/GIT_COMMITTER_EMAIL, else the author",
+	  NULL, 0 },
+	{ "push", 0, OPT_PUSH, CMD_ARG_OPTIONAL, "REMOTE",
+	  "push B to REMOTE (a remote name or URL; default origin). '--push "
+	  "REMOTE INTENT...' works when REMOTE is not a file. An unknown "
+	  "remote commits nothing",
+	  NULL, 0 },
+	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
+	  "template overrides (see render)", "@dir", 0 },
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
 int cmd_commit(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "branch", required_argument, NULL, OPT_BRANCH },
-		{ "path", required_argument, NULL, OPT_PATH },
-		{ "message", required_argument, NULL, 'm' },
-		{ "author", required_argument, NULL, OPT_AUTHOR },
-		{ "push", optional_argument, NULL, OPT_PUSH },
-		{ "templates", required_argument, NULL, OPT_TEMPLATES },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct commit_opts o = { NULL, "main", NULL, NULL, NULL, NULL,
 				 NULL, NULL, 0 };
 	struct tmpl_set *t = NULL;
 	struct inputs ins = INPUTS_INIT;
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
-	struct fs_tree files = FS_TREE_INIT;
+	struct cluster_out *cl = NULL;
+	size_t ncl = 0;
 	struct buf trailers = BUF_INIT;
 	struct repo_cred cred = REPO_CRED_INIT;
 	struct repo *r = NULL;
@@ -358,7 +473,7 @@ int cmd_commit(int argc, char **argv)
 	int c, code = EXIT_OK, attempt;
 
 	memset(&res, 0, sizeof(res));
-	while ((c = getopt_long(argc, argv, "+m:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt("commit", argc, argv)) != -1) {
 		switch (c) {
 		case OPT_REPO:
 			o.repo = optarg;
@@ -410,7 +525,7 @@ int cmd_commit(int argc, char **argv)
 			code = cmd_print_help("commit");
 			goto out;
 		default:
-			code = cmd_usage_error("commit", "invalid option");
+			code = EXIT_USAGE;
 			goto out;
 		}
 	}
@@ -432,13 +547,8 @@ int cmd_commit(int argc, char **argv)
 		code = cmd_usage_error("commit", "no intent file given");
 		goto out;
 	}
-	if (argc - optind > 1 && !o.path) {
-		code = cmd_usage_error("commit",
-				       "several intents need --path (the "
-				       "directory that gets one subdirectory "
-				       "per cluster)");
-		goto out;
-	}
+	if (!o.path)
+		o.path = xstrdup("clusters");
 
 	/* render everything first: invalid input commits nothing */
 	if (tmpl_set_load(&t, o.templates, &err) < 0) {
@@ -457,19 +567,47 @@ int cmd_commit(int argc, char **argv)
 	}
 	diags_sort(&d);
 	report_diags(&d); /* warnings */
-	if (inputs_tree(&ins, t, RENDER_YAML, &files, &err) < 0) {
-		code = report_err(&err);
-		goto out;
-	}
-	if (!o.path) {
-		char *p = xasprintf("clusters/%s", ins.items[0].r.cluster);
-		o.path = normalise_path(p);
-		free(p);
-		if (!o.path) {
+	cl = xcalloc(ins.nr, sizeof(*cl));
+	ncl = ins.nr;
+	for (size_t i = 0; i < ins.nr; i++) {
+		struct inputs one = { &ins.items[i], 1 };
+		const char *name = ins.items[i].r.cluster;
+		const char *base = strrchr(o.path, '/');
+		char *dir;
+
+		base = base ? base + 1 : o.path;
+		if (!strcmp(base, name)) {
+			code = cmd_usage_error(
+				"commit",
+				"--path '%s' names the directory that holds one "
+				"directory per cluster; this would write "
+				"cluster '%s' to '%s/%s/' (use --path %.*s)",
+				o.path, name, o.path, name,
+				base == o.path ? 8 : (int)(base - o.path - 1),
+				base == o.path ? "clusters" : o.path);
+			goto out;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(ins.items[j].r.cluster, name)) {
+				err_set(&err, ERR_INVALID,
+					"'%s' and '%s' both describe cluster "
+					"'%s'; commit them separately",
+					ins.items[j].path, ins.items[i].path,
+					name);
+				code = report_err(&err);
+				goto out;
+			}
+		dir = xasprintf("%s/%s", o.path, name);
+		cl[i].dir = normalise_path(dir);
+		free(dir);
+		if (!cl[i].dir) {
 			err_set(&err, ERR_INVALID,
-				"cluster name '%s' cannot be a directory name; "
-				"use --path",
-				ins.items[0].r.cluster);
+				"cluster name '%s' cannot be a directory name",
+				name);
+			code = report_err(&err);
+			goto out;
+		}
+		if (inputs_tree(&one, t, RENDER_YAML, &cl[i].files, &err) < 0) {
 			code = report_err(&err);
 			goto out;
 		}
@@ -477,6 +615,12 @@ int cmd_commit(int argc, char **argv)
 
 	if (repo_open(&r, o.repo, &err) < 0 ||
 	    make_trailers(&ins, repo_workdir(r), &trailers, &err) < 0) {
+		code = report_err(&err);
+		goto out;
+	}
+	/* an unknown remote is a typo: say so before committing anything */
+	if (o.push && repo_remote_check(r, o.remote, &err) < 0) {
+		err_wrap(&err, "cannot push (nothing committed)");
 		code = report_err(&err);
 		goto out;
 	}
@@ -498,7 +642,7 @@ int cmd_commit(int argc, char **argv)
 	for (attempt = 1;; attempt++) {
 		char tip[REPO_OID_HEX];
 
-		if (commit_once(r, &o, &ins, &files, &trailers, &res, &err) < 0) {
+		if (commit_once(r, &o, &ins, cl, &trailers, &res, &err) < 0) {
 			/* the local branch moved under us (another local
 			 * run): redo on its new tip */
 			if (err.code == ERR_CONFLICT && attempt < COMMIT_ATTEMPTS) {
@@ -536,7 +680,7 @@ int cmd_commit(int argc, char **argv)
 		    repo_reset_branch(r, o.branch, tip, &err) < 0)
 			goto fail;
 	}
-	print_commit(&o, &res);
+	print_commit(&o, &ins, cl, &res);
 	if (o.push)
 		printf("pushed %s to %s (%.12s)\n", o.branch, o.remote,
 		       res.oid);
@@ -546,7 +690,7 @@ fail:
 			    err.code == ERR_GIT || err.code == ERR_CONFLICT ||
 			    err.code == ERR_NOTFOUND)) {
 		/* the local commit stands; say so next to the push error */
-		print_commit(&o, &res);
+		print_commit(&o, &ins, cl, &res);
 		if (o.push)
 			fprintf(stderr, "gpuform commit: %.12s is committed "
 					"locally but not pushed%s\n",
@@ -562,7 +706,11 @@ out:
 	repo_cred_release(&cred);
 	repo_free(r);
 	buf_release(&trailers);
-	fs_tree_release(&files);
+	for (size_t i = 0; i < ncl; i++) {
+		free(cl[i].dir);
+		fs_tree_release(&cl[i].files);
+	}
+	free(cl);
 	inputs_release(&ins);
 	diags_release(&d);
 	err_release(&err);

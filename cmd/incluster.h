@@ -8,6 +8,7 @@
 #ifndef CMD_INCLUSTER_H
 #define CMD_INCLUSTER_H
 
+#include "cmd/options.h"
 #include "reconcile/kube.h"
 #include "reconcile/lease.h"
 #include "reconcile/reconcile.h"
@@ -25,26 +26,24 @@ struct incluster_opts {
 
 enum { OPT_LOCK = 5000, OPT_LOCK_DURATION, OPT_EVENTS, OPT_METRICS_FILE,
        OPT_PUSHGATEWAY };
-#define INCLUSTER_LONG_OPTS                                                   \
-	{ "lock", no_argument, NULL, OPT_LOCK },                              \
-	{ "lock-duration", required_argument, NULL, OPT_LOCK_DURATION },      \
-	{ "events", no_argument, NULL, OPT_EVENTS },                          \
-	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },        \
-	{ "pushgateway", required_argument, NULL, OPT_PUSHGATEWAY }
-#define INCLUSTER_HELP                                                        \
-	"      --lock              take the run lock first (the default for\n" \
-	"                          every run that writes; Lease\n"          \
-	"                          gpuform-<cluster> in the inventory\n"      \
-	"                          namespace); when another live run holds\n" \
-	"                          it, say who and exit 0 without reconciling\n" \
-	"      --lock-duration DUR how long the lock holds without renewal\n" \
-	"                          (default: --timeout + 1m); a lease older\n" \
-	"                          than that is taken over\n"                 \
-	"      --events            Events and a status summary on the\n"      \
-	"                          inventory ConfigMap\n"                     \
-	"      --metrics-file FILE Prometheus text format, written atomically\n" \
-	"      --pushgateway URL   push the same metrics (PUT URL/metrics/job/\n" \
-	"                          gpuform/cluster/<cluster>)\n"
+/* their entries in reconcile's option table (cmd/options.h) */
+#define INCLUSTER_CMD_OPTS                                                    \
+	{ "lock", 0, OPT_LOCK, CMD_ARG_NONE, NULL,                            \
+	  "take the run lock first (the default for every run that writes; "          \
+	  "see --no-lock; Lease gpuform-<cluster> in the "          \
+	  "inventory namespace); when another live run holds it, say who "    \
+	  "and exit 0 without reconciling", NULL, 0 },                        \
+	{ "lock-duration", 0, OPT_LOCK_DURATION, CMD_ARG_REQUIRED, "DUR",     \
+	  "how long the lock holds without renewal (default: --timeout + "    \
+	  "1m); a lease older than that is taken over", NULL, 0 },            \
+	{ "events", 0, OPT_EVENTS, CMD_ARG_NONE, NULL,                        \
+	  "Events and a status summary on the inventory ConfigMap", NULL,     \
+	  0 },                                                                \
+	{ "metrics-file", 0, OPT_METRICS_FILE, CMD_ARG_REQUIRED, "FILE",      \
+	  "Prometheus text format, written atomically", "@file", 0 },         \
+	{ "pushgateway", 0, OPT_PUSHGATEWAY, CMD_ARG_REQUIRED, "URL",         \
+	  "push the same metrics (PUT URL/metrics/job/gpuform/cluster/"       \
+	  "<cluster>)", NULL, 0 }
 
 /* incluster_opt: one of the options above; 0 ok, -1 bad value */
 int incluster_opt(struct incluster_opts *o, int id, const char *arg);

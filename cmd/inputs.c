@@ -1,6 +1,8 @@
 /* cmd/inputs.c: render the intent files of a command line (see inputs.h). */
 #include "cmd/inputs.h"
 
+#include "cmd/cmd.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,10 +23,14 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 		struct input *in = &out->items[out->nr];
 		struct buf data = BUF_INIT;
 		struct err e = ERR_INIT;
+		/* '-' is standard input, as for lint */
+		int is_stdin = !strcmp(paths[i], "-");
+		const char *name = is_stdin ? "<stdin>" : paths[i];
 
-		if (fs_read_file(&data, paths[i], YAML_MAX_INPUT, &e) < 0) {
-			diags_add(d, DIAG_ERROR, paths[i], 0, 0, NULL, "%s",
-				  err_msg(&e));
+		if (fs_read_file(&data, is_stdin ? "/dev/stdin" : paths[i],
+				 YAML_MAX_INPUT, &e) < 0) {
+			report_file_diag(d, name, is_stdin ? "/dev/stdin"
+						       : paths[i], &e);
 			if (e.code == ERR_INVALID)
 				invalid = 1;
 			failed = 1;
@@ -33,18 +39,18 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 			continue;
 		}
 		size_t errors_before = d->errors;
-		if (pipeline_render(validate_only ? NULL : &in->r, paths[i],
+		if (pipeline_render(validate_only ? NULL : &in->r, name,
 				    buf_cstr(&data), data.len, t, d, &e) < 0) {
 			if (e.code == ERR_INVALID)
 				invalid = 1;
 			/* diagnostics already say it, unless the failure came
 			 * later (rendering, templates) */
 			if (e.code != ERR_INVALID || d->errors == errors_before)
-				diags_add(d, DIAG_ERROR, paths[i], 0, 0, NULL,
+				diags_add(d, DIAG_ERROR, name, 0, 0, NULL,
 					  "%s", err_msg(&e));
 			failed = 1;
 		} else {
-			in->path = xstrdup(paths[i]);
+			in->path = xstrdup(name);
 			out->nr++;
 		}
 		err_release(&e);

@@ -31,6 +31,11 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 		  struct diags *d, struct err *err);
 void inputs_release(struct inputs *in);
 
+/* cmd_output_format: -o/--format for render and install (cmd/render.c);
+ * -1 after a usage error */
+int cmd_output_format(const char *cmd, int val, const char *arg,
+		      enum render_format *fmt, const char **dir);
+
 /*
  * inputs_tree: the files `render -o` writes for these rendered intents —
  * one intent directly, several under <cluster>/ with a top-level

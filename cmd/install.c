@@ -5,11 +5,11 @@
  */
 #include "cmd/cmd.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/inputs.h"
 #include "generator/install.h"
 #include "generator/intent.h"
 #include "generator/render.h"
@@ -18,7 +18,53 @@
 
 enum { OPT_GIT = 4000, OPT_REF, OPT_PATH, OPT_CLUSTER, OPT_SCHEDULE, OPT_IMAGE,
        OPT_SECRET, OPT_NS, OPT_CRONJOB_API, OPT_PUSHGW, OPT_PRUNE, OPT_TIMEOUT,
-       OPT_TEMPLATES, OPT_DP_NS };
+       OPT_TEMPLATES, OPT_FORMAT, OPT_OUTPUT_DIR, OPT_DP_NS };
+
+const struct cmd_opt install_opts[] = {
+	{ "git", 0, OPT_GIT, CMD_ARG_REQUIRED, "URL",
+	  "the repository the job reconciles from", NULL, 0 },
+	{ "ref", 0, OPT_REF, CMD_ARG_REQUIRED, "BRANCH", "branch (default main)",
+	  NULL, 0 },
+	{ "path", 0, OPT_PATH, CMD_ARG_REQUIRED, "DIR",
+	  "the cluster's directory in the repository (e.g. clusters/ml-prod, "
+	  "as commit writes it)", NULL, 0 },
+	{ "cluster", 0, OPT_CLUSTER, CMD_ARG_REQUIRED, "NAME",
+	  "cluster name (default: the last part of --path); names the "
+	  "inventory and the Lease", NULL, 0 },
+	{ "schedule", 0, OPT_SCHEDULE, CMD_ARG_REQUIRED, "CRON",
+	  "default \"*/5 * * * *\"", NULL, 0 },
+	{ "image", 0, OPT_IMAGE, CMD_ARG_REQUIRED, "IMAGE",
+	  "default gpuform:<version>", NULL, 0 },
+	{ "git-secret", 0, OPT_SECRET, CMD_ARG_REQUIRED, "NAME",
+	  "Secret with GPUFORM_GIT_* keys, as environment (SSH URLs: also "
+	  "mounted for ssh-privatekey and known_hosts); default gpuform-git",
+	  NULL, 0 },
+	{ "namespace", 0, OPT_NS, CMD_ARG_REQUIRED, "NS",
+	  "where gpuform runs (default gpuform-system)", NULL, 0 },
+	{ "device-plugin-namespace", 0, OPT_DP_NS, CMD_ARG_REQUIRED, "NS",
+	  "the intents' spec.nvidiaDevicePlugin.namespace (default "
+	  "kube-system): where the job may write the device-plugin ConfigMap",
+	  NULL, 0 },
+	{ "cronjob-api-version", 0, OPT_CRONJOB_API, CMD_ARG_REQUIRED, "V",
+	  "batch/v1 (default) or batch/v1beta1 (Kubernetes before 1.21)",
+	  "batch/v1 batch/v1beta1", 0 },
+	{ "prune", 0, OPT_PRUNE, CMD_ARG_NONE, NULL,
+	  "the job runs reconcile --prune", NULL, 0 },
+	{ "pushgateway", 0, OPT_PUSHGW, CMD_ARG_REQUIRED, "URL",
+	  "the job pushes metrics there", NULL, 0 },
+	{ "timeout", 0, OPT_TIMEOUT, CMD_ARG_REQUIRED, "DUR",
+	  "the job's reconcile --timeout (default 5m)", NULL, 0 },
+	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
+	  "template overrides (templates/install-*.yaml)", "@dir", 0 },
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "yaml (default) or json; also -f, --format", "yaml json", 0 },
+	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	  "yaml json", CMD_OPT_HIDDEN },
+	{ "output-dir", 0, OPT_OUTPUT_DIR, CMD_ARG_REQUIRED, "DIR",
+	  "write a directory instead of stdout", "@dir", 0 },
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
 
 /* the cluster the path names: "clusters/ml-prod/" -> "ml-prod" */
 static char *cluster_from_path(const char *path)
@@ -35,26 +81,6 @@ static char *cluster_from_path(const char *path)
 
 int cmd_install(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "git", required_argument, NULL, OPT_GIT },
-		{ "ref", required_argument, NULL, OPT_REF },
-		{ "path", required_argument, NULL, OPT_PATH },
-		{ "cluster", required_argument, NULL, OPT_CLUSTER },
-		{ "schedule", required_argument, NULL, OPT_SCHEDULE },
-		{ "image", required_argument, NULL, OPT_IMAGE },
-		{ "git-secret", required_argument, NULL, OPT_SECRET },
-		{ "namespace", required_argument, NULL, OPT_NS },
-		{ "device-plugin-namespace", required_argument, NULL, OPT_DP_NS },
-		{ "cronjob-api-version", required_argument, NULL, OPT_CRONJOB_API },
-		{ "pushgateway", required_argument, NULL, OPT_PUSHGW },
-		{ "prune", no_argument, NULL, OPT_PRUNE },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "templates", required_argument, NULL, OPT_TEMPLATES },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct install_opts io = { 0 };
 	struct rendered r = RENDERED_INIT;
 	struct fs_tree tree = FS_TREE_INIT;
@@ -67,7 +93,7 @@ int cmd_install(int argc, char **argv)
 	long long s;
 	int c, code = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "+o:f:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt("install", argc, argv)) != -1) {
 		switch (c) {
 		case OPT_GIT:
 			io.git_url = optarg;
@@ -117,18 +143,18 @@ int cmd_install(int argc, char **argv)
 			templates = optarg;
 			break;
 		case 'o':
-			dir = optarg;
+		case OPT_FORMAT:
+			if (cmd_output_format("install", c, optarg, &fmt,
+					      &dir) < 0)
+				return EXIT_USAGE;
 			break;
-		case 'f':
-			if (render_format_parse(optarg, &fmt) < 0)
-				return cmd_usage_error("install", "unknown format "
-								  "'%s' (yaml or json)",
-						       optarg);
+		case OPT_OUTPUT_DIR:
+			dir = optarg;
 			break;
 		case 'h':
 			return cmd_print_help("install");
 		default:
-			return cmd_usage_error("install", "invalid option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc)

@@ -9,7 +9,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "generator/catalog.h"
 #include "generator/intent.h"
 #include "generator/lint.h"
 #include "generator/yaml.h"
@@ -114,6 +114,16 @@ static void add_uri(struct buf *b, const char *path)
 	}
 }
 
+/* the errors and warnings of intents (what `gpuform validate` and `render`
+ * say) in JSON and SARIF, next to the rules' findings */
+static const struct lint_rule intent_rule = {
+	"INTENT", "intent-validation", LINT_ERROR,
+	"what 'gpuform validate' reports for an intent",
+	"An intent's own errors and warnings, as 'gpuform validate' and "
+	"'gpuform render' report them; 'gpuform validate FILE' shows the "
+	"hints.\n",
+};
+
 static const char *sarif_level(enum lint_severity s)
 {
 	return s == LINT_ERROR ? "error" : s == LINT_WARNING ? "warning"
@@ -127,7 +137,8 @@ static cJSON *text_obj(const char *s)
 	return o;
 }
 
-static char *format_sarif(const struct lint_findings *f)
+static char *format_sarif(const struct lint_findings *f,
+			  const struct diags *d)
 {
 	cJSON *root = cJSON_CreateObject(), *runs, *run, *driver, *rules,
 	      *results;
@@ -145,8 +156,9 @@ static char *format_sarif(const struct lint_findings *f)
 	cJSON_AddStringToObject(driver, "name", "gpuform");
 	cJSON_AddStringToObject(driver, "version", GPUFORM_VERSION);
 	rules = cJSON_AddArrayToObject(driver, "rules");
-	for (size_t i = 0; i < lint_nrules; i++) {
-		const struct lint_rule *r = &lint_rules[i];
+	for (size_t i = 0; i <= lint_nrules; i++) {
+		const struct lint_rule *r = i < lint_nrules ? &lint_rules[i]
+							    : &intent_rule;
 		cJSON *o = cJSON_CreateObject(), *cfg;
 		struct buf full = BUF_INIT;
 
@@ -163,14 +175,26 @@ static char *format_sarif(const struct lint_findings *f)
 		buf_release(&full);
 	}
 	results = cJSON_AddArrayToObject(run, "results");
-	for (size_t i = 0; i < f->nr; i++) {
-		const struct lint_finding *x = &f->items[i];
+	for (size_t i = 0; i < f->nr + d->nr; i++) {
+		struct lint_finding dx;
+		const struct lint_finding *x = i < f->nr ? &f->items[i] : &dx;
 		cJSON *o = cJSON_CreateObject(), *locs, *loc, *phys, *art, *reg;
 		struct buf uri = BUF_INIT;
 
+		if (i >= f->nr) {
+			const struct diag *g = &d->items[i - f->nr];
+			dx.rule = &intent_rule;
+			dx.sev = g->sev == DIAG_ERROR ? LINT_ERROR : LINT_WARNING;
+			dx.file = g->file;
+			dx.line = g->line;
+			dx.col = g->col;
+			dx.msg = g->msg;
+		}
 		cJSON_AddStringToObject(o, "ruleId", x->rule->id);
 		cJSON_AddNumberToObject(o, "ruleIndex",
-					(double)(x->rule - lint_rules));
+					x->rule == &intent_rule
+						? (double)lint_nrules
+						: (double)(x->rule - lint_rules));
 		cJSON_AddStringToObject(o, "level", sarif_level(x->sev));
 		cJSON_AddItemToObject(o, "message", text_obj(x->msg));
 		locs = cJSON_AddArrayToObject(o, "locations");
@@ -197,15 +221,17 @@ static char *format_sarif(const struct lint_findings *f)
 	return s;
 }
 
-static char *format_json(const struct lint_findings *f, size_t nfiles)
+static char *format_json(const struct lint_findings *f,
+			 const struct diags *d, size_t nfiles)
 {
 	cJSON *root = cJSON_CreateObject(), *arr;
 	char *s;
 
 	cJSON_AddNumberToObject(root, "files", (double)nfiles);
-	cJSON_AddNumberToObject(root, "errors", (double)f->counts[LINT_ERROR]);
+	cJSON_AddNumberToObject(root, "errors",
+				(double)(f->counts[LINT_ERROR] + d->errors));
 	cJSON_AddNumberToObject(root, "warnings",
-				(double)f->counts[LINT_WARNING]);
+				(double)(f->counts[LINT_WARNING] + d->warnings));
 	cJSON_AddNumberToObject(root, "info", (double)f->counts[LINT_INFO]);
 	arr = cJSON_AddArrayToObject(root, "findings");
 	for (size_t i = 0; i < f->nr; i++) {
@@ -219,6 +245,22 @@ static char *format_json(const struct lint_findings *f, size_t nfiles)
 		cJSON_AddStringToObject(o, "rule", x->rule->id);
 		cJSON_AddStringToObject(o, "name", x->rule->name);
 		cJSON_AddStringToObject(o, "message", x->msg);
+		cJSON_AddItemToArray(arr, o);
+	}
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct diag *g = &d->items[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "file", g->file);
+		cJSON_AddNumberToObject(o, "line", g->line);
+		cJSON_AddNumberToObject(o, "column", g->col);
+		cJSON_AddStringToObject(o, "severity", g->sev == DIAG_ERROR
+							       ? "error"
+							       : "warning");
+		cJSON_AddStringToObject(o, "rule", intent_rule.id);
+		cJSON_AddStringToObject(o, "name", intent_rule.name);
+		cJSON_AddStringToObject(o, "message", g->msg);
+		if (g->hint)
+			cJSON_AddStringToObject(o, "hint", g->hint);
 		cJSON_AddItemToArray(arr, o);
 	}
 	s = cJSON_Print(root);
@@ -253,14 +295,30 @@ static int parse_snapshot(const char *arg, struct lint_snapshot *out)
 	return 0;
 }
 
+enum { OPT_FORMAT = 256, OPT_SNAPSHOT };
+
+const struct cmd_opt lint_opts[] = {
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "text (default), json, or sarif (SARIF 2.1.0, for GitHub code "
+	  "scanning); also -f, --format",
+	  "text json sarif", 0 },
+	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	  "text json sarif", CMD_OPT_HIDDEN },
+	{ "snapshot-size", 0, OPT_SNAPSHOT, CMD_ARG_REQUIRED, "snap-ID=SIZE",
+	  "the size of an image-cache snapshot (e.g. snap-0123...=150Gi), "
+	  "for GPU017; may be repeated",
+	  NULL, 0 },
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
+const struct cmd_opt explain_opts[] = {
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
 int cmd_lint(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "snapshot-size", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum lint_format fmt = FMT_TEXT;
 	struct lint_snapshot *snaps = NULL;
 	size_t nsnaps = 0, asnaps = 0;
@@ -274,9 +332,10 @@ int cmd_lint(int argc, char **argv)
 	int c, code = EXIT_OK, input_err = 0;
 	size_t nin = 0;
 
-	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt("lint", argc, argv)) != -1) {
 		switch (c) {
-		case 'f':
+		case 'o':
+		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
 				fmt = FMT_TEXT;
 			else if (!strcmp(optarg, "json"))
@@ -291,7 +350,7 @@ int cmd_lint(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'S':
+		case OPT_SNAPSHOT:
 			GROW(snaps, nsnaps + 1, asnaps);
 			if (parse_snapshot(optarg, &snaps[nsnaps]) < 0) {
 				for (size_t i = 0; i < nsnaps; i++)
@@ -309,7 +368,7 @@ int cmd_lint(int argc, char **argv)
 			code = cmd_print_help("lint");
 			goto out;
 		default:
-			code = cmd_usage_error("lint", "invalid option");
+			code = EXIT_USAGE;
 			goto out;
 		}
 	}
@@ -337,8 +396,8 @@ int cmd_lint(int argc, char **argv)
 			? fs_read_file(&data[i], "/dev/stdin", YAML_MAX_INPUT, &e)
 			: fs_read_file(&data[i], p, YAML_MAX_INPUT, &e);
 		if (r < 0) {
-			diags_add(&d, DIAG_ERROR, p, 0, 0, NULL, "%s",
-				  err_msg(&e));
+			report_file_diag(&d, p, !strcmp(p, "-") ? "/dev/stdin" : p,
+					 &e);
 			if (input_err < (e.code == ERR_INVALID ? EXIT_INVALID
 							       : EXIT_RUNTIME))
 				input_err = e.code == ERR_INVALID
@@ -372,14 +431,14 @@ int cmd_lint(int argc, char **argv)
 		fprintf(stderr,
 			"gpuform lint: %zu file%s, %zu error%s, %zu warning%s, "
 			"%zu info\n",
-			nin, nin == 1 ? "" : "s", f.counts[LINT_ERROR],
-			f.counts[LINT_ERROR] == 1 ? "" : "s",
-			f.counts[LINT_WARNING],
-			f.counts[LINT_WARNING] == 1 ? "" : "s",
+			nin, nin == 1 ? "" : "s", f.counts[LINT_ERROR] + d.errors,
+			f.counts[LINT_ERROR] + d.errors == 1 ? "" : "s",
+			f.counts[LINT_WARNING] + d.warnings,
+			f.counts[LINT_WARNING] + d.warnings == 1 ? "" : "s",
 			f.counts[LINT_INFO]);
 	} else {
-		char *s = fmt == FMT_JSON ? format_json(&f, nin)
-					  : format_sarif(&f);
+		char *s = fmt == FMT_JSON ? format_json(&f, &d, nin)
+					  : format_sarif(&f, &d);
 		if (s) {
 			fputs(s, stdout);
 			fputc('\n', stdout);
@@ -407,26 +466,81 @@ out:
 	return code;
 }
 
+/* explain_classes: the GPU classes of the built-in catalog as a Markdown
+ * table (docs/intent-reference.md embeds it; tests/docs.sh compares) */
+static void explain_classes(void)
+{
+	const struct catalog *cat = catalog_builtin();
+
+	printf("| class | instance families (GPU, GPUs per instance, "
+	       "GPU memory) | `class+` also allows |\n"
+	       "|---|---|---|\n");
+	for (size_t i = 0; i < cat->nclasses; i++) {
+		const struct cat_class *k = &cat->classes[i];
+		int first = 1;
+
+		printf("| `%s` | ", k->name);
+		for (size_t j = 0; j < k->nfamilies; j++) {
+			const struct cat_family *f =
+				catalog_family(cat, k->families[j]);
+			const struct cat_type *t;
+			size_t n = catalog_types_of(cat, k->families[j], &t);
+			int lo = 0, hi = 0, mem = 0;
+
+			for (size_t m = 0; m < n; m++) {
+				if (!lo || t[m].gpus < lo)
+					lo = t[m].gpus;
+				if (t[m].gpus > hi)
+					hi = t[m].gpus;
+				mem = t[m].gpu_mem_mib;
+			}
+			printf("%s`%s` (%s, ", j ? "; " : "", k->families[j],
+			       f && f->gpu ? f->gpu : "?");
+			if (lo == hi)
+				printf("%d", lo);
+			else
+				printf("%d-%d", lo, hi);
+			printf(", %d GiB)", mem / 1024);
+		}
+		printf(" | ");
+		for (size_t j = 0; j < cat->nclasses; j++)
+			if (j != i && cat->classes[j].rank >= k->rank) {
+				printf("%s`%s`", first ? "" : ", ",
+				       cat->classes[j].name);
+				first = 0;
+			}
+		printf("%s |\n", first ? "(none: the best class)" : "");
+	}
+}
+
 int cmd_explain(int argc, char **argv)
 {
 	const struct lint_rule *r;
+	int c;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
-		return cmd_print_help("explain");
-	if (argc > 2)
+	while ((c = cmd_getopt("explain", argc, argv)) != -1) {
+		if (c == 'h')
+			return cmd_print_help("explain");
+		return EXIT_USAGE;
+	}
+	if (argc - optind > 1)
 		return cmd_usage_error("explain", "one rule at a time");
-	if (argc < 2) {
+	if (argc - optind < 1) {
 		for (size_t i = 0; i < lint_nrules; i++)
 			printf("%-7s %-8s %-28s %s\n", lint_rules[i].id,
 			       lint_severity_names[lint_rules[i].severity],
 			       lint_rules[i].name, lint_rules[i].summary);
 		return EXIT_OK;
 	}
-	r = lint_rule_find(argv[1]);
+	if (!strcmp(argv[optind], "classes")) {
+		explain_classes();
+		return EXIT_OK;
+	}
+	r = lint_rule_find(argv[optind]);
 	if (!r)
 		return cmd_usage_error("explain",
 				       "unknown rule '%s' ('gpuform explain' "
-				       "lists them)", argv[1]);
+				       "lists them)", argv[optind]);
 	printf("%s %s (%s)\n\n%s.\n\n%s", r->id, r->name,
 	       lint_severity_names[r->severity], r->summary, r->explain);
 	return EXIT_OK;

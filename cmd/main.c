@@ -4,10 +4,12 @@
 #include "cmd/cmd.h"
 #include "cmd/cluster.h"
 #include "cmd/incluster.h"
+#include "cmd/options.h"
 
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,167 +19,126 @@
 #define GPUFORM_VERSION "0.0.0"
 #endif
 
-static const struct cmd commands[] = {
+/*
+ * The versions of the controllers whose CRDs and behaviour the rendered
+ * objects follow (tests/fixtures/crds, /work/shared/crds).
+ */
+#define TARGET_KARPENTER "v1.14.1"
+#define TARGET_KUEUE "v0.19.2"
+#ifndef GPUFORM_COMMIT
+#define GPUFORM_COMMIT "unknown"
+#endif
+
+/*
+ * The commands: what `gpuform --help`, `gpuform COMMAND --help`, the man
+ * pages (`gpuform help-man`) and the completions (`gpuform completion`)
+ * are made of. The option tables live next to the code that reads them.
+ */
+const struct cmd cmd_table[] = {
 	{ "render", cmd_render, "render intents into Kubernetes manifests",
-	  "usage: gpuform render [-o DIR] [--format yaml|json] "
-	  "[--templates DIR] INTENT...\n"
-	  "\n"
-	  "Render each intent file into Karpenter, Kueue and NVIDIA manifests.\n"
-	  "Without -o, the Kubernetes objects go to stdout as multi-document\n"
-	  "YAML (or a JSON v1 List). With -o DIR, DIR gets one file per object\n"
+	  "[-o yaml|json] [--output-dir DIR] [--templates DIR] INTENT...",
+	  "Render each intent file ('-' reads standard input) into Karpenter,\n"
+	  "Kueue and NVIDIA manifests. Without --output-dir, the Kubernetes\n"
+	  "objects go to stdout as multi-document YAML (or, with -o json, a\n"
+	  "JSON v1 List). With --output-dir DIR, DIR gets one file per object\n"
 	  "(<kind>-<name>.yaml), a kustomization.yaml and addons/ (Helm values,\n"
 	  "VPC CNI configuration, pod contracts); several intents go to\n"
-	  "DIR/<cluster>/. DIR is replaced atomically; stale files vanish.\n"
-	  "Invalid input writes nothing.\n"
-	  "\n"
-	  "  -o, --output DIR      write a directory instead of stdout\n"
-	  "  -f, --format FORMAT   yaml (default) or json\n"
-	  "      --templates DIR   override built-in templates by file name\n"
-	  "  -h, --help            this text\n" },
+	  "DIR/<cluster>/. DIR is replaced atomically; stale files vanish; a\n"
+	  "directory gpuform did not write (no kustomization.yaml of its own)\n"
+	  "is never replaced. Invalid input writes nothing.\n",
+	  render_opts,
+	  "'-o DIR' (the directory meaning -o had before) still works when DIR\n"
+	  "is not a format name, with a deprecation warning; use --output-dir.\n",
+	  "Exit: 0 rendered (warnings allowed), 2 usage, 3 invalid intent, 4 I/O\n"
+	  "error.",
+	  "@file", 0 },
 	{ "validate", cmd_validate, "check intents and report every problem",
-	  "usage: gpuform validate [--templates DIR] INTENT...\n"
-	  "\n"
-	  "Check each intent file and report every problem as\n"
-	  "file:line:col: error: message, with a hint. Exit 0 when all are\n"
-	  "valid (warnings allowed), 3 when any has an error.\n"
-	  "\n"
-	  "  -h, --help            this text\n" },
+	  "[--templates DIR] INTENT...",
+	  "Check each intent file ('-' reads standard input) and report every\n"
+	  "problem as file:line:col: error: message, with a hint. The warnings\n"
+	  "are the ones render and lint give for the same intent. A Kubernetes\n"
+	  "manifest (a NodePool, a Job...) is recognised and sent to 'gpuform\n"
+	  "lint'.\n",
+	  validate_opts, NULL,
+	  "Exit: 0 all valid (warnings allowed), 2 usage, 3 any error.",
+	  "@file", 0 },
 	{ "reconcile", cmd_reconcile,
 	  "make the cluster match the intents (server-side apply)",
-	  "usage: gpuform reconcile [options] INTENT... | DIR\n"
-	  "       gpuform reconcile [options] --git URL [--ref BRANCH] --path DIR\n"
-	  "\n"
+	  "[options] INTENT... | DIR\n"
+	  "[options] --git URL [--ref BRANCH] --path DIR",
 	  "Make the cluster match the intent files (rendered in memory) or a\n"
-	  "directory written by 'render -o'. Objects that already match need\n"
-	  "no request (one LIST per kind); every other object is server-side\n"
-	  "applied as a dry run first, and nothing is written unless all dry\n"
-	  "runs succeed. Membership is recorded in an ApplySet-compatible\n"
-	  "inventory (ConfigMap gpuform-<cluster> in gpuform-system).\n"
-	  "\n"
-	  "      --dry-run           show what would change; exit 1 if anything\n"
-	  "      --prune             delete objects gpuform created that are no\n"
-	  "                          longer desired (inventory, label and UID\n"
-	  "                          must all match)\n"
-	  "      --adopt             take over existing objects that no gpuform\n"
-	  "                          inventory owns (else they are conflicts)\n"
-	  "      --rebuild-inventory rebuild a damaged or deleted inventory from\n"
-	  "                          the objects gpuform labelled and applied\n"
-	  "      --no-lock           do not take the run lock (taken by default\n"
-	  "                          for every run that writes)\n"
-	  "      --force-prune       allow an empty desired set or pruning more\n"
-	  "                          than half of the inventory\n"
-	  "      --prune-namespaces  allow pruning Namespaces\n"
-	  "      --force-conflicts   take over fields another apply manager owns\n"
-	  "      --allow-node-replacement  apply node-replacing changes to\n"
-	  "                          'interruption: none' or 'checkpointed'\n"
-	  "                          pools outside their\n"
-	  "                          maintenance window (held back otherwise)\n"
-	  "      --inventory-namespace NS  where the inventory lives\n"
-	  "                          (default gpuform-system)\n"
-	  "      --templates DIR     template overrides (see render)\n"
-	  "      --git URL           read the manifests from this Git repository\n"
-	  "                          (https://, ssh:// or a path; credentials as\n"
-	  "                          for commit --push), fetched into a bare cache\n"
-	  "                          reused between runs; no checkout\n"
-	  "      --ref BRANCH        branch to read (default main)\n"
-	  "      --path DIR          directory of the manifests in the tree\n"
-	  "                          (as written by render -o or commit)\n"
-	  "      --git-cache DIR     cache location (default\n"
-	  "                          ~/.cache/gpuform/git/<hash of URL>)\n"
-	  "  -o, --output FORMAT     text (default) or json (with request counts)\n"
-	  CLUSTER_HELP
-	  "In-cluster runs (see gpuform install):\n"
-	  INCLUSTER_HELP
+	  "directory written by 'render --output-dir'. Objects that already\n"
+	  "match need no request (one LIST per kind); every other object is\n"
+	  "server-side applied as a dry run first, and nothing is written\n"
+	  "unless all dry runs succeed. Membership is recorded in an\n"
+	  "ApplySet-compatible inventory (ConfigMap gpuform-<cluster> in\n"
+	  "gpuform-system).\n"
 	  "\n"
 	  "Each change is classified by its node impact (replaces nodes, may\n"
 	  "disrupt, no node effect; Karpenter's drift rule named), with live\n"
-	  "NodeClaim and do-not-disrupt pod counts for node-replacing changes.\n"
-	  "GPUFORM_NOW=2026-01-31T02:30:00Z sets the clock (a testing aid).\n"
-	  "\n"
-	  "Exit: 0 in sync or fixed (or the lock held by another run), 1 changes\n"
-	  "found with --dry-run, 3 invalid input, 4 cluster or runtime error\n"
-	  "(conflicts included), 5 a node-replacing change held back (nothing\n"
-	  "applied).\n" },
+	  "NodeClaim and do-not-disrupt pod counts for node-replacing changes,\n"
+	  "and when a node-replacing change takes effect (immediately, or at\n"
+	  "the opening of the pool's next maintenance window).\n"
+	  "GPUFORM_NOW=2026-01-31T02:30:00Z sets the clock (a testing aid).\n",
+	  reconcile_opts, NULL,
+	  "Exit: 0 in sync or fixed (or the lock held by another run), 1 changes "
+	  "found with --dry-run, 2 usage, 3 invalid input, 4 cluster or runtime "
+	  "error (conflicts included), 5 a node-replacing change held back.",
+	  "@file", 0 },
 	{ "diff", cmd_diff,
 	  "show what would change (--base: Git revisions; --live: the cluster)",
-	  "usage: gpuform diff --base REV [--head REV] [--repo DIR] "
-	  "[--format FORMAT] INTENT...\n"
-	  "   or: gpuform diff --live [options] INTENT... | DIR\n"
-	  "\n"
+	  "--base REV [--head REV] [--repo DIR] [-o FORMAT] INTENT...\n"
+	  "--live [options] INTENT... | DIR",
 	  "--base: the pull-request diff, from Git alone (no cluster). Each\n"
-	  "INTENT, a path inside the repository, is read at REV and at the head\n"
+	  "INTENT, a path inside the repository's work tree (relative to the\n"
+	  "current directory, as in git), is read at REV and at the head\n"
 	  "(default: the file in the work tree), both are rendered, and the\n"
 	  "Kubernetes objects are compared one by one (identity: cluster, API\n"
 	  "group, kind, namespace, name; in render's order): added, removed or\n"
 	  "modified, each with its node impact (replaces nodes, may disrupt, no\n"
-	  "node effect, and Karpenter's drift rule) and a unified diff of the\n"
-	  "rendered YAML, then \"R node-replacing changes (pools ...), D may\n"
-	  "disrupt, N no node effect; N objects changed: A added, R removed, M\n"
-	  "modified\". A file missing\n"
-	  "at one side counts as no objects. addons/ files are not compared.\n"
-	  "\n"
-	  "      --base REV          compare with this revision (branch, tag, id)\n"
-	  "      --head REV          the new side (default: the work tree)\n"
-	  "      --repo DIR          the repository's top directory (default .)\n"
-	  "  -f, --format FORMAT     text (default), markdown (a PR comment:\n"
-	  "                          table + one diff per object) or json\n"
-	  "      --templates DIR     template overrides (see render), both sides\n"
+	  "node effect, and Karpenter's drift rule), when a node-replacing\n"
+	  "change takes effect, and a unified diff of the rendered YAML, then\n"
+	  "\"R node-replacing changes (pools ...), D may disrupt, N no node\n"
+	  "effect; N objects changed: A added, R removed, M modified\". A file\n"
+	  "missing at one side counts as no objects. addons/ files are not\n"
+	  "compared.\n"
 	  "\n"
 	  "--live: unified diff, per object, between the live cluster and what a\n"
 	  "reconcile would make of it (computed with server-side dry runs, like\n"
-	  "kubectl diff). Objects that a prune would delete are listed.\n"
-	  "\n"
-	  "      --live              compare with the cluster\n"
-	  "      --templates DIR     template overrides (see render)\n"
-	  CLUSTER_HELP
-	  "\n"
-	  "Exit: 0 no differences, 1 differences, >1 error (kubectl's convention):\n"
-	  "2 usage, 3 invalid intent (at either revision), 4 Git, cluster or\n"
-	  "runtime error.\n" },
-	/* commit: Git write-back (cmd/commit.c, cmd/repo.c) */
+	  "kubectl diff). Objects that a prune would delete are listed.\n",
+	  diff_opts, NULL,
+	  "Exit: 0 no differences, 1 differences, >1 error (kubectl's "
+	  "convention): 2 usage, 3 invalid intent (at either revision), 4 Git, "
+	  "cluster or runtime error.",
+	  "@file", 0 },
 	{ "commit", cmd_commit, "render intents and commit them to a Git branch",
-	  "usage: gpuform commit --repo PATH [--branch B] [--path DIR] [-m MSG]\n"
-	  "                      [--author 'Name <email>'] [--push[=REMOTE]]\n"
-	  "                      [--templates DIR] INTENT...\n"
-	  "\n"
-	  "Render the intents and commit exactly the files 'render -o' would\n"
-	  "write at DIR of branch B, on top of its tip (or as its first commit).\n"
-	  "No work tree is needed: bare repositories work, nothing is checked\n"
-	  "out. Only DIR changes: its stale files disappear, other paths stay.\n"
-	  "When the files are already there, nothing is committed (exit 0).\n"
-	  "Invalid intents commit nothing (exit 3).\n"
+	  "--repo PATH [--branch B] [--path DIR] [-m MSG] "
+	  "[--author 'Name <email>'] [--push[=REMOTE]] [--templates DIR] "
+	  "INTENT...",
+	  "Render the intents and commit, for each intent, exactly the files\n"
+	  "'render --output-dir' would write at DIR/<cluster>/ of branch B, on\n"
+	  "top of its tip (or as its first commit), in one commit. DIR holds\n"
+	  "one directory per cluster, whatever the number of intents. No work\n"
+	  "tree is needed: bare repositories work, nothing is checked out. Only\n"
+	  "the intents' cluster directories change: their stale files\n"
+	  "disappear; other clusters and other paths stay. A cluster directory\n"
+	  "that is not empty and has no kustomization.yaml written by gpuform\n"
+	  "is never replaced. When the files are already there, nothing is\n"
+	  "committed (exit 0). Invalid intents commit nothing (exit 3).\n"
 	  "\n"
 	  "The message: the subject, the files added, modified and removed\n"
-	  "under DIR, and trailers 'Gpuform-Intent: <path> <blob id>' (one per\n"
-	  "intent; the id is what git hash-object prints) and\n"
-	  "'Gpuform-Version: <version>'. If B is checked out in a work tree,\n"
-	  "its index and files follow the commit (local changes under DIR stop\n"
-	  "it before anything is written).\n"
+	  "under each cluster directory, and trailers 'Gpuform-Intent: <path>\n"
+	  "<blob id>' (one per intent; the id is what git hash-object prints)\n"
+	  "and 'Gpuform-Version: <version>'. If B is checked out in a work\n"
+	  "tree, its index and files follow the commit (local changes there\n"
+	  "stop it before anything is written).\n"
 	  "\n"
 	  "With --push, B is pushed (never forced). If the remote's B moved\n"
 	  "meanwhile, gpuform fetches it, resets the local B to it, commits the\n"
 	  "same intents again on top and retries: at most 5 attempts with\n"
-	  "jittered backoff. Local commits on B that the remote does not have are\n"
-	  "replaced by that reset; their ids stay in the reflog.\n"
-	  "\n"
-	  "  --repo PATH            the repository (bare or not)\n"
-	  "  --branch B             the branch (default main; created if missing)\n"
-	  "  --path DIR             the directory to replace (default\n"
-	  "                         clusters/<cluster>; required for several\n"
-	  "                         intents, which go to DIR/<cluster>/)\n"
-	  "  -m, --message MSG      subject (and body) instead of\n"
-	  "                         'gpuform: render <clusters>'\n"
-	  "      --author 'Name <email>'  the author; otherwise user.name and\n"
-	  "                         user.email (git config), then\n"
-	  "                         GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL. The\n"
-	  "                         committer: git config, GIT_COMMITTER_NAME/\n"
-	  "                         GIT_COMMITTER_EMAIL, else the author\n"
-	  "      --push[=REMOTE]    push B to REMOTE (a remote name or URL;\n"
-	  "                         default origin). '--push REMOTE INTENT...'\n"
-	  "                         works when REMOTE is not a file\n"
-	  "      --templates DIR    template overrides (see render)\n"
-	  "  -h, --help             this text\n"
-	  "\n"
+	  "jittered backoff. Local commits on B that the remote does not have\n"
+	  "are replaced by that reset; their ids stay in the reflog.\n",
+	  commit_opts,
 	  "Credentials (never printed):\n"
 	  "  HTTP(S)  GPUFORM_GIT_USERNAME + GPUFORM_GIT_PASSWORD, or\n"
 	  "           GPUFORM_GIT_TOKEN (user: GPUFORM_GIT_USERNAME, the URL's,\n"
@@ -188,15 +149,13 @@ static const struct cmd commands[] = {
 	  "           GPUFORM_GIT_SSH_PUBKEY and GPUFORM_GIT_SSH_PASSPHRASE; the\n"
 	  "           server's host key must be in GPUFORM_GIT_SSH_KNOWN_HOSTS\n"
 	  "           (default ~/.ssh/known_hosts; hashed entries work): an\n"
-	  "           unknown or different key is refused\n"
-	  "\n"
-	  "Exit: 0 committed, pushed or nothing to do, 2 usage, 3 invalid\n"
-	  "intents, 4 Git, network or authentication error.\n" },
-	/* lint, explain: best-practice checks (cmd/lint.c, generator/lint.c) */
+	  "           unknown or different key is refused\n",
+	  "Exit: 0 committed, pushed or nothing to do, 2 usage, 3 invalid "
+	  "intents, 4 Git, network or authentication error (an unknown remote "
+	  "or a directory gpuform did not write included; nothing committed).",
+	  "@file", 0 },
 	{ "lint", cmd_lint, "check intents and manifests for GPU pitfalls",
-	  "usage: gpuform lint [--format text|json|sarif] "
-	  "[--snapshot-size snap-ID=SIZE]... PATH...\n"
-	  "\n"
+	  "[-o text|json|sarif] [--snapshot-size snap-ID=SIZE]... PATH...",
 	  "Check intent files and Kubernetes manifests (NodePool, EC2NodeClass,\n"
 	  "Kueue queues and flavors, Job, JobSet, PyTorchJob, Deployment,\n"
 	  "StatefulSet, Pod, CronJob, device-plugin DaemonSets and Helm values)\n"
@@ -204,33 +163,32 @@ static const struct cmd commands[] = {
 	  "'-' reads standard input. Everything given is linted together, so a\n"
 	  "Job is checked against the NodePool, queue and intent pod contract it\n"
 	  "lands on. Intents are recognised by apiVersion gpuform.io/v1alpha1\n"
-	  "and kind ClusterIntent and linted with what they render; unknown\n"
-	  "kinds are accepted silently. Each finding is\n"
+	  "and kind ClusterIntent and linted with what they render (with the\n"
+	  "warnings validate and render give); unknown kinds are accepted\n"
+	  "silently. Each finding is\n"
 	  "file:line:col: severity: message [RULE-ID rule-name].\n"
 	  "\n"
-	  "  -f, --format FORMAT   text (default), json, or sarif (SARIF 2.1.0,\n"
-	  "                        for GitHub code scanning)\n"
-	  "      --snapshot-size snap-ID=SIZE  the size of an image-cache\n"
-	  "                        snapshot (e.g. snap-0123...=150Gi), for GPU017\n"
-	  "  -h, --help            this text\n"
-	  "\n"
 	  "'gpuform explain' lists the rules; 'gpuform explain RULE' says why\n"
-	  "one matters and how to fix it.\n"
-	  "\n"
-	  "Exit: 0 no error-severity finding (warnings allowed), 1 findings at\n"
-	  "error severity, 2 usage, 3 invalid input (not YAML, or an intent\n"
-	  "that 'gpuform validate' rejects), 4 unreadable file.\n" },
-	{ "explain", cmd_explain, "explain a lint rule (or list them all)",
-	  "usage: gpuform explain [RULE]\n"
-	  "\n"
+	  "one matters and how to fix it.\n",
+	  lint_opts, NULL,
+	  "Exit: 0 no error-severity finding (warnings allowed), 1 findings at "
+	  "error severity, 2 usage, 3 invalid input (not YAML, or an intent "
+	  "that 'gpuform validate' rejects; its errors count), 4 unreadable "
+	  "file.",
+	  "@file", 0 },
+	{ "explain", cmd_explain,
+	  "explain a lint rule, list them all, or list the GPU classes",
+	  "[RULE]\nclasses",
 	  "Without RULE, list every lint rule: id, severity, name, summary.\n"
 	  "With RULE (an id such as GPU003, or a name such as\n"
-	  "gpu-family-allowlist), print why it matters and how to fix it.\n" },
-	/* install: the in-cluster periodic reconcile (cmd/install.c) */
+	  "gpu-family-allowlist), print why it matters and how to fix it.\n"
+	  "'gpuform explain classes' prints the GPU classes an intent's 'gpu:'\n"
+	  "may name and the instance families each one selects, from the\n"
+	  "built-in catalog (a Markdown table).\n",
+	  explain_opts, NULL, NULL, "@rule", 0 },
 	{ "install", cmd_install,
 	  "render the manifests that run gpuform in the cluster (CronJob, RBAC)",
-	  "usage: gpuform install --git URL [--ref BRANCH] --path DIR [options]\n"
-	  "\n"
+	  "--git URL [--ref BRANCH] --path DIR [options]",
 	  "Render the manifests that deploy gpuform itself: Namespace\n"
 	  "gpuform-system, a ServiceAccount, least-privilege RBAC derived from\n"
 	  "the kinds gpuform renders (a ClusterRole for them plus read access to\n"
@@ -239,114 +197,220 @@ static const struct cmd commands[] = {
 	  "Events), the bindings, and a CronJob running\n"
 	  "'gpuform reconcile --git URL --ref BRANCH --path DIR --lock --events'\n"
 	  "(concurrencyPolicy Forbid, deadlines, backoff, non-root, read-only\n"
-	  "root filesystem, Git credentials from a Secret). Without -o, the\n"
-	  "objects go to stdout (kubectl apply --server-side -f -); with -o DIR,\n"
-	  "one file per object and a kustomization.yaml (kubectl apply\n"
-	  "--server-side -k DIR), replaced atomically like render -o.\n"
+	  "root filesystem, Git credentials from a Secret). Without\n"
+	  "--output-dir, the objects go to stdout (kubectl apply --server-side\n"
+	  "-f -); with --output-dir DIR, one file per object and a\n"
+	  "kustomization.yaml (kubectl apply --server-side -k DIR), replaced\n"
+	  "atomically like render --output-dir.\n",
+	  install_opts, NULL,
+	  "Exit: 0 written, 2 usage, 3 invalid option value, 4 I/O error.",
+	  NULL, 0 },
+	{ "version", cmd_version,
+	  "print the version, the commit it was built from and the targets",
+	  "[-o text|json]",
+	  "Print gpuform's version, the Git commit it was built from, and the\n"
+	  "Karpenter and Kueue versions whose CRDs and behaviour the rendered\n"
+	  "objects follow.\n",
+	  version_opts, NULL, NULL, NULL, 0 },
+	{ "help", cmd_help, "show help for a command", "[COMMAND]", NULL,
+	  help_opts, NULL, NULL, "@command", 0 },
+	{ "completion", cmd_completion,
+	  "print the bash or zsh completion script",
+	  "bash|zsh",
+	  "Print a completion script made from the same option tables as\n"
+	  "--help and the man pages. 'make install' installs both; by hand:\n"
 	  "\n"
-	  "      --git URL           the repository the job reconciles from\n"
-	  "      --ref BRANCH        branch (default main)\n"
-	  "      --path DIR          the cluster's directory in the repository\n"
-	  "      --cluster NAME      cluster name (default: the last part of\n"
-	  "                          --path); names the inventory and the Lease\n"
-	  "      --schedule CRON     default \"*/5 * * * *\"\n"
-	  "      --image IMAGE       default gpuform:<version>\n"
-	  "      --git-secret NAME   Secret with GPUFORM_GIT_* keys, as environment\n"
-	  "                          (SSH URLs: also mounted for ssh-privatekey and\n"
-	  "                          known_hosts); default gpuform-git\n"
-	  "      --namespace NS      where gpuform runs (default gpuform-system)\n"
-	  "      --device-plugin-namespace NS  the intents' spec.nvidiaDevicePlugin.\n"
-	  "                          namespace (default kube-system)\n"
-	  "      --cronjob-api-version V  batch/v1 (default) or batch/v1beta1\n"
-	  "                          (Kubernetes before 1.21)\n"
-	  "      --prune             the job runs reconcile --prune\n"
-	  "      --pushgateway URL   the job pushes metrics there\n"
-	  "      --timeout DUR       the job's reconcile --timeout (default 5m)\n"
-	  "      --templates DIR     template overrides (templates/install-*.yaml)\n"
-	  "  -o, --output DIR        write a directory instead of stdout\n"
-	  "  -f, --format FORMAT     yaml (default) or json\n"
-	  "  -h, --help              this text\n"
-	  "\n"
-	  "Exit: 0 written, 2 usage, 3 invalid option value, 4 I/O error.\n" },
-	{ "version", cmd_version, "print the version",
-	  "usage: gpuform version\n" },
-	{ "help", cmd_help, "show help for a command",
-	  "usage: gpuform help [COMMAND]\n" },
+	  "  source <(gpuform completion bash)\n"
+	  "  gpuform completion zsh > \"${fpath[1]}/_gpuform\"\n",
+	  help_opts, NULL, NULL, "bash zsh", 0 },
+	{ "help-man", cmd_help_man, "print a man page (for the build)",
+	  "[COMMAND]",
+	  "Print the man page of COMMAND (gpuform-COMMAND(1)), or gpuform(1)\n"
+	  "without one, in roff. The Makefile writes them to build/man/.\n",
+	  help_opts, NULL, NULL, "@command", CMD_OPT_HIDDEN },
 };
 
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+const size_t cmd_table_nr = sizeof(cmd_table) / sizeof(cmd_table[0]);
 
-const struct cmd *cmd_find(const char *name)
-{
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
-	return NULL;
-}
+const struct cmd_opt version_opts[] = {
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "text (default) or json", "text json", 0 },
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
+const struct cmd_opt help_opts[] = {
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
 
 static void print_overview(FILE *f)
 {
-	fprintf(f, "usage: gpuform [--version] [--help] COMMAND [ARGS]\n\n"
-		   "GitOps for GPU capacity on Amazon EKS.\n\ncommands:\n");
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name,
-			commands[i].summary);
-	fprintf(f, "\nexit codes: 0 ok, 1 differences found, 2 usage, "
-		   "3 invalid input, 4 runtime error, 5 held back\n"
-		   "'gpuform help COMMAND' or 'gpuform COMMAND --help' for "
-		   "details.\n");
+	struct buf b = BUF_INIT;
+
+	cmd_format_overview(&b);
+	fputs(buf_cstr(&b), f);
+	buf_release(&b);
 }
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
-	const struct cmd *c = cmd_find(cmd);
 	va_list ap;
 
 	fprintf(stderr, "gpuform %s: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	if (c)
-		fputs(c->usage, stderr);
+	fprintf(stderr, "; see 'gpuform %s --help'\n", cmd);
 	return EXIT_USAGE;
 }
 
 int cmd_print_help(const char *cmd)
 {
 	const struct cmd *c = cmd_find(cmd);
+	struct buf b = BUF_INIT;
 
 	if (!c)
 		return EXIT_USAGE;
-	fputs(c->usage, stdout);
+	cmd_format_help(&b, c);
+	fputs(buf_cstr(&b), stdout);
+	buf_release(&b);
 	return EXIT_OK;
+}
+
+/* simple_args: a command whose only option is --help; returns -1 to go on
+ * (optind: the first operand), else the exit code */
+static int simple_args(const char *cmd, int argc, char **argv)
+{
+	int c;
+
+	while ((c = cmd_getopt(cmd, argc, argv)) != -1) {
+		if (c == 'h')
+			return cmd_print_help(cmd);
+		return EXIT_USAGE;
+	}
+	return -1;
 }
 
 int cmd_version(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
-		return cmd_print_help("version");
-	if (argc > 1)
+	int c, json = 0;
+
+	while ((c = cmd_getopt("version", argc, argv)) != -1) {
+		switch (c) {
+		case 'h':
+			return cmd_print_help("version");
+		case 'o':
+			if (!strcmp(optarg, "json"))
+				json = 1;
+			else if (strcmp(optarg, "text"))
+				return cmd_usage_error("version",
+						       "unknown output format "
+						       "'%s' (text or json)",
+						       optarg);
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
 		return cmd_usage_error("version", "unexpected argument '%s'",
-				       argv[1]);
-	printf("gpuform %s (cJSON %s)\n", GPUFORM_VERSION, cJSON_Version());
+				       argv[optind]);
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+		char *s;
+
+		cJSON_AddStringToObject(o, "version", GPUFORM_VERSION);
+		cJSON_AddStringToObject(o, "commit", GPUFORM_COMMIT);
+		cJSON_AddStringToObject(o, "karpenter", TARGET_KARPENTER);
+		cJSON_AddStringToObject(o, "kueue", TARGET_KUEUE);
+		cJSON_AddStringToObject(o, "cjson", cJSON_Version());
+		s = cJSON_Print(o);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(o);
+		return EXIT_OK;
+	}
+	printf("gpuform %s\n"
+	       "commit: %s\n"
+	       "targets: Karpenter %s, Kueue %s\n"
+	       "built with: cJSON %s\n",
+	       GPUFORM_VERSION, GPUFORM_COMMIT, TARGET_KARPENTER, TARGET_KUEUE,
+	       cJSON_Version());
 	return EXIT_OK;
+}
+
+static int unknown_command(const char *where, const char *name)
+{
+	const char *names[64];
+	const char *sug;
+	size_t n = 0;
+
+	for (size_t i = 0; i < cmd_table_nr && n < 64; i++)
+		if (!(cmd_table[i].flags & CMD_OPT_HIDDEN))
+			names[n++] = cmd_table[i].name;
+	sug = cmd_suggest(name, names, n);
+	fprintf(stderr, "%s: '%s' is not a gpuform command%s%s%s; see "
+			"'gpuform --help'\n",
+		where, name, sug ? " (did you mean '" : "", sug ? sug : "",
+		sug ? "'?)" : "");
+	return EXIT_USAGE;
 }
 
 int cmd_help(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
-		return cmd_print_help("help");
-	if (argc < 2) {
+	int r = simple_args("help", argc, argv);
+
+	if (r >= 0)
+		return r;
+	if (optind >= argc) {
 		print_overview(stdout);
 		return EXIT_OK;
 	}
-	if (!cmd_find(argv[1])) {
-		fprintf(stderr, "gpuform help: unknown command '%s'\n", argv[1]);
-		print_overview(stderr);
-		return EXIT_USAGE;
+	if (argc - optind > 1)
+		return cmd_usage_error("help", "one command at a time");
+	if (!cmd_find(argv[optind]))
+		return unknown_command("gpuform help", argv[optind]);
+	return cmd_print_help(argv[optind]);
+}
+
+int cmd_help_man(int argc, char **argv)
+{
+	struct buf b = BUF_INIT;
+	const struct cmd *c = NULL;
+	int r = simple_args("help-man", argc, argv);
+
+	if (r >= 0)
+		return r;
+	if (argc - optind > 1)
+		return cmd_usage_error("help-man", "one command at a time");
+	if (optind < argc && !(c = cmd_find(argv[optind])))
+		return unknown_command("gpuform help-man", argv[optind]);
+	cmd_format_man(&b, c);
+	fputs(buf_cstr(&b), stdout);
+	buf_release(&b);
+	return EXIT_OK;
+}
+
+int cmd_completion(int argc, char **argv)
+{
+	struct buf b = BUF_INIT;
+	int r = simple_args("completion", argc, argv);
+
+	if (r >= 0)
+		return r;
+	if (argc - optind != 1)
+		return cmd_usage_error("completion", "name the shell: bash or "
+						     "zsh");
+	if (cmd_format_completion(&b, argv[optind]) < 0) {
+		buf_release(&b);
+		return cmd_usage_error("completion",
+				       "no completion for '%s' (bash or zsh)",
+				       argv[optind]);
 	}
-	return cmd_print_help(argv[1]);
+	fputs(buf_cstr(&b), stdout);
+	buf_release(&b);
+	return EXIT_OK;
 }
 
 /* like git's run_builtin: a failed write to stdout must not look like
@@ -365,7 +429,8 @@ int main(int argc, char **argv)
 	const struct cmd *c;
 
 	if (argc < 2) {
-		print_overview(stderr);
+		fprintf(stderr, "gpuform: no command given; see 'gpuform "
+				"--help'\n");
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -375,17 +440,14 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version"))
 		return finish_stdout(cmd_version(1, argv));
 	if (argv[1][0] == '-') {
-		fprintf(stderr, "gpuform: unknown option '%s'\n", argv[1]);
-		print_overview(stderr);
+		fprintf(stderr, "gpuform: unknown option '%s' (options go "
+				"after the command); see 'gpuform --help'\n",
+			argv[1]);
 		return EXIT_USAGE;
 	}
 	c = cmd_find(argv[1]);
-	if (!c) {
-		fprintf(stderr, "gpuform: '%s' is not a gpuform command\n",
-			argv[1]);
-		print_overview(stderr);
-		return EXIT_USAGE;
-	}
+	if (!c)
+		return unknown_command("gpuform", argv[1]);
 	optind = 0; /* each command runs its own getopt_long */
 	return finish_stdout(c->fn(argc - 1, argv + 1));
 }

@@ -6,6 +6,7 @@
  * (reconcile/nodecount.c), the window arithmetic (generator/window.c).
  */
 #include "cmd/nodeimpact.h"
+#include "cmd/objdiff.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +168,19 @@ void nodeimpact_describe(struct buf *out, const struct nodeimpact *ni,
 	buf_adds(out, ": ");
 	impact_rules_text(im, out);
 	impact_also_text(im, out);
+	if (im->cls == IMPACT_REPLACES && im->npools && ni->desired) {
+		/* when Karpenter acts on it, from the desired NodePools */
+		const cJSON **docs = NULL, *d;
+		size_t n = 0;
+
+		cJSON_ArrayForEach(d, ni->desired) n++;
+		docs = xcalloc(n ? n : 1, sizeof(*docs));
+		n = 0;
+		cJSON_ArrayForEach(d, ni->desired) docs[n++] = d;
+		buf_adds(out, "; takes effect ");
+		objdiff_when(out, im->pools, im->npools, docs, n);
+		free(docs);
+	}
 }
 
 void nodeimpact_summary(struct buf *out, const struct nodeimpact *ni)

@@ -174,6 +174,96 @@ static void pools_add(struct pools *p, const struct key *k, size_t n)
 		}
 }
 
+enum when { WHEN_NOW, WHEN_WINDOW, WHEN_NEVER };
+
+static enum when when_of(const cJSON *pool, const char **sched,
+			 const char **dur)
+{
+	const cJSON *b, *budgets = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(pool, "spec"),
+			"disruption"),
+		"budgets");
+	const cJSON *ann = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(pool, "metadata"),
+		"annotations");
+	enum when w = WHEN_NOW;
+
+	*sched = str_at(ann, "gpuform.io/maintenance-window", NULL);
+	*dur = str_at(ann, "gpuform.io/maintenance-window-duration", NULL);
+	cJSON_ArrayForEach(b, budgets) {
+		const cJSON *reasons = cJSON_GetObjectItemCaseSensitive(b,
+								"reasons");
+		const cJSON *r;
+		int drift = !cJSON_IsArray(reasons);
+
+		cJSON_ArrayForEach(r, reasons)
+			if (cJSON_IsString(r) &&
+			    !strcmp(r->valuestring, "Drifted"))
+				drift = 1;
+		if (!drift || strcmp(str_at(b, "nodes", NULL), "0"))
+			continue;
+		if (cJSON_GetObjectItemCaseSensitive(b, "schedule"))
+			w = w == WHEN_NEVER ? WHEN_NEVER : WHEN_WINDOW;
+		else
+			w = WHEN_NEVER;
+	}
+	return w;
+}
+
+static void when_text(struct buf *out, enum when w, const char *sched,
+		      const char *dur)
+{
+	if (w == WHEN_NOW)
+		buf_adds(out, "immediately (Karpenter replaces drifted nodes "
+			      "as the pool's disruption budgets allow)");
+	else if (w == WHEN_WINDOW && *sched)
+		buf_addf(out, "at the next opening of the maintenance window "
+			      "\"%s\" (%s); drift is blocked outside it",
+			 sched, *dur ? dur : "?");
+	else if (w == WHEN_WINDOW)
+		buf_adds(out, "when the pool's disruption budget schedule next "
+			      "allows drift");
+	else
+		buf_adds(out, "not by itself: the pool's disruption budget "
+			      "blocks drift and it has no maintenance window "
+			      "(nodes are replaced as they empty or are "
+			      "deleted)");
+}
+
+void objdiff_when(struct buf *out, char *const *names, size_t n,
+		  const cJSON *const *docs, size_t ndocs)
+{
+	struct buf first = BUF_INIT, each = BUF_INIT;
+	int same = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		const cJSON *pool = NULL;
+		const char *sched = "", *dur = "";
+		struct buf t = BUF_INIT;
+		enum when w;
+
+		/* the last match: the new side's pool when both have it */
+		for (size_t j = 0; j < ndocs; j++)
+			if (!strcmp(str_at(docs[j], "metadata", "name"),
+				    names[i]) &&
+			    !strcmp(str_at(docs[j], "kind", NULL), "NodePool"))
+				pool = docs[j];
+		w = pool ? when_of(pool, &sched, &dur) : WHEN_NOW;
+		when_text(&t, w, sched, dur);
+		if (!i)
+			buf_adds(&first, buf_cstr(&t));
+		else if (strcmp(buf_cstr(&first), buf_cstr(&t)))
+			same = 0;
+		buf_addf(&each, "%spool %s: %s", i ? "; " : "", names[i],
+			 buf_cstr(&t));
+		buf_release(&t);
+	}
+	buf_adds(out, same ? buf_cstr(&first) : buf_cstr(&each));
+	buf_release(&first);
+	buf_release(&each);
+}
+
 static void classify(struct objdiff_item *it, struct pools *p,
 		     const struct key *a, const struct key *b)
 {
@@ -185,6 +275,13 @@ static void classify(struct objdiff_item *it, struct pools *p,
 		}
 	impact_classify(&it->impact, a ? a->doc : NULL, b ? b->doc : NULL,
 			p->docs, p->ndocs);
+	it->when = NULL;
+	if (it->impact.cls == IMPACT_REPLACES && it->impact.npools) {
+		struct buf w = BUF_INIT;
+		objdiff_when(&w, it->impact.pools, it->impact.npools, p->docs,
+			     p->ndocs);
+		it->when = buf_detach(&w, NULL);
+	}
 }
 
 /* compare a (base, may be NULL) with b (head, may be NULL) */
@@ -287,6 +384,7 @@ void objdiff_release(struct objdiff *d)
 		free(it->name);
 		free(it->diff);
 		impact_release(&it->impact);
+		free(it->when);
 	}
 	free(d->items);
 	impact_tally_release(&d->tally);
@@ -319,6 +417,8 @@ void objdiff_format_text(struct buf *out, const struct objdiff *d)
 		buf_adds(out, "\nnode impact: ");
 		impact_describe(out, &d->items[i].impact);
 		buf_addc(out, '\n');
+		if (d->items[i].when)
+			buf_addf(out, "takes effect: %s\n", d->items[i].when);
 		buf_adds(out, d->items[i].diff);
 	}
 	objdiff_summary(out, d);
@@ -476,6 +576,11 @@ void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 		buf_addf(out, " (%s)</summary>\n\n",
 			 impact_class_names[it->impact.cls]);
 		add_impact_md(out, &it->impact);
+		if (it->when) {
+			buf_adds(out, "Takes effect: ");
+			add_cell(out, it->when);
+			buf_adds(out, "\n\n");
+		}
 		add_fence(out, f);
 		buf_adds(out, "diff\n");
 		buf_adds(out, it->diff);
@@ -528,6 +633,8 @@ void objdiff_format_json(struct buf *out, const struct objdiff *d,
 		cJSON_AddStringToObject(o, "change",
 					objdiff_change_names[it->change]);
 		cJSON_AddItemToObject(o, "impact", impact_json(&it->impact));
+		if (it->when)
+			cJSON_AddStringToObject(o, "takesEffect", it->when);
 		cJSON_AddStringToObject(o, "diff", it->diff);
 		cJSON_AddItemToArray(objs, o);
 	}

@@ -61,6 +61,7 @@ struct objdiff_item {
 	char *diff; /* unified diff; "--- /dev/null" for added,
 		     * "+++ /dev/null" for removed */
 	struct impact impact; /* what the change does to running nodes */
+	char *when; /* node-replacing: when it takes effect; else NULL */
 };
 
 struct objdiff {
@@ -123,5 +124,18 @@ void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 void objdiff_format_json(struct buf *out, const struct objdiff *d,
 			 const struct objdiff_rev *base,
 			 const struct objdiff_rev *head);
+
+/*
+ * objdiff_when: when Karpenter acts on a node-replacing change to the pools
+ * `names` (cluster objects `docs`, the new side's NodePools): "immediately",
+ * "at the next opening of the maintenance window ..." (a Drifted budget of
+ * 0 nodes with a schedule: gpuform's window), or "not by itself" (a budget
+ * of 0 without a schedule: interruption none and no window). Karpenter
+ * disrupts drifted nodes only as spec.disruption.budgets allow
+ * (kubernetes-sigs/karpenter, designs/disruption-controls.md; the
+ * NodePool CRD in tests/fixtures/crds describes budgets and reasons).
+ */
+void objdiff_when(struct buf *out, char *const *names, size_t n,
+		  const cJSON *const *docs, size_t ndocs);
 
 #endif

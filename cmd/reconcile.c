@@ -6,7 +6,6 @@
 #include "cmd/cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <time.h>
 
 #include "cmd/cluster.h"
+#include "cmd/gitpath.h"
 #include "cmd/nodeimpact.h"
 #include "cmd/incluster.h"
 #include "cmd/objdiff.h"
@@ -101,8 +101,8 @@ static void print_summary(const struct recon_report *r,
 
 enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
        OPT_PRUNE_NS, OPT_INV_NS, OPT_TEMPLATES, OPT_LIVE, OPT_GIT, OPT_REF,
-       OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE, OPT_ADOPT, OPT_REBUILD_INV,
-       OPT_NO_LOCK };
+       OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE, OPT_BASE, OPT_HEAD,
+       OPT_REPO, OPT_FORMAT, OPT_ADOPT, OPT_REBUILD_INV, OPT_NO_LOCK };
 
 /* tests only: pause between the LISTs and the first DELETE of a prune, so
  * a test can change an object meanwhile (GPUFORM_TEST_PRUNE_PAUSE_S) */
@@ -116,31 +116,84 @@ static void test_prune_pause(void *ctx)
 		;
 }
 
+const struct cmd_opt reconcile_opts[] = {
+	{ "dry-run", 0, OPT_DRY_RUN, CMD_ARG_NONE, NULL,
+	  "show what would change; exit 1 if anything", NULL, 0 },
+	{ "prune", 0, OPT_PRUNE, CMD_ARG_NONE, NULL,
+	  "delete objects gpuform created that are no longer desired "
+	  "(inventory, label and UID must all match)", NULL, 0 },
+	{ "force-prune", 0, OPT_FORCE_PRUNE, CMD_ARG_NONE, NULL,
+	  "allow an empty desired set or pruning more than half of the "
+	  "inventory", NULL, 0 },
+	{ "prune-namespaces", 0, OPT_PRUNE_NS, CMD_ARG_NONE, NULL,
+	  "allow pruning Namespaces", NULL, 0 },
+	{ "force-conflicts", 0, OPT_FORCE_CONFLICTS, CMD_ARG_NONE, NULL,
+	  "take over fields another apply manager owns", NULL, 0 },
+	{ "allow-node-replacement", 0, OPT_ALLOW_REPLACE, CMD_ARG_NONE, NULL,
+	  "apply node-replacing changes to 'interruption: none' or "
+	  "'checkpointed' pools outside their maintenance window (held back "
+	  "otherwise; everything else is applied)", NULL, 0 },
+	{ "adopt", 0, OPT_ADOPT, CMD_ARG_NONE, NULL,
+	  "take over existing objects that no gpuform inventory owns (else "
+	  "they are conflicts)", NULL, 0 },
+	{ "rebuild-inventory", 0, OPT_REBUILD_INV, CMD_ARG_NONE, NULL,
+	  "rebuild a damaged or deleted inventory from the objects gpuform "
+	  "labelled and applied", NULL, 0 },
+	{ "no-lock", 0, OPT_NO_LOCK, CMD_ARG_NONE, NULL,
+	  "do not take the run lock (taken by default for every run that "
+	  "writes)", NULL, 0 },
+	{ "inventory-namespace", 0, OPT_INV_NS, CMD_ARG_REQUIRED, "NS",
+	  "where the inventory lives (default gpuform-system)", NULL, 0 },
+	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
+	  "template overrides (see render)", "@dir", 0 },
+	{ "git", 0, OPT_GIT, CMD_ARG_REQUIRED, "URL",
+	  "read the manifests from this Git repository (https://, ssh:// or a "
+	  "path; credentials as for commit --push), fetched into a bare cache "
+	  "reused between runs; no checkout", NULL, 0 },
+	{ "ref", 0, OPT_REF, CMD_ARG_REQUIRED, "BRANCH",
+	  "branch to read (default main)", NULL, 0 },
+	{ "path", 0, OPT_PATH, CMD_ARG_REQUIRED, "DIR",
+	  "directory of the manifests in the tree (a cluster's directory, as "
+	  "written by render --output-dir or commit: clusters/<cluster>)",
+	  NULL, 0 },
+	{ "git-cache", 0, OPT_GIT_CACHE, CMD_ARG_REQUIRED, "DIR",
+	  "cache location (default ~/.cache/gpuform/git/<hash of URL>)",
+	  "@dir", 0 },
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "text (default) or json (with request counts)", "text json", 0 },
+	CLUSTER_CMD_OPTS,
+	INCLUSTER_CMD_OPTS,
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
+/* both modes of diff: --base (Git) and --live (the cluster) */
+const struct cmd_opt diff_opts[] = {
+	{ "base", 0, OPT_BASE, CMD_ARG_REQUIRED, "REV",
+	  "compare with this revision (branch, tag, id): the pull-request "
+	  "diff, from Git alone", NULL, 0 },
+	{ "head", 0, OPT_HEAD, CMD_ARG_REQUIRED, "REV",
+	  "with --base: the new side (default: the work tree)", NULL, 0 },
+	{ "repo", 0, OPT_REPO, CMD_ARG_REQUIRED, "DIR",
+	  "with --base: the repository (default: the one the current "
+	  "directory is in)", "@dir", 0 },
+	{ "live", 0, OPT_LIVE, CMD_ARG_NONE, NULL,
+	  "compare with the cluster", NULL, 0 },
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "text (default), markdown (with --base: a PR comment, a table and "
+	  "one diff per object) or json; also -f, --format",
+	  "text markdown json", 0 },
+	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	  "text markdown json", CMD_OPT_HIDDEN },
+	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
+	  "template overrides (see render), both sides", "@dir", 0 },
+	CLUSTER_CMD_OPTS,
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
 static int run(const char *cmd, int argc, char **argv, int diff_mode)
 {
-	static const struct option opts[] = {
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "prune", no_argument, NULL, OPT_PRUNE },
-		{ "force-conflicts", no_argument, NULL, OPT_FORCE_CONFLICTS },
-		{ "force-prune", no_argument, NULL, OPT_FORCE_PRUNE },
-		{ "prune-namespaces", no_argument, NULL, OPT_PRUNE_NS },
-		{ "inventory-namespace", required_argument, NULL, OPT_INV_NS },
-		{ "templates", required_argument, NULL, OPT_TEMPLATES },
-		{ "live", no_argument, NULL, OPT_LIVE },
-		{ "git", required_argument, NULL, OPT_GIT },
-		{ "ref", required_argument, NULL, OPT_REF },
-		{ "path", required_argument, NULL, OPT_PATH },
-		{ "git-cache", required_argument, NULL, OPT_GIT_CACHE },
-		{ "allow-node-replacement", no_argument, NULL, OPT_ALLOW_REPLACE },
-		{ "adopt", no_argument, NULL, OPT_ADOPT },
-		{ "rebuild-inventory", no_argument, NULL, OPT_REBUILD_INV },
-		{ "no-lock", no_argument, NULL, OPT_NO_LOCK },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		CLUSTER_LONG_OPTS,
-		INCLUSTER_LONG_OPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cluster_opts co = CLUSTER_OPTS_INIT;
 	struct incluster_opts io = INCLUSTER_OPTS_INIT;
 	struct incluster ic;
@@ -160,7 +213,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	long prune_pause = 0;
 	const char *pause_env = getenv("GPUFORM_TEST_PRUNE_PAUSE_S");
 
-	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(cmd, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_DRY_RUN:
 			ro.dry_run = 1;
@@ -210,6 +263,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		case OPT_NO_LOCK:
 			no_lock = 1;
 			break;
+		case OPT_FORMAT:
 		case 'o':
 			if (!strcmp(optarg, "json"))
 				json = 1;
@@ -236,8 +290,11 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 				return cmd_usage_error(cmd, "bad value '%s'", optarg);
 			any_incluster = 1;
 			break;
+		case '?':
+			return EXIT_USAGE;
 		default:
-			return cmd_usage_error(cmd, "invalid option");
+			return cmd_usage_error(cmd, "--%s goes with diff --base",
+					       cmd_opt_name(cmd, c));
 		}
 	}
 	if (diff_mode && any_incluster)
@@ -413,52 +470,17 @@ struct side {
 	size_t failed;
 };
 
-/*
- * The intent path as a path inside the repository: "./specs//a.yaml" ->
- * "specs/a.yaml"; an absolute path must lie in the work tree. NULL for a
- * path that leaves the repository ("..") or names nothing.
- */
-static char *repo_path(const char *arg, const char *workdir)
-{
-	struct buf b = BUF_INIT;
-	const char *p = arg;
-
-	if (*p == '/') {
-		size_t n = workdir ? strlen(workdir) : 0;
-		while (n && workdir[n - 1] == '/')
-			n--;
-		if (!n || strncmp(p, workdir, n) || p[n] != '/')
-			return NULL;
-		p += n;
-	}
-	while (*p) {
-		size_t n = strcspn(p, "/");
-		if (n == 2 && !strncmp(p, "..", 2)) {
-			buf_release(&b);
-			return NULL;
-		}
-		if (n && !(n == 1 && *p == '.')) {
-			if (b.len)
-				buf_addc(&b, '/');
-			buf_add(&b, p, n);
-		}
-		p += n;
-		while (*p == '/')
-			p++;
-	}
-	if (!b.len)
-		return NULL;
-	return buf_detach(&b, NULL);
-}
-
 /* the file as the user can open it: REV:PATH, or its place on disk */
 static char *side_label(const struct side *s, const char *repo_dir,
-			const char *path)
+			const char *path, const char *arg)
 {
-	size_t n = strlen(repo_dir);
+	size_t n;
 
 	if (s->rev)
 		return xasprintf("%s:%s", s->rev, path);
+	if (!repo_dir) /* found from the current directory: as typed */
+		return xstrdup(arg);
+	n = strlen(repo_dir);
 	if (!strcmp(repo_dir, "."))
 		return xstrdup(path);
 	return xasprintf("%s%s%s", repo_dir,
@@ -509,12 +531,12 @@ static int side_read(struct buf *out, int *absent, struct repo *r,
  * anything else (Git, I/O) stops with -1.
  */
 static int side_render(struct side *s, struct repo *r, char **paths,
-		       size_t n, const char *repo_dir,
+		       char *const *args, size_t n, const char *repo_dir,
 		       const struct tmpl_set *t, struct err *err)
 {
 	s->r = xcalloc(n ? n : 1, sizeof(*s->r));
 	for (size_t i = 0; i < n; i++) {
-		char *label = side_label(s, repo_dir, paths[i]);
+		char *label = side_label(s, repo_dir, paths[i], args[i]);
 		struct buf data = BUF_INIT;
 		struct err e = ERR_INIT;
 		size_t before = s->d.errors;
@@ -606,20 +628,10 @@ static int invalid_error(const struct side *a, const struct side *b,
 	return ret;
 }
 
-enum { OPT_BASE = 3000, OPT_HEAD, OPT_REPO, OPT_DIFF_TEMPLATES };
 
 static int diff_git(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "base", required_argument, NULL, OPT_BASE },
-		{ "head", required_argument, NULL, OPT_HEAD },
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "format", required_argument, NULL, 'f' },
-		{ "templates", required_argument, NULL, OPT_DIFF_TEMPLATES },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *repo_dir = ".", *templates = NULL;
+	const char *repo_dir = NULL, *templates = NULL;
 	enum diff_format fmt = DIFF_TEXT;
 	struct side base = { "base", NULL, "", NULL, DIAGS_INIT, 0 };
 	struct side head = { "head", NULL, "", NULL, DIAGS_INIT, 0 };
@@ -633,7 +645,7 @@ static int diff_git(int argc, char **argv)
 	size_t n = 0;
 	int c, code = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt("diff", argc, argv)) != -1) {
 		switch (c) {
 		case OPT_BASE:
 			base.rev = optarg;
@@ -644,7 +656,8 @@ static int diff_git(int argc, char **argv)
 		case OPT_REPO:
 			repo_dir = optarg;
 			break;
-		case 'f':
+		case 'o':
+		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
 				fmt = DIFF_TEXT;
 			else if (!strcmp(optarg, "markdown"))
@@ -656,15 +669,17 @@ static int diff_git(int argc, char **argv)
 						       "unknown format '%s' (text, "
 						       "markdown or json)", optarg);
 			break;
-		case OPT_DIFF_TEMPLATES:
+		case OPT_TEMPLATES:
 			templates = optarg;
 			break;
 		case 'h':
 			return cmd_print_help("diff");
+		case '?':
+			return EXIT_USAGE;
 		default:
-			return cmd_usage_error("diff", "invalid option (--base "
-						       "compares Git revisions; "
-						       "--live the cluster)");
+			return cmd_usage_error("diff", "--%s goes with --live, "
+						       "not --base",
+					       cmd_opt_name("diff", c));
 		}
 	}
 	if (!base.rev || !*base.rev)
@@ -675,7 +690,8 @@ static int diff_git(int argc, char **argv)
 		return cmd_usage_error("diff", "no intent file given");
 
 	if (tmpl_set_load(&t, templates, &err) < 0 ||
-	    repo_open(&r, repo_dir, &err) < 0) {
+	    (repo_dir ? repo_open(&r, repo_dir, &err)
+		      : repo_discover(&r, ".", &err)) < 0) {
 		code = report_err(&err);
 		goto out;
 	}
@@ -691,21 +707,32 @@ static int diff_git(int argc, char **argv)
 	}
 	if (!head.rev && !repo_workdir(r)) {
 		code = cmd_usage_error("diff", "'%s' is a bare repository: "
-					       "give --head REV", repo_dir);
+					       "give --head REV",
+				       repo_dir ? repo_dir : ".");
 		goto out;
 	}
 	n = (size_t)(argc - optind);
 	paths = xcalloc(n, sizeof(*paths));
-	for (size_t i = 0; i < n; i++)
-		if (!(paths[i] = repo_path(argv[optind + i], repo_workdir(r)))) {
-			code = cmd_usage_error("diff", "'%s' is not a file in "
-						       "the repository",
-					       argv[optind + i]);
+	for (size_t i = 0; i < n; i++) {
+		struct buf why = BUF_INIT;
+
+		paths[i] = git_path(argv[optind + i], repo_workdir(r),
+				    repo_dir != NULL, &why);
+		if (!paths[i]) {
+			code = cmd_usage_error("diff", "%s",
+					       why.len ? buf_cstr(&why)
+						       : "not a file in the "
+							 "repository");
+			buf_release(&why);
 			goto out;
 		}
+		buf_release(&why);
+	}
 
-	if (side_render(&base, r, paths, n, repo_dir, t, &err) < 0 ||
-	    side_render(&head, r, paths, n, repo_dir, t, &err) < 0) {
+	if (side_render(&base, r, paths, argv + optind, n, repo_dir, t,
+			&err) < 0 ||
+	    side_render(&head, r, paths, argv + optind, n, repo_dir, t,
+			&err) < 0) {
 		code = report_err(&err);
 		goto out;
 	}

@@ -4,7 +4,6 @@
  */
 #include "cmd/cmd.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +27,53 @@ static int write_outputs(const struct inputs *ins, const char *dir,
 	return ret;
 }
 
+enum { OPT_FORMAT = 256, OPT_OUTPUT_DIR, OPT_TEMPLATES };
+
+const struct cmd_opt render_opts[] = {
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "yaml (default) or json (a v1 List); also -f, --format", "yaml json",
+	  0 },
+	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	  "yaml json", CMD_OPT_HIDDEN },
+	{ "output-dir", 0, OPT_OUTPUT_DIR, CMD_ARG_REQUIRED, "DIR",
+	  "write a directory instead of stdout", "@dir", 0 },
+	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
+	  "override built-in templates by file name", "@dir", 0 },
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
+/*
+ * cmd_output_format: -o FORMAT for render and install. -o used to name a
+ * directory; an argument that is no format, does not look like a
+ * misspelt one and is a path keeps that meaning with a warning (*dir set).
+ */
+int cmd_output_format(const char *cmd, int val, const char *arg,
+		      enum render_format *fmt, const char **dir)
+{
+	static const char *const names[] = { "yaml", "json" };
+	const char *sug;
+
+	if (render_format_parse(arg, fmt) == 0)
+		return 0;
+	sug = cmd_suggest(arg, names, 2);
+	if (val == 'o' && !sug) {
+		fprintf(stderr,
+			"gpuform %s: warning: '-o %s' as a directory is "
+			"deprecated: -o is the output format (yaml or json), "
+			"as in kubectl; use --output-dir %s\n",
+			cmd, arg, arg);
+		*dir = arg;
+		return 0;
+	}
+	cmd_usage_error(cmd, "unknown output format '%s' (yaml or json%s%s%s)",
+			arg, sug ? "; did you mean '" : "", sug ? sug : "",
+			sug ? "'?" : "");
+	return -1;
+}
+
 int cmd_render(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "templates", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dir = NULL, *templates = NULL;
 	enum render_format fmt = RENDER_YAML;
 	struct tmpl_set *t = NULL;
@@ -46,25 +83,24 @@ int cmd_render(int argc, char **argv)
 	struct buf out = BUF_INIT;
 	int c, code = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "+o:f:h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt("render", argc, argv)) != -1) {
 		switch (c) {
 		case 'o':
+		case OPT_FORMAT:
+			if (cmd_output_format("render", c, optarg, &fmt,
+					      &dir) < 0)
+				return EXIT_USAGE;
+			break;
+		case OPT_OUTPUT_DIR:
 			dir = optarg;
 			break;
-		case 'f':
-			if (render_format_parse(optarg, &fmt) < 0)
-				return cmd_usage_error("render",
-						       "unknown format '%s' "
-						       "(yaml or json)",
-						       optarg);
-			break;
-		case 'T':
+		case OPT_TEMPLATES:
 			templates = optarg;
 			break;
 		case 'h':
 			return cmd_print_help("render");
 		default:
-			return cmd_usage_error("render", "invalid option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <git2.h>
 #include <zlib.h>
@@ -185,6 +186,32 @@ int repo_open(struct repo **out, const char *path, struct err *err)
 	}
 	*out = repo_wrap(g, path);
 	return 0;
+}
+
+int repo_discover(struct repo **out, const char *start, struct err *err)
+{
+	git_buf found = { NULL, 0, 0 };
+	int e;
+
+	git_libgit2_init();
+	e = git_repository_discover(&found, start, 0, NULL);
+	if (e < 0) {
+		if (e == GIT_ENOTFOUND)
+			err_set(err, ERR_NOTFOUND,
+				"not inside a git repository (searched from "
+				"'%s' upwards); run it in the repository or "
+				"give --repo DIR",
+				start);
+		else
+			git_fail(err, e, "cannot find the repository of '%s'",
+				 start);
+		git_libgit2_shutdown();
+		return -1;
+	}
+	e = repo_open(out, found.ptr, err);
+	git_buf_dispose(&found);
+	git_libgit2_shutdown(); /* repo_open holds its own reference */
+	return e;
 }
 
 int repo_init_bare(struct repo **out, const char *path, struct err *err)
@@ -1120,9 +1147,8 @@ out:
 
 /* ---- commit -------------------------------------------------------------- */
 
-int repo_commit_tree(struct repo *r, const struct fs_tree *files,
-		     const struct repo_commit *o, char oid[REPO_OID_HEX],
-		     int *changed, struct err *err)
+int repo_commit_tree(struct repo *r, const struct repo_commit *o,
+		     char oid[REPO_OID_HEX], int *changed, struct err *err)
 {
 	struct buf refname = BUF_INIT, log = BUF_INIT;
 	git_commit *tip = NULL;
@@ -1130,17 +1156,25 @@ int repo_commit_tree(struct repo *r, const struct fs_tree *files,
 	git_signature *author = NULL, *committer = NULL;
 	git_oid root, id;
 	const git_commit *parents[1];
-	const char *path = o->path ? o->path : "";
+	size_t nfiles = 0;
 	int e, ret = -1;
 
 	*changed = 0;
 	if (branch_refname(o->branch, &refname, err) < 0)
 		goto out;
-	if (*path && strcmp(path, ".") != 0 && check_path(path, "path", err) < 0)
-		goto out;
-	for (size_t i = 0; i < files->nr; i++)
-		if (check_path(files->files[i].path, "file name", err) < 0)
+	for (size_t s = 0; s < o->nsubs; s++) {
+		const char *path = o->subs[s].path ? o->subs[s].path : "";
+		const struct fs_tree *files = o->subs[s].files;
+
+		if (*path && strcmp(path, ".") != 0 &&
+		    check_path(path, "path", err) < 0)
 			goto out;
+		for (size_t i = 0; i < files->nr; i++)
+			if (check_path(files->files[i].path, "file name",
+				       err) < 0)
+				goto out;
+		nfiles += files->nr;
+	}
 	if (!o->message || !*o->message) {
 		err_set(err, ERR_INVALID, "empty commit message");
 		goto out;
@@ -1155,9 +1189,24 @@ int repo_commit_tree(struct repo *r, const struct fs_tree *files,
 			goto out;
 		}
 	}
-	if (new_root(r->git, base, path, files, o->branch, &root, err) < 0)
-		goto out;
-	if (base ? git_oid_equal(&root, git_tree_id(base)) : files->nr == 0) {
+	/* one subtree after the other, each on the tree the last one made */
+	for (size_t s = 0; s < o->nsubs; s++) {
+		const char *path = o->subs[s].path ? o->subs[s].path : "";
+		git_tree *next = NULL;
+
+		if (new_root(r->git, s ? tree : base, path, o->subs[s].files,
+			     o->branch, &root, err) < 0)
+			goto out;
+		e = git_tree_lookup(&next, r->git, &root);
+		if (e < 0) {
+			git_fail(err, e, "cannot read the new tree");
+			goto out;
+		}
+		git_tree_free(tree);
+		tree = next;
+	}
+	if (!tree || (base ? git_oid_equal(&root, git_tree_id(base))
+			   : nfiles == 0)) {
 		/* nothing to do */
 		if (tip)
 			git_oid_tostr(oid, REPO_OID_HEX, git_commit_id(tip));
@@ -1168,11 +1217,6 @@ int repo_commit_tree(struct repo *r, const struct fs_tree *files,
 	}
 	if (signatures(r, o, &author, &committer, err) < 0)
 		goto out;
-	e = git_tree_lookup(&tree, r->git, &root);
-	if (e < 0) {
-		git_fail(err, e, "cannot read the new tree");
-		goto out;
-	}
 	parents[0] = tip;
 	e = git_commit_create(&id, r->git, NULL, author, committer, NULL,
 			      o->message, tree, tip ? 1 : 0, parents);
@@ -1914,6 +1958,43 @@ found:
 	n->url = buf_detach(&u, NULL);
 	parse_ssh_url(url ? url : name, &n->host, &n->port);
 	return 0;
+}
+
+int repo_remote_check(struct repo *r, const char *remote, struct err *err)
+{
+	git_remote *rem = NULL;
+	git_strarray names = { NULL, 0 };
+	struct buf have = BUF_INIT;
+	const char *colon = strchr(remote, ':'), *slash = strchr(remote, '/');
+	struct stat st;
+	int valid = 0, e;
+
+	if (git_remote_name_is_valid(&valid, remote) == 0 && valid) {
+		e = git_remote_lookup(&rem, r->git, remote);
+		git_remote_free(rem);
+		if (e == 0)
+			return 0;
+		if (e != GIT_ENOTFOUND)
+			return git_fail(err, e, "cannot read remote '%s'",
+					remote);
+	}
+	/* a URL, an scp-like address (host:path), or an existing directory
+	 * (a local repository); the push itself says whether it answers */
+	if (strstr(remote, "://") || (colon && (!slash || colon < slash)) ||
+	    (stat(remote, &st) == 0 && S_ISDIR(st.st_mode)))
+		return 0;
+	if (git_remote_list(&names, r->git) == 0)
+		for (size_t i = 0; i < names.count; i++)
+			buf_addf(&have, "%s'%s'", i ? ", " : "",
+				 names.strings[i]);
+	err_set(err, ERR_NOTFOUND,
+		"no remote '%s' in '%s' (%s%s), and it is not a URL or an "
+		"existing directory",
+		remote, r->path, have.len ? "remotes: " : "it has no remotes",
+		buf_cstr(&have));
+	git_strarray_dispose(&names);
+	buf_release(&have);
+	return -1;
 }
 
 /* net_fail: err for a failed libgit2 network call; returns -1 */

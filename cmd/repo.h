@@ -41,6 +41,9 @@ void repo_cred_release(struct repo_cred *c);
 void repo_blob_id(const char *data, size_t len, char hex[REPO_OID_HEX]);
 
 int repo_open(struct repo **out, const char *path, struct err *err);
+/* repo_discover: the repository `start` (a directory) is in, searching
+ * upwards like git; ERR_NOTFOUND when there is none. */
+int repo_discover(struct repo **out, const char *start, struct err *err);
 /* repo_init_bare: create (or open) a bare repository at path. */
 int repo_init_bare(struct repo **out, const char *path, struct err *err);
 void repo_free(struct repo *r);
@@ -73,9 +76,17 @@ int repo_check_loose(const char *gitdir, struct err *err);
 /* repo_workdir: the work tree path, or NULL for a bare repository. */
 const char *repo_workdir(struct repo *r);
 
+/* one subtree of a commit: the directory `path` ("clusters/ml-prod")
+ * holds exactly `files` (paths relative to it) afterwards */
+struct repo_subtree {
+	const char *path;
+	const struct fs_tree *files;
+};
+
 struct repo_commit {
 	const char *branch;  /* refs/heads/<branch>; created if missing */
-	const char *path;    /* subtree to replace ("clusters/ml-prod") */
+	const struct repo_subtree *subs; /* the subtrees to replace */
+	size_t nsubs;
 	const char *message; /* full message (subject, body, trailers) */
 	const char *author_name, *author_email; /* NULL: git config, then
 						  * GIT_AUTHOR_NAME/EMAIL */
@@ -83,13 +94,21 @@ struct repo_commit {
 
 /*
  * repo_commit_tree: on top of the branch tip (or as a root commit), make
- * the subtree at o->path hold exactly `files` (stale files disappear, other
- * paths untouched) and commit it. *changed = 0 and no commit when the tree
- * is the same. oid receives the new (or unchanged tip) commit id.
+ * each subtree o->subs[i].path hold exactly its files (stale files
+ * disappear, other paths untouched) and commit it, in one commit.
+ * *changed = 0 and no commit when the tree is the same. oid receives the
+ * new (or unchanged tip) commit id.
  */
-int repo_commit_tree(struct repo *r, const struct fs_tree *files,
-		     const struct repo_commit *o, char oid[REPO_OID_HEX],
-		     int *changed, struct err *err);
+int repo_commit_tree(struct repo *r, const struct repo_commit *o,
+		     char oid[REPO_OID_HEX], int *changed, struct err *err);
+
+/*
+ * repo_remote_check: `remote` names a configured remote, or is a URL, an
+ * scp-like address or the path of an existing directory; ERR_NOTFOUND
+ * (with the remotes that exist) otherwise. No network access: `commit
+ * --push` calls it before committing, so a typo commits nothing.
+ */
+int repo_remote_check(struct repo *r, const char *remote, struct err *err);
 
 /*
  * repo_push: push refs/heads/<branch> to `remote` (a name or a URL).

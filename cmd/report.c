@@ -5,6 +5,10 @@
 #include "cmd/cmd.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
 
 void report_diags(const struct diags *d)
 {
@@ -13,6 +17,24 @@ void report_diags(const struct diags *d)
 	diags_format(d, &b);
 	fputs(buf_cstr(&b), stderr);
 	buf_release(&b);
+}
+
+void report_file_diag(struct diags *d, const char *name, const char *path,
+		      const struct err *e)
+{
+	const char *m = err_msg(e);
+	char *quoted = xasprintf("'%s'", path);
+	size_t ql = strlen(quoted);
+	const char *at = strstr(m, quoted);
+
+	if (at == m && m[ql] == ' ')
+		diags_add(d, DIAG_ERROR, name, 0, 0, NULL, "it%s", m + ql);
+	else if (at && at > m && at[-1] == ' ')
+		diags_add(d, DIAG_ERROR, name, 0, 0, NULL, "%.*s%s",
+			  (int)(at - m - 1), m, at + ql);
+	else
+		diags_add(d, DIAG_ERROR, name, 0, 0, NULL, "%s", m);
+	free(quoted);
 }
 
 int exit_code_for(const struct err *e)

@@ -1,32 +1,36 @@
 /* cmd/validate.c: `gpuform validate` — report every problem of each intent. */
 #include "cmd/cmd.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/inputs.h"
 
+enum { OPT_TEMPLATES = 256 };
+
+const struct cmd_opt validate_opts[] = {
+	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
+	  "accepted for symmetry with render (templates do not change what "
+	  "is valid)", "@dir", 0 },
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
 int cmd_validate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "templates", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct inputs ins = INPUTS_INIT;
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	int c, code = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt("validate", argc, argv)) != -1) {
 		switch (c) {
-		case 'T':
-			break; /* accepted for symmetry with render */
+		case OPT_TEMPLATES:
+			break;
 		case 'h':
 			return cmd_print_help("validate");
 		default:
-			return cmd_usage_error("validate", "invalid option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)

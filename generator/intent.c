@@ -294,6 +294,24 @@ static int check_map(struct reader *r, const struct ynode *n,
 		if (!known) {
 			const char *sugg = intent_suggest(k->value, keys);
 			struct buf hint = BUF_INIT;
+			if (sugg && !ynode_get(n, sugg)) {
+				/* one mistake, one error: read the value as
+				 * the key it was meant to be, so that no
+				 * "missing 'nodeRole'" follows "unknown key
+				 * 'noderole'". The tree is this reader's own
+				 * parse result. */
+				struct ynode *kk = (struct ynode *)k;
+				char *old = kk->value;
+				buf_addf(&hint, "did you mean '%s'?", sugg);
+				ERRAT(r, k, buf_cstr(&hint),
+				      "unknown key '%.60s' in %s", old, what);
+				kk->value = xstrdup(sugg);
+				kk->len = strlen(sugg);
+				free(old);
+				buf_release(&hint);
+				unknown++;
+				continue;
+			}
 			if (sugg)
 				buf_addf(&hint, "did you mean '%s'?", sugg);
 			else {
@@ -508,6 +526,29 @@ static void read_spec(struct reader *r, struct intent *in,
 				 !strncmp(in->ami, "bottlerocket", 12))
 				in->ami_family = AMI_BOTTLEROCKET;
 			in->ami_version = at ? xstrdup(at + 1) : NULL;
+			/* the release names Karpenter resolves start with 'v'
+			 * (al2023@v20250505, bottlerocket@v1.26.1): a version
+			 * written without it is normalised, with a warning,
+			 * rather than rendered into an alias no AMI has */
+			if (in->ami_family != AMI_UNKNOWN && in->ami_version &&
+			    isdigit((unsigned char)in->ami_version[0]) &&
+			    !in->ami_version[strspn(in->ami_version,
+						    "0123456789.")]) {
+				char *fixed = xasprintf("%.*s@v%s", (int)flen,
+							in->ami,
+							in->ami_version);
+				char *hint = xasprintf("write 'ami: %s'", fixed);
+				diags_add(r->d, DIAG_WARNING, r->file, v->line,
+					  v->col, hint,
+					  "AMI version '%.40s' read as 'v%.40s' "
+					  "(release names start with 'v')",
+					  in->ami_version, in->ami_version);
+				free(hint);
+				free(in->ami_version);
+				in->ami_version = xasprintf("v%s", at + 1);
+				free(in->ami);
+				in->ami = fixed;
+			}
 		}
 	}
 	if (!is_null(v = ynode_get(spec, "discovery"))) {
@@ -609,6 +650,109 @@ static void read_spec(struct reader *r, struct intent *in,
 	}
 }
 
+/* line_at: start and length of 1-based line `line` of data, or NULL */
+static const char *line_at(const char *data, size_t len, int line, size_t *n)
+{
+	const char *p = data, *end = data + len;
+
+	for (int i = 1; i < line && p < end; i++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return NULL;
+		p = nl + 1;
+	}
+	if (p >= end && line > 1)
+		return NULL;
+	*n = (size_t)(end - p);
+	if (memchr(p, '\n', *n))
+		*n = (size_t)((const char *)memchr(p, '\n', *n) - p);
+	return p;
+}
+
+/*
+ * yaml_hint: what a person most likely did, for a libyaml syntax error at
+ * line:col: a tab in the indentation, a key without its ':', a quote never
+ * closed. The caller frees the result.
+ */
+static char *yaml_hint(const char *data, size_t len, int line, int col,
+		       const char *msg)
+{
+	size_t n = 0;
+	const char *l = line > 0 ? line_at(data, len, line, &n) : NULL;
+
+	if (l) {
+		for (size_t i = 0; i < n && (l[i] == ' ' || l[i] == '\t'); i++)
+			if (l[i] == '\t')
+				return xasprintf("line %d is indented with a tab: "
+						 "YAML indents with spaces only; "
+						 "replace the tab with spaces",
+						 line);
+	}
+	if (strstr(msg, "could not find expected ':'")) {
+		/* libyaml notices on the line after the one that lacks it */
+		for (int k = line - 1; k >= 1 && k >= line - 3; k--) {
+			size_t m = 0;
+			const char *p = line_at(data, len, k, &m);
+			size_t a = 0;
+
+			if (!p)
+				break;
+			while (a < m && p[a] == ' ')
+				a++;
+			if (a == m || p[a] == '#')
+				continue;
+			if (!memchr(p + a, ':', m - a) && p[a] != '-')
+				return xasprintf("line %d ('%.*s') has no ':' "
+						 "after its key: write '%.*s:'",
+						 k, (int)(m - a > 40 ? 40 : m - a),
+						 p + a,
+						 (int)(m - a > 40 ? 40 : m - a),
+						 p + a);
+			break;
+		}
+		return xstrdup("a key is missing its ':' (write 'key: value', "
+			       "with a space after the colon)");
+	}
+	if (strstr(msg, "quoted scalar"))
+		return xasprintf("the quote opened at line %d, column %d is "
+				 "never closed: add the closing quote on the "
+				 "same line",
+				 line, col);
+	if (strstr(msg, "mapping values are not allowed") && l) {
+		/* deeper than a "key: value" line above: read as its value */
+		size_t ind = 0;
+
+		while (ind < n && l[ind] == ' ') /* data may lack a NUL */
+			ind++;
+		for (int k = line - 1; k >= 1; k--) {
+			size_t m = 0, pind;
+			const char *p = line_at(data, len, k, &m);
+			const char *colon;
+
+			if (!p)
+				break;
+			pind = 0;
+			while (pind < m && p[pind] == ' ')
+				pind++;
+			if (pind >= m || p[pind] == '#')
+				continue;
+			colon = memchr(p, ':', m);
+			if (ind > pind && colon && colon + 1 < p + m &&
+			    colon[1] == ' ' && colon + 2 < p + m)
+				return xasprintf("line %d is indented deeper than "
+						 "line %d, so it reads as part of "
+						 "that line's value: indent it by "
+						 "%zu spaces, like line %d",
+						 line, k, pind, k);
+			break;
+		}
+		return xstrdup("a value contains ': ' (colon and space): put it "
+			       "in quotes");
+	}
+	(void)col;
+	return xstrdup("fix the YAML at that position");
+}
+
 int intent_read(struct intent *out, const char *file, const char *data,
 		size_t len, struct diags *d)
 {
@@ -629,8 +773,11 @@ int intent_read(struct intent *out, const char *file, const char *data,
 		    sscanf(m + flen, ":%d:%d: %n", &line, &col, &used) == 2 &&
 		    used > 0)
 			m += flen + (size_t)used;
-		diags_add(d, DIAG_ERROR, file, line, col,
-			  "fix the YAML at that position", "%s", m);
+		{
+			char *hint = yaml_hint(data, len, line, col, m);
+			diags_add(d, DIAG_ERROR, file, line, col, hint, "%s", m);
+			free(hint);
+		}
 		goto out;
 	}
 	if (ys.nr != 1 || !ys.docs[0].root) {
@@ -643,6 +790,30 @@ int intent_read(struct intent *out, const char *file, const char *data,
 	}
 	root = ys.docs[0].root;
 	out->pos = pos_of(root);
+	if (root->type != YNODE_MAP) {
+		check_map(&r, root, "the intent", top_keys);
+		goto out;
+	}
+
+	{
+		/* a Kubernetes manifest (a NodePool, a Job...) is not an intent:
+		 * one error that says what it is and where it goes */
+		const struct ynode *av = ynode_get(root, "apiVersion");
+		const struct ynode *kv = ynode_get(root, "kind");
+
+		if (av && kv && av->type == YNODE_SCALAR &&
+		    kv->type == YNODE_SCALAR &&
+		    strncmp(av->value, "gpuform.io/", 11) &&
+		    strcmp(kv->value, "ClusterIntent")) {
+			ERRAT(&r, kv,
+			      "'gpuform validate' reads intents (apiVersion "
+			      "gpuform.io/v1alpha1, kind ClusterIntent); check "
+			      "Kubernetes manifests with 'gpuform lint'",
+			      "this is a %.60s (%.60s), not a gpuform intent",
+			      kv->value, av->value);
+			goto out;
+		}
+	}
 	if (check_map(&r, root, "the intent", top_keys) < 0)
 		goto out;
 
@@ -683,10 +854,16 @@ int intent_read(struct intent *out, const char *file, const char *data,
 		}
 	}
 	v = ynode_get(root, "spec");
-	if (!v)
-		ERRAT(&r, root, NULL, "missing 'spec'");
-	else
+	if (!v) {
+		/* one error: the spec rules (validate.c) would only repeat it */
+		ERRAT(&r, root,
+		      "add 'spec:' with nodeRole, ami and workloads (see "
+		      "specs/minimal.yaml)",
+		      "missing 'spec'");
+		out->spec_missing = 1;
+	} else {
 		read_spec(&r, out, v);
+	}
 	if (!out->discovery && out->name) {
 		out->discovery = xstrdup(out->name);
 		out->discovery_pos = out->name_pos;

@@ -66,6 +66,7 @@ struct intent {
 	char *file;
 	struct pos pos;
 	struct pos spec_pos; /* the spec mapping (where missing keys belong) */
+	int spec_missing; /* no spec: reported once; its rules are skipped */
 	int ami_present, role_present; /* written, even if invalid */
 	int workloads_malformed; /* present but not a list: reported */
 	int network_unknown_keys; /* e.g. a misspelt efaSecurityGroup */

@@ -523,10 +523,9 @@ static int load_intent(struct lctx *c, const struct lint_input *x,
 	intent_read(in, x->path, x->data, x->len, &quiet);
 	diags_release(&quiet);
 	if (pipeline_render(&r, x->path, x->data, x->len, t, &own, err) < 0) {
-		/* what `gpuform validate` says; its warnings are not findings */
+		/* what `gpuform validate` says, warnings included */
 		for (size_t i = 0; i < own.nr; i++)
-			if (own.items[i].sev == DIAG_ERROR)
-				diags_add(d, DIAG_ERROR, own.items[i].file,
+			diags_add(d, own.items[i].sev, own.items[i].file,
 					  own.items[i].line, own.items[i].col,
 					  own.items[i].hint, "%s",
 					  own.items[i].msg);
@@ -537,6 +536,12 @@ static int load_intent(struct lctx *c, const struct lint_input *x,
 		free(in);
 		goto out;
 	}
+	/* the warnings `gpuform validate` and `render` give for it */
+	for (size_t i = 0; i < own.nr; i++)
+		if (own.items[i].sev == DIAG_WARNING)
+			diags_add(d, DIAG_WARNING, own.items[i].file,
+				  own.items[i].line, own.items[i].col,
+				  own.items[i].hint, "%s", own.items[i].msg);
 	GROW(c->intents, c->nintents + 1, c->aintents);
 	c->intents[c->nintents++] = in;
 	cJSON_ArrayForEach(it, r.docs)

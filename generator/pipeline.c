@@ -27,13 +27,11 @@ int pipeline_render(struct rendered *out, const char *file, const char *data,
 	validate_intent(&in, cat, d);
 	if (d->errors != before)
 		goto invalid;
-	if (!out) {
-		ret = 0;
-		goto out;
-	}
+	/* the plan too when only validating: its warnings (spot-to-spot
+	 * consolidation, ...) are the ones render gives */
 	if (plan_build(&p, &in, cat, d, err) < 0)
 		goto out;
-	ret = render_plan(out, &p, t, err);
+	ret = out ? render_plan(out, &p, t, err) : 0;
 	plan_release(&p);
 	goto out;
 invalid:

@@ -765,6 +765,8 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 			  "and '-', at most 63 characters",
 			  "cluster name '%.60s' is not a valid DNS label",
 			  in->name);
+	if (in->spec_missing) /* said once; every spec rule would repeat it */
+		return d->errors - before;
 	if (in->node_role && in->instance_profile)
 		diags_add(d, DIAG_ERROR, f, AT(in->role_pos),
 			  "keep one: Karpenter takes either a role or a "

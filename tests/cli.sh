@@ -25,7 +25,7 @@ grep_in() {
 }
 
 expect 2 "no arguments is a usage error" "$GPUFORM"
-grep_in "$tmp/err" "usage: gpuform" "no arguments prints usage"
+grep_in "$tmp/err" "see 'gpuform --help'" "no arguments points at --help"
 expect 0 "--help" "$GPUFORM" --help
 grep_in "$tmp/out" "render" "--help lists render"
 grep_in "$tmp/out" "exit codes" "--help states exit codes"
@@ -45,14 +45,14 @@ expect 2 "unknown global option" "$GPUFORM" --nosuch
 expect 2 "render without files" "$GPUFORM" render
 expect 2 "render with an unknown option" "$GPUFORM" render --nosuch specs/minimal.yaml
 expect 2 "render with an unknown format" "$GPUFORM" render --format xml specs/minimal.yaml
-grep_in "$tmp/err" "unknown format 'xml'" "unknown format is named"
+grep_in "$tmp/err" "unknown output format 'xml'" "unknown format is named"
 expect 2 "validate without files" "$GPUFORM" validate
 expect 2 "version with an argument" "$GPUFORM" version extra
 
 expect 0 "validate every example" "$GPUFORM" validate specs/*.yaml
 grep_in "$tmp/out" "specs/ml-prod.yaml: ok" "validate says ok per file"
 expect 4 "a missing file is an I/O error" "$GPUFORM" validate "$tmp/missing.yaml"
-grep_in "$tmp/err" "cannot open '$tmp/missing.yaml'" "missing file is named"
+grep_in "$tmp/err" "^$tmp/missing.yaml: error: cannot open: No such file" "missing file is named, once"
 expect 3 "a directory is not an intent" "$GPUFORM" validate specs
 expect 3 "render of an invalid intent exits 3" "$GPUFORM" render "$tmp/err"
 
@@ -107,5 +107,141 @@ else
 fi
 "$GPUFORM" render "$tmp/inject.yaml" >"$tmp/inject.out" 2>/dev/null
 grep_in "$tmp/inject.out" 'karpenter.sh/discovery: "x: y - z"' "YAML-looking value is quoted in YAML"
+
+# ---- issue 17: a CLI that behaves like git and kubectl ------------------------
+# lines NAME FILE N: FILE has exactly N lines
+lines() {
+	n=$(wc -l <"$2" | tr -d ' ')
+	if [ "$n" -eq "$3" ]; then t_pass "$1"; else t_fail "$1" "$n lines, want $3: $(head -5 "$2")"; fi
+}
+# options anywhere; "--" ends them
+expect 0 "options after the operand (render FILE -o json)" "$GPUFORM" render specs/minimal.yaml -o json
+grep_in "$tmp/out" '"kind":	"List"' "  ... -o json took effect"
+expect 0 "--format after the operand (the old spelling, still accepted)" "$GPUFORM" render specs/minimal.yaml --format json
+grep_in "$tmp/out" '"kind":	"List"' "  ... --format json took effect"
+cp specs/minimal.yaml "$tmp/-o"
+expect 0 "'--' ends options: a file named '-o' after it is an operand" sh -c "cd \"$tmp\" && \"$GPUFORM\" render -- -o"
+grep_in "$tmp/out" "kind: NodePool" "  ... and is rendered"
+# one convention for -o: the output format everywhere; directories via --output-dir
+expect 0 "render --output-dir DIR" "$GPUFORM" render specs/minimal.yaml --output-dir "$tmp/od"
+[ -f "$tmp/od/kustomization.yaml" ] && t_pass "  ... writes the directory" || t_fail "  ... writes the directory"
+expect 0 "render -o DIR (the old meaning) still works" "$GPUFORM" render -o "$tmp/od2" specs/minimal.yaml
+grep_in "$tmp/err" "deprecated: -o is the output format" "  ... with a deprecation warning naming --output-dir"
+[ -f "$tmp/od2/kustomization.yaml" ] && t_pass "  ... and writes the directory" || t_fail "  ... and writes the directory"
+expect 2 "render -o jsn: a misspelt format is an error, not a directory" "$GPUFORM" render -o jsn specs/minimal.yaml
+grep_in "$tmp/err" "did you mean 'json'" "  ... with did-you-mean"
+[ ! -e jsn ] && t_pass "  ... and no directory 'jsn'" || t_fail "  ... and no directory 'jsn'"
+expect 0 "lint -o json" "$GPUFORM" lint -o json specs/minimal.yaml
+grep_in "$tmp/out" '"findings"' "  ... is JSON"
+expect 0 "install -o json" "$GPUFORM" install --git https://x.test/r.git --path clusters/a -o json
+grep_in "$tmp/out" '"kind":	"List"' "  ... is a JSON List"
+# usage errors: one line and a pointer to --help; did you mean
+expect 2 "unknown option" "$GPUFORM" render --formt json specs/minimal.yaml
+lines "  ... one line" "$tmp/err" 1
+grep_in "$tmp/err" "did you mean '--format'" "  ... with did-you-mean"
+grep_in "$tmp/err" "see 'gpuform render --help'" "  ... and a pointer to --help"
+expect 2 "an option without its value" "$GPUFORM" render specs/minimal.yaml -o
+lines "  ... one line" "$tmp/err" 1
+grep_in "$tmp/err" "needs a value" "  ... says the value is missing"
+expect 2 "unknown command 'rendr'" "$GPUFORM" rendr specs/minimal.yaml
+lines "  ... one line" "$tmp/err" 1
+grep_in "$tmp/err" "did you mean 'render'" "  ... did you mean 'render'"
+expect 2 "commit without --repo" "$GPUFORM" commit specs/minimal.yaml
+lines "  ... one line" "$tmp/err" 1
+expect 2 "diff --head with --live" "$GPUFORM" diff --live --head HEAD specs/minimal.yaml
+grep_in "$tmp/err" "head goes with diff --base" "  ... says which mode it belongs to"
+expect 4 "a missing file" "$GPUFORM" validate "$tmp/missing.yaml"
+if grep -q "cannot open '" "$tmp/err"; then t_fail "  ... names the file once (no doubled subject)" "$(cat "$tmp/err")"; else t_pass "  ... names the file once (no doubled subject)"; fi
+# '-' is standard input for render and validate
+expect 0 "validate - (standard input)" sh -c "\"$GPUFORM\" validate - <specs/minimal.yaml"
+grep_in "$tmp/out" "<stdin>: ok" "  ... reports <stdin>"
+expect 0 "render - (standard input)" sh -c "\"$GPUFORM\" render - <specs/minimal.yaml"
+grep_in "$tmp/out" "kind: NodePool" "  ... renders it"
+# input errors a person makes, one error each, with a hint that says what they did
+printf 'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: a\nspec: {}\n' >"$tmp/np.yaml"
+expect 3 "validate of a NodePool" "$GPUFORM" validate "$tmp/np.yaml"
+grep_in "$tmp/err" "this is a NodePool (karpenter.sh/v1), not a gpuform intent" "  ... recognised as a Kubernetes manifest"
+grep_in "$tmp/err" "gpuform lint" "  ... and sent to gpuform lint"
+grep_in "$tmp/err" "gpuform: error: 1 error" "  ... one error"
+printf 'apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\nmetadata:\n  name: a\n' >"$tmp/nospec.yaml"
+expect 3 "a missing spec" "$GPUFORM" validate "$tmp/nospec.yaml"
+grep_in "$tmp/err" "gpuform: error: 1 error" "  ... is one error"
+sed 's/  nodeRole:/  noderole:/' specs/minimal.yaml >"$tmp/typo.yaml"
+expect 3 "one mistyped key" "$GPUFORM" validate "$tmp/typo.yaml"
+grep_in "$tmp/err" "did you mean 'nodeRole'" "  ... did you mean"
+grep_in "$tmp/err" "gpuform: error: 1 error" "  ... is one error"
+printf 'apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\nmetadata:\n\tname: a\n' >"$tmp/tab.yaml"
+expect 3 "a tab in indentation" "$GPUFORM" validate "$tmp/tab.yaml"
+grep_in "$tmp/err" "indented with a tab" "  ... says so"
+printf 'apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\nmetadata\n  name: a\n' >"$tmp/colon.yaml"
+expect 3 "a key without its colon" "$GPUFORM" validate "$tmp/colon.yaml"
+grep_in "$tmp/err" "line 3 ('metadata') has no ':'" "  ... names the line and the key"
+printf 'apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\nmetadata:\n  name: "a\nspec: {}\n' >"$tmp/quote.yaml"
+expect 3 "an unclosed quote" "$GPUFORM" validate "$tmp/quote.yaml"
+grep_in "$tmp/err" "never closed" "  ... says where the quote opened"
+for v in al2023@20250505:al2023@v20250505 bottlerocket@1.26.1:bottlerocket@v1.26.1; do
+	sed "s/^  ami: .*/  ami: ${v%%:*}/" specs/minimal.yaml >"$tmp/ami.yaml"
+	expect 0 "ami: ${v%%:*} (no 'v')" "$GPUFORM" render "$tmp/ami.yaml"
+	grep_in "$tmp/out" "alias: ${v#*:}$" "  ... rendered as ${v#*:}"
+	grep_in "$tmp/err" "write 'ami: ${v#*:}'" "  ... with a warning showing the spelling"
+done
+sed "s/^  ami: .*/  ami: al2023@2025-05-05/" specs/minimal.yaml >"$tmp/ami.yaml"
+expect 3 "ami: al2023@2025-05-05 is still an error" "$GPUFORM" validate "$tmp/ami.yaml"
+# the same warnings from validate, render and lint (text, JSON, SARIF)
+for f in specs/*.yaml; do
+	v=$("$GPUFORM" validate "$f" 2>&1 >/dev/null | grep ': warning: ' | sort)
+	r=$("$GPUFORM" render "$f" 2>&1 >/dev/null | grep ': warning: ' | sort)
+	l=$("$GPUFORM" lint "$f" 2>&1 >/dev/null | grep ': warning: ' | sort)
+	j=$("$GPUFORM" lint -o json "$f" 2>/dev/null | jq .warnings)
+	if [ "$v" = "$r" ] && [ "$v" = "$l" ] && [ "$j" -eq "$(printf '%s' "$v" | grep -c . )" ]; then
+		t_pass "same warnings from validate, render and lint: $f ($j)"
+	else
+		t_fail "same warnings from validate, render and lint: $f" "validate: $v
+render: $r
+lint: $l
+lint json: $j"
+	fi
+done
+expect 3 "lint of an invalid intent" "$GPUFORM" lint "$tmp/nospec.yaml"
+grep_in "$tmp/err" "gpuform lint: 1 file, 1 error" "  ... counts its error"
+# version, explain classes, completion, man
+expect 0 "version" "$GPUFORM" version
+grep_in "$tmp/out" "^commit: [0-9a-f]\{7,\}\(-dirty\)\?$\|^commit: unknown$" "  ... names the commit it was built from"
+grep_in "$tmp/out" "^targets: Karpenter v1\.14\.1, Kueue v0\.19\.2$" "  ... and the Karpenter and Kueue versions it targets"
+expect 0 "version -o json" "$GPUFORM" version -o json
+[ "$(jq -r '.karpenter + " " + .kueue' "$tmp/out")" = "v1.14.1 v0.19.2" ] && t_pass "  ... has karpenter and kueue" || t_fail "  ... has karpenter and kueue" "$(cat "$tmp/out")"
+expect 0 "explain classes" "$GPUFORM" explain classes
+grep_in "$tmp/out" '^| `h100` | `p5`' "  ... maps h100 to p5"
+expect 0 "completion bash" "$GPUFORM" completion bash
+if bash -c ". \"$tmp/out\" && COMP_WORDS=(gpuform rend) COMP_CWORD=1 && _gpuform && [ \"\${COMPREPLY[*]}\" = render ] &&
+	COMP_WORDS=(gpuform render --out) COMP_CWORD=2 && _gpuform && [ \"\${COMPREPLY[*]}\" = '--output --output-dir' ] &&
+	COMP_WORDS=(gpuform lint -o '') COMP_CWORD=3 && _gpuform && [ \"\${COMPREPLY[*]}\" = 'text json sarif' ]"; then
+	t_pass "  ... completes commands, options and values in bash"
+else
+	t_fail "  ... completes commands, options and values in bash"
+fi
+expect 0 "completion zsh" "$GPUFORM" completion zsh
+if command -v zsh >/dev/null 2>&1; then
+	if zsh -n "$tmp/out" 2>"$tmp/zerr"; then t_pass "  ... zsh parses it"; else t_fail "  ... zsh parses it" "$(cat "$tmp/zerr")"; fi
+	mkdir -p "$tmp/zfp" && cp "$tmp/out" "$tmp/zfp/_gpuform"
+	if [ "$(zsh -fc "fpath=('$tmp/zfp' \$fpath); autoload -Uz compinit; compinit -u -d '$tmp/zcd'; print -- \${_comps[gpuform]}" 2>&1)" = _gpuform ]; then
+		t_pass "  ... and compinit registers it for gpuform (from fpath)"
+	else
+		t_fail "  ... and compinit registers it for gpuform (from fpath)"
+	fi
+else
+	t_fail "  ... zsh parses it" "zsh is not installed (sh tests/deps.sh)"
+fi
+expect 2 "completion fish" "$GPUFORM" completion fish
+for c in $("$GPUFORM" --help | sed -n '/^commands:/,/^$/p' | awk 'NF > 1 { print $1 }'); do
+	"$GPUFORM" help-man "$c" >"$tmp/man.1" 2>"$tmp/err" || t_fail "help-man $c"
+	"$GPUFORM" "$c" --help >"$tmp/help" 2>&1
+	# every option --help lists is in the man page (one source: the tables)
+	missing=''
+	for o in $(grep -o -- '--[a-z][a-z-]*' "$tmp/help" | sort -u); do
+		grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$tmp/man.1" || missing="$missing $o"
+	done
+	[ -z "$missing" ] && t_pass "gpuform-$c(1) documents every option of '$c --help'" || t_fail "gpuform-$c(1) documents every option of '$c --help'" "missing:$missing"
+done
 
 t_summary

@@ -16,7 +16,7 @@ echo "== 1. render every example in specs/ into out/"
 mkdir -p out
 for spec in specs/*.yaml; do
 	name=$(basename "$spec" .yaml)
-	"$GPUFORM" render -o "out/$name" "$spec" 2>&1 | sed 's/^/   /'
+	"$GPUFORM" render --output-dir "out/$name" "$spec" 2>&1 | sed 's/^/   /'
 done
 printf '   %-24s %8s %8s\n' example objects addons
 for spec in specs/*.yaml; do
@@ -44,5 +44,5 @@ echo "== 5. lint specs/ and out/, render the in-cluster job into out/gpuform-ins
 "$GPUFORM" lint specs out 2>&1 | sed 's/^/   /'
 rm -rf out/gpuform-install
 "$GPUFORM" install --git https://git.example.com/platform/gitops.git --path clusters/ml-prod \
-	-o out/gpuform-install 2>&1 | sed 's/^/   /'
+	--output-dir out/gpuform-install 2>&1 | sed 's/^/   /'
 echo "== done: rendered $(ls specs/*.yaml | wc -l) examples into out/; cluster in sync"

@@ -8,12 +8,14 @@
 # (jq is for tests/e2e.sh; etcd-server, curl and openssl for tests/kube-testenv;
 # git, lighttpd and openssh-server (sshd; ssh-keygen) for the Git servers of tests/git.sh;
 # python3-jsonschema for the SARIF schema check of tests/lint.sh; python3 for
-# the metrics parser and the Pushgateway stand-in of tests/incluster.sh.)
+# the metrics parser and the Pushgateway stand-in of tests/incluster.sh; man-db
+# and groff-base so tests/docs.sh can render the man pages with man -l; zsh
+# to load the generated zsh completion.)
 set -eu
 
 PKGS="build-essential pkg-config libgit2-dev libyaml-dev libcurl4-openssl-dev libcjson-dev
 libssl-dev check etcd-server curl openssl jq git lighttpd openssh-server python3
-python3-jsonschema"
+python3-jsonschema man-db groff-base zsh"
 
 missing=''
 for p in $PKGS; do

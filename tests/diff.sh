@@ -87,7 +87,7 @@ rendered() {
 	else
 		g show "$rev:$path" >"$src"
 	fi
-	"$GPUFORM" render -o "$dir" "$src" 2>>"$LOG"
+	"$GPUFORM" render --output-dir "$dir" "$src" 2>>"$LOG"
 }
 
 # expected_changes BASE HEAD PATH: "<change> <file>" lines from diff -rq of the two
@@ -228,6 +228,38 @@ check "4: an absolute path inside the work tree works too" '[ "$RC" = 1 ] && [ "
 OUT=$(cd / && "$GPUFORM" diff --base HEAD --repo "$REPO" specs/ml-prod.yaml 2>>"$LOG")
 RC=$?
 check "4: --repo DIR from another directory" '[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -q "^modified ml-prod/ClusterQueue/chat-serving$"'
+# issue 17: paths as git reads them — relative to the current directory anywhere in the
+# work tree, the repository found from there; a path outside it says why
+OUT=$(cd "$REPO/specs" && "$GPUFORM" diff --base HEAD ml-prod.yaml 2>"$tmp/stderr")
+RC=$? ERR=$(cat "$tmp/stderr")
+check "4: from a subdirectory, no --repo: the path is relative to it (like git)" \
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -q "^modified ml-prod/ClusterQueue/chat-serving$"'
+OUT=$(cd "$REPO/specs" && "$GPUFORM" diff --base HEAD ../specs/./ml-prod.yaml -o json 2>"$tmp/stderr")
+RC=$?
+check "4: ... '../specs/./ml-prod.yaml' from there too (options after the path)" \
+	'[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq -r .summary.modified)" -ge 1 ]'
+OUT=$(cd "$REPO/specs" && "$GPUFORM" diff --base HEAD ../../elsewhere.yaml 2>&1)
+RC=$?
+check "4: a path outside the work tree: exit 2, says it is outside and that paths are relative to the current directory" \
+	'[ "$RC" = 2 ] && printf "%s\n" "$OUT" | grep -q "is outside the work tree of the repository at" &&
+	 [ "$(printf "%s\n" "$OUT" | wc -l)" = 1 ]'
+OUT=$(cd "$tmp" && "$GPUFORM" diff --base HEAD specs/ml-prod.yaml 2>&1)
+RC=$?
+check "4: outside any repository without --repo: exit 4, 'not inside a git repository', names --repo" \
+	'[ "$RC" = 4 ] && printf "%s\n" "$OUT" | grep -q "not inside a git repository" && printf "%s\n" "$OUT" | grep -q -- "--repo"'
+g checkout -q -- specs
+
+# issue 17: when a node-replacing change takes effect, from the new NodePool's budgets
+grep -q 'ami: bottlerocket@v1.26.1' "$REPO/specs/ml-prod.yaml" || t_fail "4: ml-prod pins bottlerocket@v1.26.1 (the next checks bump it)"
+sed -i 's/ami: bottlerocket@v1.26.1/ami: bottlerocket@v1.27.0/' "$REPO/specs/ml-prod.yaml"
+gf --base HEAD specs/ml-prod.yaml
+check "4: an AMI bump: 'takes effect: immediately' for the tolerant general pool, 'at the next opening of the maintenance window' for the windowed ones" \
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -A2 "^modified ml-prod/EC2NodeClass/general$" | grep -q "^takes effect: immediately" &&
+	 printf "%s\n" "$OUT" | grep -A2 "^modified ml-prod/EC2NodeClass/gpu-efa$" | grep -qF "takes effect: at the next opening of the maintenance window \"0 2 * * sat\" (4h)"'
+gf --base HEAD -o json specs/ml-prod.yaml
+check "4: ... and in JSON (objects[].takesEffect, only for node-replacing changes)" \
+	'[ "$(printf "%s" "$OUT" | jq -r "[.objects[] | select(.impact.class == \"replaces nodes\") | has(\"takesEffect\")] | length > 0 and all")" = true ] &&
+	 [ "$(printf "%s" "$OUT" | jq -r "[.objects[] | select(.impact.class != \"replaces nodes\") | has(\"takesEffect\")] | any")" = false ]'
 g checkout -q -- specs
 
 # ---- 5. objects added and removed inside one intent ----------------------------------

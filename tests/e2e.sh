@@ -147,7 +147,7 @@ check_spec() {
 	name=$(basename "$spec"); name=${name%.yaml}
 	out=$tmp/out/$name
 	log=$tmp/log/$name
-	if ! bounded 120 "$GPUFORM" render -o "$out" "$spec" >"$log.render" 2>&1; then
+	if ! bounded 120 "$GPUFORM" render --output-dir "$out" "$spec" >"$log.render" 2>&1; then
 		t_fail "$name: gpuform render" "$(tail -n 20 "$log.render")"
 		return
 	fi

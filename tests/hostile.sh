@@ -373,11 +373,11 @@ head -n 5 specs/ml-prod.yaml >"$big/head"
 
 # a 100 MB scalar: over the 16 MiB cap, refused before it is parsed
 { cat "$big/head"; printf '  name: '; head -c 100000000 /dev/zero | tr '\0' a; echo; } >"$big/scalar-100m.yaml"
-big_case "$big/scalar-100m.yaml" "validate @" 3 "^@: error: '@' is larger than the limit of 16777216 bytes"
+big_case "$big/scalar-100m.yaml" "validate @" 3 "^@: error: it is larger than the limit of 16777216 bytes"
 rm -f "$big/scalar-100m.yaml"
 # just over 16 MiB of comments
 { cat specs/ml-prod.yaml; head -c 16777216 /dev/zero | tr '\0' '#'; } >"$big/over-16m.yaml"
-big_case "$big/over-16m.yaml" "validate @" 3 "^@: error: '@' is larger than the limit of 16777216 bytes"
+big_case "$big/over-16m.yaml" "validate @" 3 "^@: error: it is larger than the limit of 16777216 bytes"
 # exactly 16 MiB: read, then refused for what it says
 { cat "$big/head"; printf '  name: '; head -c $((16777216 - $(wc -c <"$big/head") - 9)) /dev/zero | tr '\0' a; echo; } >"$big/scalar-16m.yaml"
 big_case "$big/scalar-16m.yaml" "validate @" 3 "^@:6:9: error: cluster name 'a{10,}.*is not a valid DNS label"
@@ -425,7 +425,7 @@ big_case "$big/kc-token.yaml" "reconcile --dry-run --kubeconfig @ specs/minimal.
 rm -f "$big/kc-token.yaml" "$big/token"
 # not regular files
 mkdir -p "$big/a-directory.yaml"
-big_case "$big/a-directory.yaml" "validate @" 3 "^@: error: '@' is a directory, not a file"
+big_case "$big/a-directory.yaml" "validate @" 3 "^@: error: it is a directory, not a file"
 big_case /dev/zero "validate @" 3 "^/dev/zero: .*(larger than the limit|not a regular file)"
 big_case /dev/null "validate @" 3 "^/dev/null(:[0-9]+:[0-9]+)?: error: "
 

@@ -306,8 +306,8 @@ check "2: -o json: per-pool counts, exactly one NodeClaim LIST and one Pod LIST 
 	[ "$(lists_of nodeclaims)" = 1 ] && [ "$(lists_of /pods)" = 1 ] &&
 	audit_tsv | grep -q "labelSelector=karpenter.sh%2Fnodepool"'
 gf diff --live "$INTENT"
-check "2: diff --live: the impact line with counts before the diff, the summary last" \
-	'[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | head -n 1)" = "node impact: replaces nodes [pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods]: dynamic drift: AMI ($OLD_AMI -> $NEW_AMI)" ] &&
+check "2: diff --live: the impact line with counts and when it takes effect before the diff, the summary last" \
+	'[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | head -n 1)" = "node impact: replaces nodes [pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods]: dynamic drift: AMI ($OLD_AMI -> $NEW_AMI); takes effect at the next opening of the maintenance window \"0 0 * * sun\" (8h); drift is blocked outside it" ] &&
 	printf "%s\n" "$OUT" | sed -n 2p | grep -q "^--- live/ec2nodeclass.karpenter.k8s.aws/gpu-efa" &&
 	[ "$(printf "%s\n" "$OUT" | tail -n 1)" = "1 node-replacing change (pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods), 0 may disrupt, 0 no node effect" ]'
 
@@ -448,7 +448,7 @@ k delete crd nodeclaims.karpenter.sh >/dev/null 2>&1
 for ((i = 0; i < 50; i++)); do exists crd nodeclaims.karpenter.sh || break; sleep 0.2; done
 gf diff --live "$INTENT"
 check "2: no NodeClaim CRD: diff --live says 'NodeClaim count unknown' and works (exit 1)" \
-	'[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | head -n 1)" = "node impact: replaces nodes [pools b200-pretrain, ckpt, h200-pretrain: NodeClaim count unknown]: dynamic drift: AMI ($NEWER_AMI -> $NEW_AMI)" ]'
+	'[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | head -n 1)" = "node impact: replaces nodes [pools b200-pretrain, ckpt, h200-pretrain: NodeClaim count unknown]: dynamic drift: AMI ($NEWER_AMI -> $NEW_AMI); takes effect at the next opening of the maintenance window \"0 0 * * sun\" (8h); drift is blocked outside it" ]'
 
 # ---- sanitizer reports --------------------------------------------------------------------
 RC=- OUT= ERR=$(grep -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$LOG" | head -n 5)

@@ -66,8 +66,8 @@ tree_sum() { (cd "$1" && find . -printf '%y %p\n' | sort && find . -type f -prin
 leftovers() { find "$1" -maxdepth 1 -name '.gpuform-tmp-*' | head; }
 
 # the outputs the faults must not disturb, and the one the retry must produce
-gf render -o "$WORK/ref-a" "$SPEC_A"
-gf render -o "$WORK/ref-b" "$SPEC_B"
+gf render --output-dir "$WORK/ref-a" "$SPEC_A"
+gf render --output-dir "$WORK/ref-b" "$SPEC_B"
 REF_A=$(tree_sum "$WORK/ref-a")
 REF_B=$(tree_sum "$WORK/ref-b")
 RC=- OUT= ERR=
@@ -84,7 +84,7 @@ if [[ $(id -u) == 0 ]] && mount -t tmpfs -o size=256k,mode=0755 gpuform-test "$M
 	dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null
 	sync
 	truncate -s "$(($(stat -c %s "$MNT/filler") - 3 * 4096))" "$MNT/filler"
-	gf render -o "$MNT/out" "$SPEC_B"
+	gf render --output-dir "$MNT/out" "$SPEC_B"
 	EXTRA=$(df -k "$MNT" | tail -n1)
 	check "full disk (tmpfs): exit 4, 'cannot write' and 'No space left on device', naming the file" \
 		'[[ $RC == 4 ]] && has_err "cannot write" && has_err "No space left on device" && has_err "$MNT/" &&
@@ -92,13 +92,13 @@ if [[ $(id -u) == 0 ]] && mount -t tmpfs -o size=256k,mode=0755 gpuform-test "$M
 	check "  the previous output is byte-identical, no temporary directory is left" \
 		'[[ $(tree_sum "$MNT/out") == "$REF_A" && -z $(leftovers "$MNT") ]]'
 	rm -f "$MNT/filler"
-	gf render -o "$MNT/out" "$SPEC_B"
+	gf render --output-dir "$MNT/out" "$SPEC_B"
 	check "  with space again, the next run writes the new output (equal to a fault-free render)" \
 		'[[ $RC == 0 && $(tree_sum "$MNT/out") == "$REF_B" && -z $(leftovers "$MNT") ]]'
 	# a full disk before anything could be created: the temporary directory itself fails
 	rm -rf "$MNT/out" && cp -a "$WORK/ref-a" "$MNT/out"
 	dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null
-	gf render -o "$MNT/out" "$SPEC_B"
+	gf render --output-dir "$MNT/out" "$SPEC_B"
 	check "  completely full: exit 4 with a message, previous output intact, nothing left behind" \
 		'[[ $RC == 4 && -n $ERR ]] && has_err "No space left on device" &&
 		 [[ $(tree_sum "$MNT/out") == "$REF_A" && -z $(leftovers "$MNT") ]]'
@@ -111,13 +111,13 @@ fi
 rm -rf "$WORK/out-fsize" && cp -a "$WORK/ref-a" "$WORK/out-fsize"
 # (SIGXFSZ ignored: write() then fails with EFBIG instead of killing the process)
 PRE=(bash -c 'trap "" XFSZ; ulimit -f 1; exec "$@"' limit)
-gf render -o "$WORK/out-fsize" "$SPEC_B"
+gf render --output-dir "$WORK/out-fsize" "$SPEC_B"
 PRE=()
 check "file size limit (RLIMIT_FSIZE 1 KiB): exit 4, 'cannot write', 'File too large'" \
 	'[[ $RC == 4 ]] && has_err "cannot write" && has_err "File too large" && ! has_err "Sanitizer"'
 check "  the previous output is byte-identical, no temporary directory is left" \
 	'[[ $(tree_sum "$WORK/out-fsize") == "$REF_A" && -z $(leftovers "$WORK") ]]'
-gf render -o "$WORK/out-fsize" "$SPEC_B"
+gf render --output-dir "$WORK/out-fsize" "$SPEC_B"
 check "  without the limit, the next run writes the new output" \
 	'[[ $RC == 0 && $(tree_sum "$WORK/out-fsize") == "$REF_B" ]]'
 
@@ -133,7 +133,7 @@ else
 	how="a directory without write permission"
 	chmod a-w "$P" "$P/out"
 fi
-gf render -o "$P/out" "$SPEC_B"
+gf render --output-dir "$P/out" "$SPEC_B"
 PRE=()
 check "unwritable parent directory ($how): exit 4, 'cannot create a temporary directory', 'Permission denied'" \
 	'[[ $RC == 4 ]] && has_err "cannot create a temporary directory in '"'$P'"'" && has_err "Permission denied" &&

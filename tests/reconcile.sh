@@ -390,7 +390,7 @@ check "5: the admin-like user fixes it (1 configured, value 128)" \
 
 # ==== a rendered directory ==================================================================
 RD=$WORK/rendered
-if ! out=$("$GPUFORM" render -o "$RD" "$SPEC" 2>&1); then
+if ! out=$("$GPUFORM" render --output-dir "$RD" "$SPEC" 2>&1); then
 	t_fail "dir: gpuform render -o DIR" "$out"
 fi
 gf reconcile -o json "$RD"

@@ -1,0 +1,20 @@
+/*
+ * cmd/gitpath.h: intent arguments of `diff --base` as paths inside the
+ * repository, the way git reads pathspecs.
+ */
+#ifndef CMD_GITPATH_H
+#define CMD_GITPATH_H
+
+#include "util/buf.h"
+
+/*
+ * git_path: an INTENT argument as a path inside the repository: relative to
+ * the current directory anywhere inside the work tree (workdir). From
+ * outside it with an explicit --repo, or for a bare repository (workdir
+ * NULL), relative to the repository's top. NULL, with the reason in *why
+ * when there is one, for a path outside the work tree.
+ */
+char *git_path(const char *arg, const char *workdir, int explicit_repo,
+	       struct buf *why);
+
+#endif
