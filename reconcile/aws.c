@@ -279,6 +279,8 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 	}
 	ret = 0;
 out:
+	if (ret < 0)
+		aws_answer_release(ans);
 	free(url);
 	free(sig);
 	wipe_free(tok);
