@@ -278,6 +278,8 @@ void pf_evaluate(struct lint_findings *out, const struct plan *p,
 {
 	const struct intent *in = p->in;
 	const struct catalog *cat = catalog_builtin();
+	long long vol_gib = in->cache_size ? intent_parse_gib(in->cache_size)
+					   : in->cache_size_gib;
 
 	/* AMI */
 	if (!k8s_version && in->ami_version && f->ntypes) {
@@ -308,15 +310,15 @@ void pf_evaluate(struct lint_findings *out, const struct plan *p,
 			    in->snapshot_id,
 			    f->snap_status ? f->snap_status : "of unknown state");
 		if (f->st[PF_SNAPSHOT] == PF_FOUND &&
-		    f->snap_gib > in->cache_size_gib)
+		    vol_gib > 0 && f->snap_gib > vol_gib)
 			add(out, 2, file,
 			    in->cache_size_pos.line ? in->cache_size_pos
 						    : in->snapshot_pos,
 			    "image-cache snapshot %s is %lld GiB, larger than "
 			    "the volume (%s = %lld GiB): set imageCache.size to "
 			    "at least %lldGi", in->snapshot_id, f->snap_gib,
-			    in->cache_size ? in->cache_size : "?",
-			    in->cache_size_gib, f->snap_gib);
+			    in->cache_size ? in->cache_size : "?", vol_gib,
+			    f->snap_gib);
 	}
 	/* EFA security group */
 	if (f->st[PF_EFA_SG] != PF_NOT_ASKED &&
