@@ -40,6 +40,7 @@ static Suite *(*const suites[])(void) = {
 	impact_suite,
 	kubejson_suite,
 	incluster_suite,
+	preflight_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

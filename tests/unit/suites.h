@@ -31,6 +31,7 @@ Suite *impact_suite(void);   /* test_impact.c: reconcile/impact.c */
 Suite *lint_suite(void);     /* test_lint.c: generator/lint.c, lint_rules.c */
 Suite *kubejson_suite(void); /* test_kubejson.c: reconcile/kubejson.c */
 Suite *incluster_suite(void); /* test_incluster.c: install, lease, metrics, notify */
+Suite *preflight_suite(void); /* test_preflight.c: aws*, generator+reconcile preflight */
 
 /*
  * ---- more suites go here ----
