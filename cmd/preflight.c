@@ -29,7 +29,7 @@
 #define GPUFORM_VERSION "0.0.0"
 #endif
 
-enum { OPT_REGION = 256, OPT_K8S, OPT_TIMEOUT };
+enum { OPT_REGION = 256, OPT_K8S, OPT_TIMEOUT, OPT_POLICY };
 enum pf_format { FMT_TEXT, FMT_JSON, FMT_SARIF };
 
 const struct cmd_opt preflight_opts[] = {
@@ -48,6 +48,9 @@ const struct cmd_opt preflight_opts[] = {
 	{ "timeout", 0, OPT_TIMEOUT, CMD_ARG_REQUIRED, "SECONDS",
 	  "per-request timeout (default 10); an endpoint that does not answer "
 	  "in time is exit 4",
+	  NULL, 0 },
+	{ "iam-policy", 0, OPT_POLICY, CMD_ARG_NONE, NULL,
+	  "print the IAM policy document preflight needs (JSON) and exit",
 	  NULL, 0 },
 	CMD_OPT_HELP,
 	CMD_OPT_END,
@@ -257,6 +260,12 @@ int cmd_preflight(int argc, char **argv)
 			if (timeout_ms < 1)
 				timeout_ms = 1;
 			break;
+		}
+		case OPT_POLICY: {
+			char *pol = pf_iam_policy(1);
+			puts(pol);
+			free(pol);
+			return EXIT_OK;
 		}
 		case 'h':
 			return cmd_print_help("preflight");

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "util/buf.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -383,4 +385,67 @@ void pf_evaluate(struct lint_findings *out, const struct plan *p,
 		add(out, 6, file, in->name_pos,
 		    "Karpenter's interruption queue '%s' does not exist (SQS "
 		    "queue named after the cluster)", f->queue);
+}
+
+static void statement(cJSON *arr, const char *sid, const char *prefix,
+		      const char *resource)
+{
+	cJSON *st = cJSON_CreateObject(), *acts = cJSON_CreateArray();
+
+	cJSON_AddStringToObject(st, "Sid", sid);
+	cJSON_AddStringToObject(st, "Effect", "Allow");
+	for (int c = 0; c < PF_NCHECKS; c++) {
+		int dup = 0;
+		if (strncmp(pf_actions[c], prefix, strlen(prefix)))
+			continue;
+		for (int d = 0; d < c; d++)
+			dup |= !strcmp(pf_actions[c], pf_actions[d]);
+		if (!dup)
+			cJSON_AddItemToArray(acts,
+					     cJSON_CreateString(pf_actions[c]));
+	}
+	cJSON_AddItemToObject(st, "Action", acts);
+	cJSON_AddStringToObject(st, "Resource", resource);
+	cJSON_AddItemToArray(arr, st);
+}
+
+char *pf_iam_policy(int pretty)
+{
+	cJSON *root = cJSON_CreateObject(), *arr;
+	char *s;
+
+	cJSON_AddStringToObject(root, "Version", "2012-10-17");
+	arr = cJSON_AddArrayToObject(root, "Statement");
+	/* EC2 Describe* actions take no resource ARNs */
+	statement(arr, "GpuformPreflightEC2", "ec2:", "*");
+	/* the public parameters live in no account */
+	statement(arr, "GpuformPreflightAMI", "ssm:",
+		  "arn:aws:ssm:*::parameter/aws/service/*");
+	statement(arr, "GpuformPreflightQueue", "sqs:", "arn:aws:sqs:*:*:*");
+	s = pretty ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (!s)
+		BUG("cJSON_Print failed");
+	return s;
+}
+
+cJSON *pf_iam_policy_configmap(const char *ns)
+{
+	cJSON *cm = cJSON_CreateObject(), *md, *data;
+	char *pol = pf_iam_policy(0);
+
+	cJSON_AddStringToObject(cm, "apiVersion", "v1");
+	cJSON_AddStringToObject(cm, "kind", "ConfigMap");
+	md = cJSON_AddObjectToObject(cm, "metadata");
+	cJSON_AddStringToObject(md, "name", "gpuform-aws-iam-policy");
+	cJSON_AddStringToObject(md, "namespace", ns ? ns : "gpuform-system");
+	cJSON_AddStringToObject(
+		cJSON_AddObjectToObject(md, "annotations"),
+		"gpuform.io/description",
+		"the IAM policy gpuform preflight needs: attach it to the "
+		"role of the job's service account (IRSA or EKS Pod Identity)");
+	data = cJSON_AddObjectToObject(cm, "data");
+	cJSON_AddStringToObject(data, "policy.json", pol);
+	free(pol);
+	return cm;
 }

@@ -92,4 +92,13 @@ void pf_evaluate(struct lint_findings *out, const struct plan *p,
 		 const struct pf_facts *f, const char *file,
 		 const char *k8s_version);
 
+/* pf_iam_policy: the IAM policy document (JSON, fresh memory) that allows
+ * every action of pf_actions on the resources it needs */
+char *pf_iam_policy(int pretty);
+
+/* pf_iam_policy_configmap: ConfigMap gpuform-aws-iam-policy in ns with
+ * the document as data "policy.json" (for `install --aws-iam-policy`) */
+struct cJSON;
+struct cJSON *pf_iam_policy_configmap(const char *ns);
+
 #endif

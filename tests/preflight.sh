@@ -177,6 +177,7 @@ log_has "each check's action, signed and verified" \
 [ "$(grep -c 'sig-ok' "$T/log")" -eq 7 ] && t_pass "7 signed requests" ||
 	t_fail "7 signed requests" "$(cat "$T/log")"
 no_secrets "environment"
+cp "$T/log" "$T/log-all"
 
 # session token (temporary credentials)
 pf AWS_ACCESS_KEY_ID=ASIASESSION000001 AWS_SECRET_ACCESS_KEY=sessionSECRET0001 \
@@ -401,6 +402,25 @@ pf -- --kubernetes-version 1.x "$INTENT"
 expect "bad --kubernetes-version: exit 2" 2 "MAJOR.MINOR"
 pf -- --help
 expect "--help" 0 "--kubernetes-version X.Y" "4 cannot check"
+
+# --- 15. the IAM policy: exactly the actions the checks used
+pf -- --iam-policy
+sed -n 's/^\([a-z0-9]*\) \([A-Za-z]*\) .*/\1:\2/p' "$T/log-all" | sort -u >"$T/used"
+if [ $rc -eq 0 ] && jq -r '.Statement[].Action[]' "$T/out" | sort -u | diff -u "$T/used" - >"$T/diff"; then
+	t_pass "--iam-policy allows exactly the actions preflight uses"
+else
+	t_fail "--iam-policy: exit $rc" "$(cat "$T/diff" "$T/out")"
+fi
+jq -c . "$T/out" >"$T/policy"
+"$GPUFORM" install --git https://example.com/r.git --path clusters/ml-prod --aws-iam-policy -o json >"$T/inst" 2>"$T/err"
+if jq -c 'if type == "array" then .[] elif .items then .items[] else . end | select(.kind == "ConfigMap" and .metadata.name == "gpuform-aws-iam-policy") | .data["policy.json"] | fromjson' "$T/inst" 2>/dev/null | diff -u "$T/policy" - >"$T/diff"; then
+	t_pass "install --aws-iam-policy adds ConfigMap gpuform-aws-iam-policy with that document"
+else
+	t_fail "install --aws-iam-policy" "$(cat "$T/diff" "$T/err"; head -c 600 "$T/inst")"
+fi
+"$GPUFORM" install --git https://example.com/r.git --path clusters/ml-prod -o json >"$T/inst" 2>"$T/err"
+grep -q gpuform-aws-iam-policy "$T/inst" && t_fail "install without --aws-iam-policy has the policy" ||
+	t_pass "install without --aws-iam-policy: no policy"
 
 stop_fake
 t_summary
