@@ -208,18 +208,106 @@ static int k8s_version_ok(const char *v)
 	return dots == 1 && p[-1] != '.';
 }
 
+/*
+ * preflight_core: read and validate the intents (diagnostics on stderr),
+ * find credentials, ask AWS and evaluate; findings into *f. Returns 0, or
+ * EXIT_INVALID / EXIT_RUNTIME after printing why.
+ */
+static int preflight_core(char **paths, size_t n, const char *region,
+			  const char *k8s, struct aws *ap,
+			  struct lint_findings *fp)
+{
+	struct one *files = NULL;
+	size_t nfiles = 0;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	int code = EXIT_OK, invalid = 0;
+
+	/* every intent valid first: nothing is asked about an invalid one */
+	files = xcalloc(n ? n : 1, sizeof(*files));
+	for (size_t i = 0; i < n; i++) {
+		struct one *o = &files[nfiles++];
+		const struct catalog *cat = catalog_builtin();
+		size_t before = d.errors;
+		struct err e = ERR_INIT;
+
+		o->path = paths[i];
+		if (fs_read_file(&o->data, o->path, YAML_MAX_INPUT, &e) < 0) {
+			diags_add(&d, DIAG_ERROR, o->path, 0, 0, NULL, "%s",
+				  err_msg(&e));
+			err_release(&e);
+			if (code < EXIT_RUNTIME)
+				code = EXIT_RUNTIME;
+			memset(&o->in, 0, sizeof(o->in));
+			continue;
+		}
+		if (intent_read(&o->in, o->path, buf_cstr(&o->data),
+				o->data.len, &d) < 0 ||
+		    (validate_intent(&o->in, cat, &d), d.errors != before)) {
+			invalid = 1;
+			continue;
+		}
+		if (plan_build(&o->plan, &o->in, cat, &d, &e) < 0) {
+			diags_add(&d, DIAG_ERROR, o->path, 0, 0, NULL, "%s",
+				  err_msg(&e));
+			err_release(&e);
+			invalid = 1;
+			continue;
+		}
+		o->have_plan = 1;
+	}
+	diags_sort(&d);
+	report_diags(&d);
+	if (invalid) {
+		code = EXIT_INVALID;
+		goto out;
+	}
+	if (code)
+		goto out;
+
+	if (awscreds_load(ap, region, &err) < 0) {
+		fprintf(stderr, "gpuform preflight: cannot check: %s\n",
+			err_msg(&err));
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	for (size_t i = 0; i < nfiles; i++) {
+		struct pf_facts facts;
+
+		pf_questions(&facts, &files[i].plan, k8s);
+		if (preflight_ask(ap, &files[i].plan, &facts, &err) < 0) {
+			fprintf(stderr, "gpuform preflight: %s: cannot check: "
+				"%s\n", files[i].path, err_msg(&err));
+			pf_facts_release(&facts);
+			code = EXIT_RUNTIME;
+			goto out;
+		}
+		pf_evaluate(fp, &files[i].plan, &facts, files[i].path, k8s);
+		pf_facts_release(&facts);
+	}
+
+out:
+	for (size_t i = 0; i < nfiles; i++) {
+		if (files[i].have_plan)
+			plan_release(&files[i].plan);
+		intent_release(&files[i].in);
+		buf_release(&files[i].data);
+	}
+	free(files);
+	diags_release(&d);
+	err_release(&err);
+	return code;
+}
+
 int cmd_preflight(int argc, char **argv)
 {
 	enum pf_format fmt = FMT_TEXT;
 	const char *region = NULL, *k8s = NULL;
 	long timeout_ms = 10000;
-	struct one *files = NULL;
-	size_t nfiles = 0;
+	size_t nfiles;
 	struct lint_findings f = LINT_FINDINGS_INIT;
-	struct diags d = DIAGS_INIT;
-	struct err err = ERR_INIT;
 	struct aws a;
-	int c, code = EXIT_OK, invalid = 0;
+	int c, code = EXIT_OK;
 
 	aws_init(&a);
 	while ((c = cmd_getopt("preflight", argc, argv)) != -1) {
@@ -276,70 +364,12 @@ int cmd_preflight(int argc, char **argv)
 	if (optind >= argc)
 		return cmd_usage_error("preflight", "no intent file given");
 	a.timeout_ms = timeout_ms;
+	nfiles = (size_t)(argc - optind);
 
-	/* every intent valid first: nothing is asked about an invalid one */
-	files = xcalloc((size_t)(argc - optind), sizeof(*files));
-	for (int i = optind; i < argc; i++) {
-		struct one *o = &files[nfiles++];
-		const struct catalog *cat = catalog_builtin();
-		size_t before = d.errors;
-		struct err e = ERR_INIT;
-
-		o->path = argv[i];
-		if (fs_read_file(&o->data, o->path, YAML_MAX_INPUT, &e) < 0) {
-			diags_add(&d, DIAG_ERROR, o->path, 0, 0, NULL, "%s",
-				  err_msg(&e));
-			err_release(&e);
-			if (code < EXIT_RUNTIME)
-				code = EXIT_RUNTIME;
-			memset(&o->in, 0, sizeof(o->in));
-			continue;
-		}
-		if (intent_read(&o->in, o->path, buf_cstr(&o->data),
-				o->data.len, &d) < 0 ||
-		    (validate_intent(&o->in, cat, &d), d.errors != before)) {
-			invalid = 1;
-			continue;
-		}
-		if (plan_build(&o->plan, &o->in, cat, &d, &e) < 0) {
-			diags_add(&d, DIAG_ERROR, o->path, 0, 0, NULL, "%s",
-				  err_msg(&e));
-			err_release(&e);
-			invalid = 1;
-			continue;
-		}
-		o->have_plan = 1;
-	}
-	diags_sort(&d);
-	report_diags(&d);
-	if (invalid) {
-		code = EXIT_INVALID;
-		goto out;
-	}
+	code = preflight_core(argv + optind, (size_t)(argc - optind), region,
+			     k8s, &a, &f);
 	if (code)
 		goto out;
-
-	if (awscreds_load(&a, region, &err) < 0) {
-		fprintf(stderr, "gpuform preflight: cannot check: %s\n",
-			err_msg(&err));
-		code = EXIT_RUNTIME;
-		goto out;
-	}
-	for (size_t i = 0; i < nfiles; i++) {
-		struct pf_facts facts;
-
-		pf_questions(&facts, &files[i].plan, k8s);
-		if (preflight_ask(&a, &files[i].plan, &facts, &err) < 0) {
-			fprintf(stderr, "gpuform preflight: %s: cannot check: "
-				"%s\n", files[i].path, err_msg(&err));
-			pf_facts_release(&facts);
-			code = EXIT_RUNTIME;
-			goto out;
-		}
-		pf_evaluate(&f, &files[i].plan, &facts, files[i].path, k8s);
-		pf_facts_release(&facts);
-	}
-
 	if (fmt == FMT_TEXT) {
 		for (size_t i = 0; i < f.nr; i++) {
 			const struct lint_finding *x = &f.items[i];
@@ -365,16 +395,7 @@ int cmd_preflight(int argc, char **argv)
 	}
 	code = f.counts[LINT_ERROR] ? EXIT_DIFF : EXIT_OK;
 out:
-	for (size_t i = 0; i < nfiles; i++) {
-		if (files[i].have_plan)
-			plan_release(&files[i].plan);
-		intent_release(&files[i].in);
-		buf_release(&files[i].data);
-	}
-	free(files);
 	lint_findings_release(&f);
-	diags_release(&d);
-	err_release(&err);
 	aws_release(&a);
 	return code;
 }
