@@ -20,6 +20,7 @@
 #include "generator/yaml.h"
 #include "reconcile/aws.h"
 #include "reconcile/awscreds.h"
+#include "reconcile/kube.h"
 #include "reconcile/preflight.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -395,6 +396,79 @@ int cmd_preflight(int argc, char **argv)
 	}
 	code = f.counts[LINT_ERROR] ? EXIT_DIFF : EXIT_OK;
 out:
+	lint_findings_release(&f);
+	aws_release(&a);
+	return code;
+}
+
+/* "1" + "32+" -> "1.32" (EKS reports minor "32+") */
+static int cluster_version(struct kube *k, char *out, size_t size,
+			   struct err *err)
+{
+	cJSON *body = NULL;
+	const cJSON *ma, *mi;
+	long status;
+	int ret = -1;
+
+	if (kube_request(k, "GET", "/version", NULL, NULL, NULL, 0, &status,
+			 &body, err) < 0)
+		return -1;
+	ma = cJSON_GetObjectItemCaseSensitive(body, "major");
+	mi = cJSON_GetObjectItemCaseSensitive(body, "minor");
+	if (status != 200 || !cJSON_IsString(ma) || !cJSON_IsString(mi)) {
+		err_set(err, ERR_HTTP, "GET /version: HTTP %ld without major "
+			"and minor", status);
+	} else {
+		snprintf(out, size, "%.8s.%.*s", ma->valuestring,
+			 (int)strspn(mi->valuestring, "0123456789"),
+			 mi->valuestring);
+		if (!k8s_version_ok(out))
+			err_set(err, ERR_HTTP, "GET /version: unusable version "
+				"'%.20s.%.20s'", ma->valuestring,
+				mi->valuestring);
+		else
+			ret = 0;
+	}
+	cJSON_Delete(body);
+	return ret;
+}
+
+int preflight_gate(struct kube *k, char **paths, size_t n)
+{
+	struct lint_findings f = LINT_FINDINGS_INIT;
+	struct err err = ERR_INIT;
+	struct aws a;
+	char ver[32];
+	int code;
+
+	aws_init(&a);
+	if (cluster_version(k, ver, sizeof(ver), &err) < 0) {
+		fprintf(stderr, "gpuform reconcile: preflight: cannot read the "
+			"cluster's Kubernetes version: %s\n", err_msg(&err));
+		err_release(&err);
+		return EXIT_RUNTIME;
+	}
+	code = preflight_core(paths, n, NULL, ver, &a, &f);
+	for (size_t i = 0; i < f.nr; i++) {
+		const struct lint_finding *x = &f.items[i];
+		fprintf(stderr, "%s:%d:%d: %s: %s [%s %s]\n", x->file, x->line,
+			x->col, lint_severity_names[x->sev], x->msg,
+			x->rule->id, x->rule->name);
+	}
+	if (!code) {
+		fprintf(stderr,
+			"gpuform reconcile: preflight (Kubernetes %s, region %s, "
+			"credentials from %s): %zu error%s, %zu warning%s\n",
+			ver, a.region, a.creds.source, f.counts[LINT_ERROR],
+			f.counts[LINT_ERROR] == 1 ? "" : "s",
+			f.counts[LINT_WARNING],
+			f.counts[LINT_WARNING] == 1 ? "" : "s");
+		if (f.counts[LINT_ERROR]) {
+			fprintf(stderr, "gpuform reconcile: preflight found "
+				"errors; nothing applied\n");
+			code = EXIT_INVALID;
+		}
+	}
 	lint_findings_release(&f);
 	aws_release(&a);
 	return code;

@@ -8,6 +8,15 @@
 #include "cmd/cmd.h"
 
 int cmd_preflight(int argc, char **argv);
+
+/*
+ * preflight_gate: `reconcile --preflight` — the Kubernetes version from the
+ * cluster (GET /version), then the checks of every intent file; findings
+ * on stderr. Returns EXIT_OK to go on, EXIT_INVALID when a finding is an
+ * error (nothing may be applied), EXIT_RUNTIME when it could not check.
+ */
+struct kube;
+int preflight_gate(struct kube *k, char **paths, size_t n);
 extern const struct cmd_opt preflight_opts[];
 
 #define PREFLIGHT_CMD                                                         \

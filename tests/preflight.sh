@@ -422,7 +422,55 @@ fi
 grep -q gpuform-aws-iam-policy "$T/inst" && t_fail "install without --aws-iam-policy has the policy" ||
 	t_pass "install without --aws-iam-policy: no policy"
 
-# --- 16. the AWS SigV4 test-suite vectors, signed by libcurl
+# --- 16. reconcile --preflight: the version from the cluster, a gate before applying
+cat >"$T/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: fake
+  cluster:
+    server: http://127.0.0.1:PORT
+users:
+- name: u
+  user:
+    token: kube-token-0001
+contexts:
+- name: fake
+  context: {cluster: fake, user: u}
+current-context: fake
+KC
+start_fake '.kube_version = "1.32" | .queues = []'
+sed -i "s/PORT/$P/" "$T/kubeconfig"
+env -i PATH="$PATH" HOME="$T/home" AWS_EC2_METADATA_DISABLED=true $ENVKEYS $(ok_env) \
+	"$GPUFORM" reconcile --preflight --kubeconfig "$T/kubeconfig" --timeout 20s "$INTENT" >"$T/out" 2>"$T/err"
+rc=$?
+expect "reconcile --preflight: an error finding stops it before anything is applied (exit 3)" 3 \
+	"6:9: error: Karpenter's interruption queue 'ml-prod' does not exist" \
+	"gpuform reconcile: preflight (Kubernetes 1.32, region us-west-2, credentials from environment): 1 error, 0 warnings" \
+	"preflight found errors; nothing applied"
+log_has "reconcile --preflight asked the cluster's version, then AWS (SSM path for 1.32)" \
+	"kube version - Bearer" "ssm GetParameter AKIDENVIRONMENT01 sig-ok"
+grep -q '^kube /api' "$T/log" && t_fail "reconcile --preflight: talked to the API beyond /version" "$(cat "$T/log")" ||
+	t_pass "reconcile --preflight: no API request beyond /version"
+start_fake '.kube_version = "1.32"'
+sed -i "s|http://127.0.0.1:[0-9]*|http://127.0.0.1:$P|" "$T/kubeconfig"
+env -i PATH="$PATH" HOME="$T/home" AWS_EC2_METADATA_DISABLED=true $ENVKEYS $(ok_env) \
+	"$GPUFORM" reconcile --preflight --kubeconfig "$T/kubeconfig" --timeout 5s "$INTENT" >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 3 ] && grep -qF "preflight (Kubernetes 1.32, region us-west-2, credentials from environment): 0 errors" "$T/err" &&
+	grep -q '^kube /api' "$T/log"; then
+	t_pass "reconcile --preflight: a clean preflight goes on to reconcile (the fake API then fails it)"
+else
+	t_fail "reconcile --preflight clean: exit $rc" "$(cat "$T/err" "$T/log")"
+fi
+"$GPUFORM" reconcile --preflight --git https://example.com/r.git --path clusters/x >"$T/out" 2>"$T/err"
+rc=$?
+expect "reconcile --preflight with --git: usage error" 2 "--preflight goes with reconcile of intent files"
+"$GPUFORM" reconcile --preflight tests/preflight >"$T/out" 2>"$T/err"
+rc=$?
+expect "reconcile --preflight of a directory: usage error" 2 "--preflight needs intent files"
+
+# --- 17. the AWS SigV4 test-suite vectors, signed by libcurl
 if command -v curl >/dev/null 2>&1; then
 	$PY tests/tools/sigv4vectors.py tests/fixtures/sigv4/v4 >"$T/vec" 2>&1
 	while read -r st name rest; do

@@ -13,7 +13,9 @@ Listens on 127.0.0.1 (an ephemeral port, written to PORTFILE) and serves:
   - SQS awsJson1_0 (X-Amz-Target AmazonSQS.GetQueueUrl; QueueDoesNotExist);
   - STS AssumeRoleWithWebIdentity (unsigned query call, XML answer);
   - the container credentials endpoint (GET /container-creds, Authorization);
-  - IMDSv2 (PUT /latest/api/token, GET /latest/meta-data/...).
+  - IMDSv2 (PUT /latest/api/token, GET /latest/meta-data/...);
+  - with "kube_version": a Kubernetes API server's GET /version (for
+    reconcile --preflight); other /api paths answer 503.
 
 Every signed request's SigV4 signature is recomputed with botocore (Debian's
 python3-botocore), independently of libcurl: the canonical request is built
@@ -307,6 +309,18 @@ class H(BaseHTTPRequestHandler):
         self.send(404, "not found", "text/plain")
 
     def do_GET(self):
+        if self.path == "/version" and SC.get("kube_version"):
+            # kube-apiserver's version.Info, as EKS reports it
+            log("kube version - %s" % self.headers.get("Authorization", "-")[:6])
+            major, minor = SC["kube_version"].split(".")
+            return self.send(200, json.dumps({
+                "major": major, "minor": minor + "+",
+                "gitVersion": "v%s.%s.3-eks-abcdef0" % (major, minor),
+                "platform": "linux/amd64"}), "application/json")
+        if self.path.startswith(("/api", "/apis")):
+            log("kube %s - -" % self.path.split("?")[0])
+            return self.send(503, '{"kind":"Status","message":"fake"}',
+                             "application/json")
         if self.path == "/container-creds":
             c = SC.get("container")
             ok = c and self.headers.get("Authorization") == c["auth"]
