@@ -6,6 +6,8 @@
  */
 #include "cmd/preflight.h"
 
+#include "cmd/cluster.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +32,7 @@
 #define GPUFORM_VERSION "0.0.0"
 #endif
 
-enum { OPT_REGION = 256, OPT_K8S, OPT_TIMEOUT, OPT_POLICY };
+enum { OPT_REGION = 256, OPT_K8S, OPT_PF_TIMEOUT, OPT_POLICY };
 enum pf_format { FMT_TEXT, FMT_JSON, FMT_SARIF };
 
 const struct cmd_opt preflight_opts[] = {
@@ -46,7 +48,12 @@ const struct cmd_opt preflight_opts[] = {
 	  "the cluster's Kubernetes version (e.g. 1.32), for the AMI check; "
 	  "without it the AMI release is not checked",
 	  NULL, 0 },
-	{ "timeout", 0, OPT_TIMEOUT, CMD_ARG_REQUIRED, "SECONDS",
+	{ "kubeconfig", 0, OPT_KUBECONFIG, CMD_ARG_REQUIRED, "PATH",
+	  "read the Kubernetes version from this cluster (GET /version) when "
+	  "--kubernetes-version is not given", "@file", 0 },
+	{ "context", 0, OPT_CONTEXT, CMD_ARG_REQUIRED, "NAME",
+	  "kubeconfig context (default: current)", NULL, 0 },
+	{ "timeout", 0, OPT_PF_TIMEOUT, CMD_ARG_REQUIRED, "SECONDS",
 	  "per-request timeout (default 10); an endpoint that does not answer "
 	  "in time is exit 4",
 	  NULL, 0 },
@@ -300,6 +307,38 @@ out:
 	return code;
 }
 
+/* "1" + "32+" -> "1.32" (EKS reports minor "32+") */
+static int cluster_version(struct kube *k, char *out, size_t size,
+			   struct err *err)
+{
+	cJSON *body = NULL;
+	const cJSON *ma, *mi;
+	long status;
+	int ret = -1;
+
+	if (kube_request(k, "GET", "/version", NULL, NULL, NULL, 0, &status,
+			 &body, err) < 0)
+		return -1;
+	ma = cJSON_GetObjectItemCaseSensitive(body, "major");
+	mi = cJSON_GetObjectItemCaseSensitive(body, "minor");
+	if (status != 200 || !cJSON_IsString(ma) || !cJSON_IsString(mi)) {
+		err_set(err, ERR_HTTP, "GET /version: HTTP %ld without major "
+			"and minor", status);
+	} else {
+		snprintf(out, size, "%.8s.%.*s", ma->valuestring,
+			 (int)strspn(mi->valuestring, "0123456789"),
+			 mi->valuestring);
+		if (!k8s_version_ok(out))
+			err_set(err, ERR_HTTP, "GET /version: unusable version "
+				"'%.20s.%.20s'", ma->valuestring,
+				mi->valuestring);
+		else
+			ret = 0;
+	}
+	cJSON_Delete(body);
+	return ret;
+}
+
 int cmd_preflight(int argc, char **argv)
 {
 	enum pf_format fmt = FMT_TEXT;
@@ -307,8 +346,10 @@ int cmd_preflight(int argc, char **argv)
 	long timeout_ms = 10000;
 	size_t nfiles;
 	struct lint_findings f = LINT_FINDINGS_INIT;
+	struct cluster_opts co = CLUSTER_OPTS_INIT;
 	struct aws a;
-	int c, code = EXIT_OK;
+	char ver[32];
+	int c, code = EXIT_OK, use_cluster = 0;
 
 	aws_init(&a);
 	while ((c = cmd_getopt("preflight", argc, argv)) != -1) {
@@ -337,7 +378,12 @@ int cmd_preflight(int argc, char **argv)
 					"(e.g. 1.32), not '%s'", optarg);
 			k8s = optarg;
 			break;
-		case OPT_TIMEOUT: {
+		case OPT_KUBECONFIG:
+		case OPT_CONTEXT:
+			cluster_opt(&co, c, optarg);
+			use_cluster = 1;
+			break;
+		case OPT_PF_TIMEOUT: {
 			char *end;
 			double s = strtod(optarg, &end);
 			if (*end || !(s > 0) || s > 600)
@@ -366,6 +412,23 @@ int cmd_preflight(int argc, char **argv)
 		return cmd_usage_error("preflight", "no intent file given");
 	a.timeout_ms = timeout_ms;
 	nfiles = (size_t)(argc - optind);
+	if (use_cluster && !k8s) {
+		struct kube *k = NULL;
+		struct err err = ERR_INIT;
+
+		co.request_timeout_ms = co.timeout_ms = timeout_ms;
+		if (cluster_connect(&k, &co, &err) < 0 ||
+		    cluster_version(k, ver, sizeof(ver), &err) < 0) {
+			fprintf(stderr, "gpuform preflight: cannot read the "
+				"cluster's Kubernetes version: %s\n",
+				err_msg(&err));
+			err_release(&err);
+			kube_free(k);
+			return EXIT_RUNTIME;
+		}
+		kube_free(k);
+		k8s = ver;
+	}
 
 	code = preflight_core(argv + optind, (size_t)(argc - optind), region,
 			     k8s, &a, &f);
@@ -399,38 +462,6 @@ out:
 	lint_findings_release(&f);
 	aws_release(&a);
 	return code;
-}
-
-/* "1" + "32+" -> "1.32" (EKS reports minor "32+") */
-static int cluster_version(struct kube *k, char *out, size_t size,
-			   struct err *err)
-{
-	cJSON *body = NULL;
-	const cJSON *ma, *mi;
-	long status;
-	int ret = -1;
-
-	if (kube_request(k, "GET", "/version", NULL, NULL, NULL, 0, &status,
-			 &body, err) < 0)
-		return -1;
-	ma = cJSON_GetObjectItemCaseSensitive(body, "major");
-	mi = cJSON_GetObjectItemCaseSensitive(body, "minor");
-	if (status != 200 || !cJSON_IsString(ma) || !cJSON_IsString(mi)) {
-		err_set(err, ERR_HTTP, "GET /version: HTTP %ld without major "
-			"and minor", status);
-	} else {
-		snprintf(out, size, "%.8s.%.*s", ma->valuestring,
-			 (int)strspn(mi->valuestring, "0123456789"),
-			 mi->valuestring);
-		if (!k8s_version_ok(out))
-			err_set(err, ERR_HTTP, "GET /version: unusable version "
-				"'%.20s.%.20s'", ma->valuestring,
-				mi->valuestring);
-		else
-			ret = 0;
-	}
-	cJSON_Delete(body);
-	return ret;
 }
 
 int preflight_gate(struct kube *k, char **paths, size_t n)

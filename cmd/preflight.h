@@ -23,7 +23,7 @@ extern const struct cmd_opt preflight_opts[];
 	{ "preflight", cmd_preflight,                                         \
 	  "check an intent against the AWS account before it merges",        \
 	  "[-o text|json|sarif] [--region REGION] "                           \
-	  "[--kubernetes-version X.Y] INTENT...",                             \
+	  "[--kubernetes-version X.Y | --kubeconfig PATH] INTENT...",         \
 	  "Check that what each intent refers to exists in the AWS account:\n" \
 	  "the AMI release for the cluster's Kubernetes version (SSM\n"       \
 	  "GetParameter on the parameters Karpenter resolves the alias\n"     \

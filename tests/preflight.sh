@@ -463,6 +463,15 @@ if [ $rc -ne 0 ] && [ $rc -ne 3 ] && grep -qF "preflight (Kubernetes 1.32, regio
 else
 	t_fail "reconcile --preflight clean: exit $rc" "$(cat "$T/err" "$T/log")"
 fi
+start_fake '.kube_version = "1.31"'
+sed -i "s|http://127.0.0.1:[0-9]*|http://127.0.0.1:$P|" "$T/kubeconfig"
+pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/kubeconfig" "$INTENT"
+expect "preflight --kubeconfig: the Kubernetes version from the cluster (1.31 has no such release here)" 1 \
+	"has no NVIDIA x86_64 image for Kubernetes 1.31: SSM parameter /aws/service/bottlerocket/aws-k8s-1.31-nvidia/x86_64/1.26.1/image_id does not exist"
+pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/kubeconfig" --kubernetes-version 1.32 "$INTENT"
+expect "--kubernetes-version wins over the cluster's" 0 "0 errors"
+pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/nokubeconfig" "$INTENT"
+expect "preflight --kubeconfig that cannot be read: exit 4" 4 "cannot read the cluster's Kubernetes version"
 "$GPUFORM" reconcile --preflight --git https://example.com/r.git --path clusters/x >"$T/out" 2>"$T/err"
 rc=$?
 expect "reconcile --preflight with --git: usage error" 2 "--preflight goes with reconcile of intent files"
