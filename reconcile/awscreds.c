@@ -296,6 +296,34 @@ static int http_get(struct aws *a, const char *method, const char *url,
 	return 0;
 }
 
+/* as the SDKs: plain http only to loopback or the ECS / EKS Pod Identity
+ * agent addresses, so the authorization token cannot leak elsewhere */
+static int container_url_allowed(const char *url)
+{
+	static const char *const hosts[] = {
+		"127.", "localhost", "[::1]", "169.254.170.2", "169.254.170.23",
+		"[fd00:ec2::23]", NULL,
+	};
+	const char *h;
+	size_t n;
+
+	if (!strncmp(url, "https://", 8))
+		return 1;
+	if (strncmp(url, "http://", 7))
+		return 0;
+	h = url + 7;
+	n = strcspn(h, ":/?#");
+	if (h[0] == '[')
+		n = strcspn(h, "]") + 1;
+	for (size_t i = 0; hosts[i]; i++) {
+		size_t k = strlen(hosts[i]);
+		if (hosts[i][k - 1] == '.' ? !strncmp(h, hosts[i], k) && n > k
+					   : n == k && !strncmp(h, hosts[i], k))
+			return 1;
+	}
+	return 0;
+}
+
 static int container(struct aws *a, struct err *err)
 {
 	const char *full = env("AWS_CONTAINER_CREDENTIALS_FULL_URI");
@@ -308,6 +336,13 @@ static int container(struct aws *a, struct err *err)
 			: xstrdup(full);
 	int ret = -1;
 
+	if (!container_url_allowed(url)) {
+		err_set(err, ERR_INVALID,
+			"AWS_CONTAINER_CREDENTIALS_FULL_URI must be https://, or "
+			"http:// to a loopback address or the ECS / EKS Pod "
+			"Identity agent (169.254.170.2, 169.254.170.23)");
+		goto out;
+	}
 	if (tokfile) {
 		if (read_small(&tok, tokfile, "container authorization token "
 					      "file", err) < 0)

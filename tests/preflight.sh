@@ -260,6 +260,25 @@ pf AWS_CONTAINER_CREDENTIALS_FULL_URI="http://127.0.0.1:$P/container-creds" \
 	AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE="$T/pod-bad" "$(ok_env)" -- "$INTENT"
 expect "Pod Identity with a wrong token: exit 4" 4 "container credentials endpoint" "HTTP 401"
 
+pf AWS_CONTAINER_CREDENTIALS_FULL_URI="http://127.0.0.1:$P/container-creds" \
+	AWS_CONTAINER_AUTHORIZATION_TOKEN=PODIDENTITYAUTH01 "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
+expect "container credentials with AWS_CONTAINER_AUTHORIZATION_TOKEN" 0 "credentials from container credentials"
+pf AWS_CONTAINER_CREDENTIALS_FULL_URI="http://192.0.2.1/creds" \
+	AWS_CONTAINER_AUTHORIZATION_TOKEN=PODIDENTITYAUTH01 "$(ok_env)" -- "$INTENT"
+expect "container credentials over plain http to another host: refused (the token would leak)" 4 \
+	"AWS_CONTAINER_CREDENTIALS_FULL_URI must be https://"
+no_secrets "container token in the environment"
+
+# web identity from a profile (role_arn + web_identity_token_file)
+printf '[profile irsa]\nregion = us-west-2\nrole_arn = arn:aws:iam::111122223333:role/gpuform\nweb_identity_token_file = %s\n' \
+	"$T/wi-token" >"$T/home/.aws/config"
+pf AWS_PROFILE=irsa "AWS_ENDPOINT_URL=http://127.0.0.1:$P" -- --kubernetes-version 1.32 "$INTENT"
+expect "profile with role_arn + web_identity_token_file" 0 "credentials from profile 'irsa' (web identity)"
+printf '[profile sso]\nregion = us-west-2\nsso_session = corp\n' >"$T/home/.aws/config"
+pf AWS_PROFILE=sso "AWS_ENDPOINT_URL=http://127.0.0.1:$P" -- "$INTENT"
+expect "an SSO profile: exit 4, says how to export credentials" 4 "aws configure export-credentials"
+rm -f "$T/home/.aws/config"
+
 # --- 5. IMDSv2 (credentials and region)
 env -i PATH="$PATH" HOME="$T/home" AWS_EC2_METADATA_SERVICE_ENDPOINT="http://127.0.0.1:$P" \
 	AWS_ENDPOINT_URL="http://127.0.0.1:$P" "$GPUFORM" preflight --kubernetes-version 1.32 "$INTENT" >"$T/out" 2>"$T/err"
