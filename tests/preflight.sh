@@ -10,6 +10,10 @@
 #
 # The fake and gpuform only talk to 127.0.0.1; IMDS is disabled or pointed
 # at the fake in every run.
+
+# word splitting of $ENVKEYS and $(ok_env) (assignments for env) is
+# intended; t_pass and t_fail always succeed, so A && B || C is safe here
+# shellcheck disable=SC2086,SC2046,SC2015
 set -u
 
 GPUFORM=${GPUFORM:-./gpuform}
@@ -18,7 +22,6 @@ case $GPUFORM in
 */*) GPUFORM=$(pwd)/$GPUFORM ;;
 esac
 cd "$(dirname "$0")/.." || exit 1
-TOP=$(pwd)
 LC_ALL=C
 export LC_ALL
 PY=/usr/bin/python3
