@@ -201,6 +201,14 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+static int has_control(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 	     const char *target, const char *body, struct aws_answer *ans,
 	     struct err *err)
@@ -218,6 +226,14 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 	int ret = -1;
 
 	memset(ans, 0, sizeof(*ans));
+	if (has_control(a->creds.key_id) || has_control(a->creds.secret) ||
+	    has_control(a->creds.token) || strchr(a->creds.key_id, ':')) {
+		/* they go into headers: no line breaks, no header injection */
+		err_set(err, ERR_INVALID, "the credentials from %s contain a "
+			"control character (or the key id a ':')",
+			a->creds.source);
+		goto out;
+	}
 	hdr[nh++] = proto == AWS_QUERY
 			    ? "Content-Type: application/x-www-form-urlencoded; "
 			      "charset=utf-8"

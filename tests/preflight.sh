@@ -190,6 +190,15 @@ no_secrets "session token"
 pf AWS_ACCESS_KEY_ID=ASIASESSION000001 AWS_SECRET_ACCESS_KEY=sessionSECRET0001 \
 	"$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
 expect "session key without its token: rejected, exit 4" 4 "rejected the credentials from environment: InvalidClientTokenId"
+: >"$T/log"
+env -i PATH="$PATH" HOME="$T/home" AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=ASIASESSION000001 \
+	AWS_SECRET_ACCESS_KEY=sessionSECRET0001 "AWS_SESSION_TOKEN=SESSIONTOKEN0001/+=
+X-Injected: 1" $(ok_env) "$GPUFORM" preflight "$INTENT" >"$T/out" 2>"$T/err"
+rc=$?
+expect "a session token with a line break: refused before any request, exit 4" 4 \
+	"the credentials from environment contain a control character"
+[ -s "$T/log" ] && t_fail "token with a line break: a request was sent" "$(cat "$T/log")"
+no_secrets "session token with a line break"
 pf AWS_ACCESS_KEY_ID=AKIDENVIRONMENT01 AWS_SECRET_ACCESS_KEY=wrongSECRET \
 	"$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
 expect "wrong secret: rejected as AWS does (SSM: InvalidSignatureException), exit 4" 4 \
