@@ -349,7 +349,13 @@ void pf_evaluate(struct lint_findings *out, const struct plan *p,
 		add(out, 4, file, in->discovery_pos,
 		    "no security group carries the tag "
 		    "karpenter.sh/discovery=%s", in->discovery);
-	/* offerings: per GPU pool, at its workload's gpu key */
+	/* offerings: per GPU pool, at its workload's gpu key; the zones
+	 * come from the subnets */
+	if (f->st[PF_OFFERINGS] != PF_NOT_ASKED &&
+	    f->st[PF_SUBNETS] == PF_DENIED)
+		add(out, 0, file, in->discovery_pos,
+		    "could not check the instance type offerings: needs "
+		    "ec2:DescribeSubnets (for the subnets' zones)");
 	if (f->st[PF_OFFERINGS] != PF_NOT_ASKED && f->nzones &&
 	    !denied(out, f, PF_OFFERINGS, file, in->discovery_pos)) {
 		for (size_t i = 0; i < p->npools; i++) {

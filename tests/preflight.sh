@@ -354,6 +354,7 @@ expect "AccessDenied everywhere: exit 0, warnings only" 0 \
 	"12:17: warning: could not check the image-cache snapshot: needs ec2:DescribeSnapshots" \
 	"16:23: warning: could not check the EFA security group: needs ec2:DescribeSecurityGroups" \
 	"10:14: warning: could not check the discovery-tagged subnets: needs ec2:DescribeSubnets" \
+	"10:14: warning: could not check the instance type offerings: needs ec2:DescribeSubnets (for the subnets' zones)" \
 	"6:9: warning: could not check the interruption queue: needs sqs:GetQueueUrl"
 start_fake '.deny = ["DescribeInstanceTypeOfferings"]'
 pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
