@@ -1511,7 +1511,7 @@ int kube_http_exchange(const struct kube_http_req *r, long *status,
 		return err_set(err, ERR_HTTP, "cannot initialise libcurl");
 	/* no "Expect:" line to suppress 100-continue: libcurl 7.88 would
 	 * sign an empty expect header that is never sent (tests/preflight.sh
-	 * caught it); large bodies send and sign Expect: 100-continue */
+	 * caught it) */
 	for (size_t i = 0; r->headers && r->headers[i]; i++)
 		h = curl_slist_append(h, r->headers[i]);
 	curl_easy_setopt(c, CURLOPT_URL, r->url);

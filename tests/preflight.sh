@@ -395,6 +395,13 @@ start_fake '.page_size = 1 | .subnets += [{"id": "subnet-0ddd", "zone": "us-west
 pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
 expect "nextToken pages followed (zone of the third subnet page)" 0 "0 errors"
 
+# a request body over 1 KiB (2.5 KB: 40 zones in the location filter) is
+# signed correctly too
+start_fake '.subnets += [range(40) | {"id": "subnet-x\(.)", "zone": "us-west-2-lax-1-zone\(.)", "tags": {"karpenter.sh/discovery": "ml-prod"}}]'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
+expect "a 2.5 KB request body is signed correctly" 0 "0 errors"
+log_has "large body verified" "ec2 DescribeInstanceTypeOfferings AKIDENVIRONMENT01 sig-ok"
+
 # --- 14. formats, inputs, exit codes
 start_fake '.queues = []'
 pf $ENVKEYS "$(ok_env)" -- -o json --kubernetes-version 1.32 "$INTENT"
