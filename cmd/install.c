@@ -12,13 +12,15 @@
 #include "cmd/inputs.h"
 #include "generator/install.h"
 #include "generator/intent.h"
+#include "generator/preflight.h"
 #include "generator/render.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
 enum { OPT_GIT = 4000, OPT_REF, OPT_PATH, OPT_CLUSTER, OPT_SCHEDULE, OPT_IMAGE,
        OPT_SECRET, OPT_NS, OPT_CRONJOB_API, OPT_PUSHGW, OPT_PRUNE, OPT_TIMEOUT,
-       OPT_TEMPLATES, OPT_FORMAT, OPT_OUTPUT_DIR, OPT_DP_NS };
+       OPT_TEMPLATES, OPT_FORMAT, OPT_OUTPUT_DIR, OPT_DP_NS,
+       OPT_AWS_POLICY };
 
 const struct cmd_opt install_opts[] = {
 	{ "git", 0, OPT_GIT, CMD_ARG_REQUIRED, "URL",
@@ -62,6 +64,9 @@ const struct cmd_opt install_opts[] = {
 	  "yaml json", CMD_OPT_HIDDEN },
 	{ "output-dir", 0, OPT_OUTPUT_DIR, CMD_ARG_REQUIRED, "DIR",
 	  "write a directory instead of stdout", "@dir", 0 },
+	{ "aws-iam-policy", 0, OPT_AWS_POLICY, CMD_ARG_NONE, NULL,
+	  "add ConfigMap gpuform-aws-iam-policy: the IAM policy document "
+	  "'gpuform preflight' needs (docs/preflight.md)", NULL, 0 },
 	CMD_OPT_HELP,
 	CMD_OPT_END,
 };
@@ -91,7 +96,7 @@ int cmd_install(int argc, char **argv)
 	const char *dir = NULL, *templates = NULL;
 	char *cluster = NULL;
 	long long s;
-	int c, code = EXIT_OK;
+	int c, code = EXIT_OK, aws_policy = 0;
 
 	while ((c = cmd_getopt("install", argc, argv)) != -1) {
 		switch (c) {
@@ -151,6 +156,9 @@ int cmd_install(int argc, char **argv)
 		case OPT_OUTPUT_DIR:
 			dir = optarg;
 			break;
+		case OPT_AWS_POLICY:
+			aws_policy = 1;
+			break;
 		case 'h':
 			return cmd_print_help("install");
 		default:
@@ -178,6 +186,9 @@ int cmd_install(int argc, char **argv)
 		code = report_err(&err);
 		goto out;
 	}
+	if (aws_policy)
+		cJSON_AddItemToArray(r.docs,
+				     pf_iam_policy_configmap(io.namespace_));
 	if (dir) {
 		r.cluster = xstrdup(io.cluster);
 		r.addons = cJSON_CreateObject();

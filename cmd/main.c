@@ -2,6 +2,7 @@
  * cmd/main.c: entry point, subcommand table, help and version.
  */
 #include "cmd/cmd.h"
+#include "cmd/preflight.h"
 #include "cmd/cluster.h"
 #include "cmd/incluster.h"
 #include "cmd/options.h"
@@ -186,6 +187,7 @@ const struct cmd cmd_table[] = {
 	  "may name and the instance families each one selects, from the\n"
 	  "built-in catalog (a Markdown table).\n",
 	  explain_opts, NULL, NULL, "@rule", 0 },
+	PREFLIGHT_CMD,
 	{ "install", cmd_install,
 	  "render the manifests that run gpuform in the cluster (CronJob, RBAC)",
 	  "--git URL [--ref BRANCH] --path DIR [options]",

@@ -4,6 +4,7 @@
  * pull-request diff, which needs no cluster).
  */
 #include "cmd/cmd.h"
+#include "cmd/preflight.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -102,7 +103,8 @@ static void print_summary(const struct recon_report *r,
 enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
        OPT_PRUNE_NS, OPT_INV_NS, OPT_TEMPLATES, OPT_LIVE, OPT_GIT, OPT_REF,
        OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE, OPT_BASE, OPT_HEAD,
-       OPT_REPO, OPT_FORMAT, OPT_ADOPT, OPT_REBUILD_INV, OPT_NO_LOCK };
+       OPT_REPO, OPT_FORMAT, OPT_ADOPT, OPT_REBUILD_INV, OPT_NO_LOCK,
+       OPT_PREFLIGHT };
 
 /* tests only: pause between the LISTs and the first DELETE of a prune, so
  * a test can change an object meanwhile (GPUFORM_TEST_PRUNE_PAUSE_S) */
@@ -161,6 +163,11 @@ const struct cmd_opt reconcile_opts[] = {
 	  "@dir", 0 },
 	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
 	  "text (default) or json (with request counts)", "text json", 0 },
+	{ "preflight", 0, OPT_PREFLIGHT, CMD_ARG_NONE, NULL,
+	  "first run 'gpuform preflight' on the intent files (the cluster's "
+	  "Kubernetes version, AWS credentials as preflight finds them); an "
+	  "error finding stops before anything is applied (exit 3)",
+	  NULL, 0 },
 	CLUSTER_CMD_OPTS,
 	INCLUSTER_CMD_OPTS,
 	CMD_OPT_HELP,
@@ -212,6 +219,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	int no_lock = 0;
 	long prune_pause = 0;
 	const char *pause_env = getenv("GPUFORM_TEST_PRUNE_PAUSE_S");
+	int preflight = 0;
 
 	while ((c = cmd_getopt(cmd, argc, argv)) != -1) {
 		switch (c) {
@@ -263,6 +271,9 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		case OPT_NO_LOCK:
 			no_lock = 1;
 			break;
+		case OPT_PREFLIGHT:
+			preflight = 1;
+			break;
 		case OPT_FORMAT:
 		case 'o':
 			if (!strcmp(optarg, "json"))
@@ -300,6 +311,15 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	if (diff_mode && any_incluster)
 		return cmd_usage_error(cmd, "--lock, --events, --metrics-file and "
 					    "--pushgateway go with reconcile");
+	if (preflight && (diff_mode || git.url))
+		return cmd_usage_error(cmd, "--preflight goes with reconcile "
+					    "of intent files");
+	for (int i = optind; preflight && i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) == 0 && !S_ISREG(st.st_mode))
+			return cmd_usage_error(cmd, "--preflight needs intent "
+						    "files, not '%s'", argv[i]);
+	}
 	if (diff_mode && !live)
 		return cmd_usage_error(cmd, "say what to compare with: --base REV "
 					    "(Git revisions) or --live (the cluster)");
@@ -373,6 +393,9 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		code = report_err(&err);
 		goto out;
 	}
+	if (preflight && (code = preflight_gate(k, argv + optind,
+						(size_t)(argc - optind))))
+		goto out;
 	rc = incluster_lock(&ic, k, src.cluster, ro.inventory_ns, &err);
 	if (rc != 0) {
 		code = rc > 0 ? EXIT_OK : report_err(&err);

@@ -1524,3 +1524,102 @@ out:
 	buf_release(&shown);
 	return ret;
 }
+
+struct capped {
+	struct buf *b;
+	size_t max;
+	int over;
+};
+
+static size_t on_capped(char *p, size_t size, size_t n, void *ud)
+{
+	struct capped *c = ud;
+	size_t len = size * n;
+
+	if (c->b->len + len > c->max) {
+		c->over = 1;
+		return 0; /* CURLE_WRITE_ERROR */
+	}
+	buf_add(c->b, p, len);
+	return len;
+}
+
+int kube_http_exchange(const struct kube_http_req *r, long *status,
+		       struct buf *resp, int *timed_out, struct err *err)
+{
+	static int ready;
+	struct curl_slist *h = NULL;
+	struct buf shown = BUF_INIT, up = BUF_INIT;
+	struct capped cap = { resp, r->max_body ? r->max_body : 16u << 20, 0 };
+	char errbuf[CURL_ERROR_SIZE] = "";
+	CURL *c;
+	CURLcode rc;
+	int ret = -1;
+
+	*status = 0;
+	*timed_out = 0;
+	url_for_messages(&shown, r->url);
+	if (!ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			return err_set(err, ERR_HTTP, "cannot initialise libcurl");
+		ready = 1;
+	}
+	if (!(c = curl_easy_init()))
+		return err_set(err, ERR_HTTP, "cannot initialise libcurl");
+	/* no "Expect:" line to suppress 100-continue: libcurl 7.88 would
+	 * sign an empty expect header that is never sent (tests/preflight.sh
+	 * caught it) */
+	for (size_t i = 0; r->headers && r->headers[i]; i++)
+		h = curl_slist_append(h, r->headers[i]);
+	curl_easy_setopt(c, CURLOPT_URL, r->url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r->method);
+	if (r->body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, r->body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)r->len);
+	}
+	if (r->sigv4) {
+		/* libcurl computes the canonical request, the payload hash
+		 * (x-amz-content-sha256 is not sent) and the Authorization
+		 * header; x-amz-* headers given here (the session token) are
+		 * signed with it */
+		curl_easy_setopt(c, CURLOPT_AWS_SIGV4, r->sigv4);
+		buf_addf(&up, "%s:%s", r->key_id, r->secret);
+		curl_easy_setopt(c, CURLOPT_USERPWD, buf_cstr(&up));
+	}
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, r->timeout_ms);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+			 r->timeout_ms < KUBE_CONNECT_TIMEOUT_MS
+				 ? r->timeout_ms
+				 : KUBE_CONNECT_TIMEOUT_MS);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "gpuform/" GPUFORM_VERSION);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_capped);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &cap);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	rc = curl_easy_perform(c);
+	if (rc == CURLE_OPERATION_TIMEDOUT)
+		*timed_out = 1;
+	if (cap.over) {
+		err_set(err, ERR_HTTP, "%s %s: answer larger than %zu bytes",
+			r->method, buf_cstr(&shown), cap.max);
+		goto out;
+	}
+	if (rc != CURLE_OK) {
+		err_set(err, ERR_HTTP, "%s %s: %s", r->method, buf_cstr(&shown),
+			*errbuf ? errbuf : curl_easy_strerror(rc));
+		goto out;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+	ret = 0;
+out:
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	if (up.len)
+		memset(up.ptr, 0, up.len);
+	buf_release(&up);
+	buf_release(&shown);
+	return ret;
+}

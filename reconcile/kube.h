@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "reconcile/kubeconfig.h"
+#include "util/buf.h"
 #include "util/err.h"
 
 struct kube;
@@ -156,5 +157,28 @@ int kube_request(struct kube *k, const char *method, const char *path,
 		 const char *query, const char *content_type,
 		 const char *body, size_t body_len, long *status,
 		 cJSON **body_out, struct err *err);
+
+/*
+ * kube_http_exchange: one plain HTTP request outside the API server, with
+ * its answer (the AWS APIs of `gpuform preflight`, reconcile/aws.c, and the
+ * credential endpoints, reconcile/awscreds.c). No retries: the caller
+ * decides. When sigv4 is set ("aws:amz:REGION:SERVICE") the request is
+ * signed by libcurl (CURLOPT_AWS_SIGV4) with key_id/secret; headers are
+ * "Name: value" lines (NULL-terminated, may be NULL). Returns 0 for any
+ * HTTP status (*status, the body in *resp, capped at max_body); -1 for
+ * transport failures, with *timed_out set when the time ran out. Secrets
+ * and user info never appear in messages.
+ */
+struct kube_http_req {
+	const char *method, *url;
+	const char *const *headers;
+	const char *body;
+	size_t len;
+	const char *sigv4, *key_id, *secret;
+	long timeout_ms;
+	size_t max_body;
+};
+int kube_http_exchange(const struct kube_http_req *r, long *status,
+		       struct buf *resp, int *timed_out, struct err *err);
 
 #endif

@@ -10,12 +10,13 @@
 # python3-jsonschema for the SARIF schema check of tests/lint.sh; python3 for
 # the metrics parser and the Pushgateway stand-in of tests/incluster.sh; man-db
 # and groff-base so tests/docs.sh can render the man pages with man -l; zsh
-# to load the generated zsh completion.)
+# to load the generated zsh completion; python3-botocore verifies the SigV4
+# signatures of gpuform preflight in tests/tools/awsfake.py.)
 set -eu
 
 PKGS="build-essential pkg-config libgit2-dev libyaml-dev libcurl4-openssl-dev libcjson-dev
 libssl-dev check etcd-server curl openssl jq git lighttpd openssh-server python3
-python3-jsonschema man-db groff-base zsh"
+python3-jsonschema python3-botocore man-db groff-base zsh"
 
 missing=''
 for p in $PKGS; do

@@ -43,6 +43,7 @@ static Suite *(*const suites[])(void) = {
 	kueue_suite,
 	units_suite,
 	owner_suite,
+	preflight_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

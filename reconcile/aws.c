@@ -1,0 +1,305 @@
+/*
+ * reconcile/aws.c: see aws.h. Wire formats from the AWS API references:
+ * EC2 query API (POST form, Version=2016-11-15, XML answers, errors as
+ * Response/Errors/Error/Code), STS (query, ErrorResponse/Error/Code),
+ * SSM (awsJson1_1, X-Amz-Target AmazonSSM.*), SQS (awsJson1_0 since
+ * November 2023, X-Amz-Target AmazonSQS.*; errors carry "__type").
+ */
+#include "reconcile/aws.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "reconcile/awsxml.h"
+#include "reconcile/kube.h"
+#include "util/xalloc.h"
+
+#define AWS_MAX_BODY (32u << 20)
+
+void aws_init(struct aws *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->timeout_ms = 10000;
+	a->max_retries = 4;
+	a->backoff_ms = 200;
+	a->backoff_cap_ms = 3000;
+}
+
+static void wipe_free(char *s)
+{
+	if (s) {
+		memset(s, 0, strlen(s));
+		free(s);
+	}
+}
+
+void aws_creds_release(struct aws_creds *c)
+{
+	free(c->key_id);
+	wipe_free(c->secret);
+	wipe_free(c->token);
+	free(c->source);
+	memset(c, 0, sizeof(*c));
+}
+
+void aws_release(struct aws *a)
+{
+	aws_creds_release(&a->creds);
+	free(a->region);
+	a->region = NULL;
+}
+
+void aws_answer_release(struct aws_answer *ans)
+{
+	free(ans->code);
+	free(ans->message);
+	buf_release(&ans->body);
+	ans->code = ans->message = NULL;
+	ans->status = 0;
+}
+
+char *aws_endpoint(const char *service, const char *region)
+{
+	const char *ign = getenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
+	char var[64];
+	const char *v;
+	size_t i;
+
+	if (!ign || strcasecmp(ign, "true")) {
+		snprintf(var, sizeof(var), "AWS_ENDPOINT_URL_%s", service);
+		for (i = strlen("AWS_ENDPOINT_URL_"); var[i]; i++)
+			var[i] = (char)toupper((unsigned char)var[i]);
+		if ((v = getenv(var)) && *v)
+			return xstrdup(v);
+		if ((v = getenv("AWS_ENDPOINT_URL")) && *v)
+			return xstrdup(v);
+	}
+	return xasprintf("https://%s.%s.amazonaws.com", service, region);
+}
+
+static void enc(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~')
+			buf_addc(b, (char)c);
+		else
+			buf_addf(b, "%%%02X", c);
+	}
+}
+
+void aws_form_add(struct buf *form, const char *key, const char *value)
+{
+	if (form->len)
+		buf_addc(form, '&');
+	enc(form, key);
+	buf_addc(form, '=');
+	enc(form, value);
+}
+
+int aws_is_denied(const char *code)
+{
+	static const char *const denied[] = {
+		"AccessDenied", "AccessDeniedException",
+		"UnauthorizedOperation", "AuthorizationError",
+		"UnauthorizedAccess", NULL,
+	};
+	for (size_t i = 0; code && denied[i]; i++)
+		if (!strcmp(code, denied[i]))
+			return 1;
+	return 0;
+}
+
+int aws_is_throttle(long status, const char *code)
+{
+	static const char *const slow[] = {
+		"Throttling", "ThrottlingException", "ThrottledException",
+		"RequestThrottled", "RequestThrottledException",
+		"RequestLimitExceeded", "TooManyRequestsException",
+		"SlowDown", "ProvisionedThroughputExceededException",
+		"InternalError", "InternalFailure", "ServiceUnavailable",
+		NULL,
+	};
+	for (size_t i = 0; code && slow[i]; i++)
+		if (!strcmp(code, slow[i]))
+			return 1;
+	return status == 429 || status == 500 || status == 502 ||
+	       status == 503 || status == 504;
+}
+
+/* credentials the service refused outright: nothing can be checked */
+static int is_bad_credentials(const char *code)
+{
+	static const char *const bad[] = {
+		"SignatureDoesNotMatch", "InvalidClientTokenId",
+		"UnrecognizedClientException", "ExpiredToken",
+		"ExpiredTokenException", "AuthFailure",
+		"InvalidSignatureException", "IncompleteSignature",
+		"MissingAuthenticationToken", "InvalidAccessKeyId", NULL,
+	};
+	for (size_t i = 0; code && bad[i]; i++)
+		if (!strcmp(code, bad[i]))
+			return 1;
+	return 0;
+}
+
+static char *dup_trunc(const char *s, size_t max)
+{
+	return s ? xstrndup(s, strnlen(s, max)) : NULL;
+}
+
+/* the code and message of an error answer (XML or JSON); absent -> NULL */
+static void parse_error(struct aws_answer *ans, enum aws_proto proto)
+{
+	const char *b = buf_cstr(&ans->body);
+
+	if (proto == AWS_QUERY) {
+		struct xnode root;
+		struct err e = ERR_INIT;
+		const struct xnode *er;
+
+		if (xml_parse(&root, b, ans->body.len, &e) < 0) {
+			err_release(&e);
+			return;
+		}
+		/* EC2: Response/Errors/Error; STS, SQS query: ErrorResponse/Error */
+		er = xml_path(&root, "Errors/Error");
+		if (!er)
+			er = xml_child(&root, "Error");
+		if (er) {
+			ans->code = dup_trunc(xml_text(er, "Code"), 200);
+			ans->message = dup_trunc(xml_text(er, "Message"), 500);
+		}
+		xml_release(&root);
+	} else {
+		cJSON *j = cJSON_ParseWithLength(b, ans->body.len);
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "__type");
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
+
+		if (!m)
+			m = cJSON_GetObjectItemCaseSensitive(j, "Message");
+		if (cJSON_IsString(t)) {
+			/* "com.amazonaws.sqs#QueueDoesNotExist" -> after '#' */
+			const char *h = strrchr(t->valuestring, '#');
+			ans->code = dup_trunc(h ? h + 1 : t->valuestring, 200);
+		}
+		if (cJSON_IsString(m))
+			ans->message = dup_trunc(m->valuestring, 500);
+		cJSON_Delete(j);
+	}
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static int has_control(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+int aws_call(struct aws *a, const char *service, enum aws_proto proto,
+	     const char *target, const char *body, struct aws_answer *ans,
+	     struct err *err)
+{
+	char *url = aws_endpoint(service, a->region);
+	char *sig = xasprintf("aws:amz:%s:%s", a->region, service);
+	char *tok = a->creds.token
+			    ? xasprintf("X-Amz-Security-Token: %s", a->creds.token)
+			    : NULL;
+	char *tgt = target ? xasprintf("X-Amz-Target: %s", target) : NULL;
+	const char *hdr[4];
+	size_t nh = 0;
+	struct kube_http_req r;
+	long delay = a->backoff_ms;
+	int ret = -1;
+
+	memset(ans, 0, sizeof(*ans));
+	if (has_control(a->creds.key_id) || has_control(a->creds.secret) ||
+	    has_control(a->creds.token) || strchr(a->creds.key_id, ':')) {
+		/* they go into headers: no line breaks, no header injection */
+		err_set(err, ERR_INVALID, "the credentials from %s contain a "
+			"control character (or the key id a ':')",
+			a->creds.source);
+		goto out;
+	}
+	hdr[nh++] = proto == AWS_QUERY
+			    ? "Content-Type: application/x-www-form-urlencoded; "
+			      "charset=utf-8"
+			: proto == AWS_JSON10 ? "Content-Type: application/x-amz-json-1.0"
+					      : "Content-Type: application/x-amz-json-1.1";
+	if (tgt)
+		hdr[nh++] = tgt;
+	if (tok)
+		hdr[nh++] = tok;
+	hdr[nh] = NULL;
+	memset(&r, 0, sizeof(r));
+	r.method = "POST";
+	r.url = url;
+	r.headers = hdr;
+	r.body = body;
+	r.len = strlen(body);
+	r.sigv4 = sig;
+	r.key_id = a->creds.key_id;
+	r.secret = a->creds.secret;
+	r.timeout_ms = a->timeout_ms;
+	r.max_body = AWS_MAX_BODY;
+
+	for (int attempt = 0;; attempt++) {
+		int timed_out;
+
+		aws_answer_release(ans);
+		a->requests++;
+		if (kube_http_exchange(&r, &ans->status, &ans->body, &timed_out,
+				       err) < 0) {
+			if (timed_out) {
+				err_release(err);
+				err_set(err, ERR_HTTP,
+					"%s did not answer within %ld ms "
+					"(endpoint %s)",
+					service, a->timeout_ms, url);
+			}
+			goto out;
+		}
+		if (ans->status >= 200 && ans->status <= 299)
+			break;
+		parse_error(ans, proto);
+		if (is_bad_credentials(ans->code)) {
+			err_set(err, ERR_AUTH,
+				"%s (%s) rejected the credentials from %s: "
+				"%s%s%s",
+				service, url, a->creds.source, ans->code,
+				ans->message ? ": " : "",
+				ans->message ? ans->message : "");
+			goto out;
+		}
+		if (!aws_is_throttle(ans->status, ans->code) ||
+		    attempt >= a->max_retries)
+			break;
+		a->retries++;
+		/* full jitter between delay/2 and delay */
+		sleep_ms(delay / 2 + (delay > 1 ? rand() % (delay / 2 + 1) : 0));
+		delay = delay * 2 > a->backoff_cap_ms ? a->backoff_cap_ms
+						      : delay * 2;
+	}
+	ret = 0;
+out:
+	if (ret < 0)
+		aws_answer_release(ans);
+	free(url);
+	free(sig);
+	wipe_free(tok);
+	free(tgt);
+	return ret;
+}
