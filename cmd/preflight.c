@@ -53,6 +53,9 @@ const struct cmd_opt preflight_opts[] = {
 	  "--kubernetes-version is not given", "@file", 0 },
 	{ "context", 0, OPT_CONTEXT, CMD_ARG_REQUIRED, "NAME",
 	  "kubeconfig context (default: current)", NULL, 0 },
+	{ "insecure-loopback-http", 0, OPT_INSECURE_LOOPBACK_HTTP, CMD_ARG_NONE,
+	  NULL, "send the kubeconfig's credentials to a plain http:// API "
+	  "server on loopback (a test server, a local proxy)", NULL, 0 },
 	{ "timeout", 0, OPT_PF_TIMEOUT, CMD_ARG_REQUIRED, "SECONDS",
 	  "per-request timeout (default 10); an endpoint that does not answer "
 	  "in time is exit 4",
@@ -382,6 +385,9 @@ int cmd_preflight(int argc, char **argv)
 		case OPT_CONTEXT:
 			cluster_opt(&co, c, optarg);
 			use_cluster = 1;
+			break;
+		case OPT_INSECURE_LOOPBACK_HTTP:
+			cluster_opt(&co, c, optarg);
 			break;
 		case OPT_PF_TIMEOUT: {
 			char *end;

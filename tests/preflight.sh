@@ -319,7 +319,7 @@ start_fake '.params = {} | .snapshots["snap-0123456789abcdef0"] = {"status": "pe
 	| .sgs[0].out_self = false | .offerings = [["p5.48xlarge", "us-west-2c"]] | .queues = []'
 pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
 cat >"$T/want" <<'WANT'
-tests/preflight/ml-prod.yaml:9:8: error: AMI release bottlerocket@v1.26.1 has no NVIDIA x86_64 image for Kubernetes 1.32: SSM parameter /aws/service/bottlerocket/aws-k8s-1.32-nvidia/x86_64/1.26.1/image_id does not exist [PF001 ami-release-missing]
+tests/preflight/ml-prod.yaml:9:8: error: AMI release bottlerocket@v1.38.0 has no NVIDIA x86_64 image for Kubernetes 1.32: SSM parameter /aws/service/bottlerocket/aws-k8s-1.32-nvidia/x86_64/1.38.0/image_id does not exist [PF001 ami-release-missing]
 tests/preflight/ml-prod.yaml:12:17: error: image-cache snapshot snap-0123456789abcdef0 is pending, not completed [PF002 image-cache-snapshot]
 tests/preflight/ml-prod.yaml:13:11: error: image-cache snapshot snap-0123456789abcdef0 is 250 GiB, larger than the volume (200Gi = 200 GiB): set imageCache.size to at least 250Gi [PF002 image-cache-snapshot]
 tests/preflight/ml-prod.yaml:16:23: error: EFA security group sg-0123456789abcdef0 does not allow all traffic to itself (EFA needs an all-traffic rule with the group as source, inbound and outbound) [PF003 efa-security-group]
@@ -429,7 +429,7 @@ else
 fi
 pf $ENVKEYS "$(ok_env)" -- "$INTENT"
 expect "no --kubernetes-version: AMI not checked (warning), the rest checked" 1 \
-	"9:8: warning: could not check the AMI release bottlerocket@v1.26.1: give --kubernetes-version"
+	"9:8: warning: could not check the AMI release bottlerocket@v1.38.0: give --kubernetes-version"
 : >"$T/log"
 printf 'apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\nmetadata:\n  name: x\nspec:\n  ami: al2023@v1\n  workloads: 3\n' >"$T/bad.yaml"
 pf $ENVKEYS "$(ok_env)" -- "$T/bad.yaml"
@@ -481,7 +481,7 @@ KC
 start_fake '.kube_version = "1.32" | .queues = []'
 sed -i "s/PORT/$P/" "$T/kubeconfig"
 env -i PATH="$PATH" HOME="$T/home" AWS_EC2_METADATA_DISABLED=true $ENVKEYS $(ok_env) \
-	"$GPUFORM" reconcile --preflight --kubeconfig "$T/kubeconfig" --timeout 20s "$INTENT" >"$T/out" 2>"$T/err"
+	"$GPUFORM" reconcile --preflight --kubeconfig "$T/kubeconfig" --insecure-loopback-http --timeout 20s "$INTENT" >"$T/out" 2>"$T/err"
 rc=$?
 expect "reconcile --preflight: an error finding stops it before anything is applied (exit 3)" 3 \
 	"6:9: error: Karpenter's interruption queue 'ml-prod' does not exist" \
@@ -494,7 +494,7 @@ grep -q '^kube /api' "$T/log" && t_fail "reconcile --preflight: talked to the AP
 start_fake '.kube_version = "1.32"'
 sed -i "s|http://127.0.0.1:[0-9]*|http://127.0.0.1:$P|" "$T/kubeconfig"
 env -i PATH="$PATH" HOME="$T/home" AWS_EC2_METADATA_DISABLED=true $ENVKEYS $(ok_env) \
-	"$GPUFORM" reconcile --preflight --kubeconfig "$T/kubeconfig" --timeout 5s "$INTENT" >"$T/out" 2>"$T/err"
+	"$GPUFORM" reconcile --preflight --kubeconfig "$T/kubeconfig" --insecure-loopback-http --timeout 5s "$INTENT" >"$T/out" 2>"$T/err"
 rc=$?
 if [ $rc -ne 0 ] && [ $rc -ne 3 ] && grep -qF "preflight (Kubernetes 1.32, region us-west-2, credentials from environment): 0 errors" "$T/err" &&
 	grep -q '^kube /api' "$T/log"; then
@@ -504,11 +504,14 @@ else
 fi
 start_fake '.kube_version = "1.31"'
 sed -i "s|http://127.0.0.1:[0-9]*|http://127.0.0.1:$P|" "$T/kubeconfig"
-pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/kubeconfig" "$INTENT"
+pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/kubeconfig" --insecure-loopback-http "$INTENT"
 expect "preflight --kubeconfig: the Kubernetes version from the cluster (1.31 has no such release here)" 1 \
-	"has no NVIDIA x86_64 image for Kubernetes 1.31: SSM parameter /aws/service/bottlerocket/aws-k8s-1.31-nvidia/x86_64/1.26.1/image_id does not exist"
-pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/kubeconfig" --kubernetes-version 1.32 "$INTENT"
+	"has no NVIDIA x86_64 image for Kubernetes 1.31: SSM parameter /aws/service/bottlerocket/aws-k8s-1.31-nvidia/x86_64/1.38.0/image_id does not exist"
+pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/kubeconfig" --insecure-loopback-http --kubernetes-version 1.32 "$INTENT"
 expect "--kubernetes-version wins over the cluster's" 0 "0 errors"
+pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/kubeconfig" "$INTENT"
+expect "preflight --kubeconfig to a plain http:// server with a token, without --insecure-loopback-http: refused, exit 4" 4 \
+	"refusing to send them in clear"
 pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/nokubeconfig" "$INTENT"
 expect "preflight --kubeconfig that cannot be read: exit 4" 4 "cannot read the cluster's Kubernetes version"
 "$GPUFORM" reconcile --preflight --git https://example.com/r.git --path clusters/x >"$T/out" 2>"$T/err"
