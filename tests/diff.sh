@@ -250,8 +250,8 @@ check "4: outside any repository without --repo: exit 4, 'not inside a git repos
 g checkout -q -- specs
 
 # issue 17: when a node-replacing change takes effect, from the new NodePool's budgets
-grep -q 'ami: bottlerocket@v1.26.1' "$REPO/specs/ml-prod.yaml" || t_fail "4: ml-prod pins bottlerocket@v1.26.1 (the next checks bump it)"
-sed -i 's/ami: bottlerocket@v1.26.1/ami: bottlerocket@v1.27.0/' "$REPO/specs/ml-prod.yaml"
+grep -q 'ami: bottlerocket@v1.38.0' "$REPO/specs/ml-prod.yaml" || t_fail "4: ml-prod pins bottlerocket@v1.38.0 (the next checks bump it)"
+sed -i 's/ami: bottlerocket@v1.38.0/ami: bottlerocket@v1.39.0/' "$REPO/specs/ml-prod.yaml"
 gf --base HEAD specs/ml-prod.yaml
 check "4: an AMI bump: 'takes effect: immediately' for the tolerant general pool, 'at the next opening of the maintenance window' for the windowed ones" \
 	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -A2 "^modified ml-prod/EC2NodeClass/general$" | grep -q "^takes effect: immediately" &&
