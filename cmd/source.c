@@ -113,7 +113,7 @@ static int load_rendered(struct source *s, const char *dir,
 		const struct fs_file *f = fs_tree_find(tree, RENDER_OWNER_FILE);
 		if (!f) {
 			err_set(err, ERR_INVALID, "%s: no %s (is it a directory "
-						  "written by gpuform render -o or "
+						  "written by gpuform render --output-dir or "
 						  "commit?)",
 				dir, RENDER_OWNER_FILE);
 			goto out;
@@ -121,7 +121,7 @@ static int load_rendered(struct source *s, const char *dir,
 		buf_add(&data, f->data, f->len);
 	} else if (access(kpath, F_OK) < 0 && errno == ENOENT) {
 		err_set(err, ERR_INVALID, "%s: no %s (is it a directory "
-					  "written by gpuform render -o or "
+					  "written by gpuform render --output-dir or "
 					  "commit?)",
 			dir, RENDER_OWNER_FILE);
 		goto out;

@@ -1098,7 +1098,7 @@ int render_tree(struct fs_tree *out, const struct rendered *r,
 		goto out;
 	buf_reset(&body);
 	buf_adds(&body, RENDER_OWNER_PREFIX "; do not edit (regenerate with "
-					    "'gpuform render -o')\n");
+					    "'gpuform render --output-dir')\n");
 	if (yaml_emit(&body, kust, err) < 0) {
 		cJSON_Delete(kust);
 		goto out;

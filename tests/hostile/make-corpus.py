@@ -428,7 +428,7 @@ def with_obj(data):
 
 K = '@/kustomization.yaml'
 O = '@/obj.yaml'
-rendered('no-kustomization', {'obj.yaml': GOOD_NS}, r'^gpuform: error: @: no kustomization.yaml \(is it a directory written by gpuform render -o or commit\?\)')
+rendered('no-kustomization', {'obj.yaml': GOOD_NS}, r'^gpuform: error: @: no kustomization.yaml \(is it a directory written by gpuform render --output-dir or commit\?\)')
 rendered('kust-binary', {'kustomization.yaml': b'\x00\x01\x02'}, '%s:1:1: .*control characters' % K)
 rendered('kust-no-resources', {'kustomization.yaml': b'apiVersion: v1\n'}, "no 'resources' list")
 rendered('kust-resources-map', {'kustomization.yaml': b'resources: {a: b}\n'}, "no 'resources' list")
