@@ -6,6 +6,7 @@
  * formats and picks the exit code; the checks are generator/lint.c.
  */
 #include "cmd/cmd.h"
+#include "cmd/sarif.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -95,25 +96,6 @@ static int walk(struct pathlist *out, const char *dir, struct diags *d)
 	return ret;
 }
 
-/* a relative URI reference for SARIF: unreserved characters and '/' kept */
-static void add_uri(struct buf *b, const char *path)
-{
-	const char *p = path;
-
-	if (path[0] == '/')
-		buf_adds(b, "file://");
-	while (p[0] == '.' && p[1] == '/')
-		p += 2;
-	for (; *p; p++) {
-		unsigned char ch = (unsigned char)*p;
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || strchr("-._~/", ch))
-			buf_addc(b, (char)ch);
-		else
-			buf_addf(b, "%%%02X", ch);
-	}
-}
-
 /* the errors and warnings of intents (what `gpuform validate` and `render`
  * say) in JSON and SARIF, next to the rules' findings */
 static const struct lint_rule intent_rule = {
@@ -124,97 +106,28 @@ static const struct lint_rule intent_rule = {
 	"hints.\n",
 };
 
-static const char *sarif_level(enum lint_severity s)
-{
-	return s == LINT_ERROR ? "error" : s == LINT_WARNING ? "warning"
-							     : "note";
-}
-
-static cJSON *text_obj(const char *s)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "text", s);
-	return o;
-}
-
 static char *format_sarif(const struct lint_findings *f,
 			  const struct diags *d)
 {
-	cJSON *root = cJSON_CreateObject(), *runs, *run, *driver, *rules,
-	      *results;
+	cJSON *rules, *results, *root = sarif_log_new("gpuform", &rules, &results);
 	char *s;
 
-	cJSON_AddStringToObject(root, "$schema",
-				"https://json.schemastore.org/sarif-2.1.0.json");
-	cJSON_AddStringToObject(root, "version", "2.1.0");
-	runs = cJSON_AddArrayToObject(root, "runs");
-	run = cJSON_CreateObject();
-	cJSON_AddItemToArray(runs, run);
-	driver = cJSON_CreateObject();
-	cJSON_AddItemToObject(cJSON_AddObjectToObject(run, "tool"), "driver",
-			      driver);
-	cJSON_AddStringToObject(driver, "name", "gpuform");
-	cJSON_AddStringToObject(driver, "version", GPUFORM_VERSION);
-	rules = cJSON_AddArrayToObject(driver, "rules");
-	for (size_t i = 0; i <= lint_nrules; i++) {
-		const struct lint_rule *r = i < lint_nrules ? &lint_rules[i]
-							    : &intent_rule;
-		cJSON *o = cJSON_CreateObject(), *cfg;
-		struct buf full = BUF_INIT;
-
-		buf_addf(&full, "%s.\n\n%s", r->summary, r->explain);
-		cJSON_AddStringToObject(o, "id", r->id);
-		cJSON_AddStringToObject(o, "name", r->name);
-		cJSON_AddItemToObject(o, "shortDescription", text_obj(r->summary));
-		cJSON_AddItemToObject(o, "fullDescription",
-				      text_obj(buf_cstr(&full)));
-		cJSON_AddItemToObject(o, "help", text_obj(r->explain));
-		cfg = cJSON_AddObjectToObject(o, "defaultConfiguration");
-		cJSON_AddStringToObject(cfg, "level", sarif_level(r->severity));
-		cJSON_AddItemToArray(rules, o);
-		buf_release(&full);
+	for (size_t i = 0; i < lint_nrules; i++)
+		sarif_add_rule(rules, &lint_rules[i], 1);
+	sarif_add_rule(rules, &intent_rule, 1);
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct lint_rule *r = f->items[i].rule;
+		sarif_add_result(results, &f->items[i],
+				 r == &intent_rule ? lint_nrules
+						   : (size_t)(r - lint_rules));
 	}
-	results = cJSON_AddArrayToObject(run, "results");
-	for (size_t i = 0; i < f->nr + d->nr; i++) {
-		struct lint_finding dx;
-		const struct lint_finding *x = i < f->nr ? &f->items[i] : &dx;
-		cJSON *o = cJSON_CreateObject(), *locs, *loc, *phys, *art, *reg;
-		struct buf uri = BUF_INIT;
-
-		if (i >= f->nr) {
-			const struct diag *g = &d->items[i - f->nr];
-			dx.rule = &intent_rule;
-			dx.sev = g->sev == DIAG_ERROR ? LINT_ERROR : LINT_WARNING;
-			dx.file = g->file;
-			dx.line = g->line;
-			dx.col = g->col;
-			dx.msg = g->msg;
-		}
-		cJSON_AddStringToObject(o, "ruleId", x->rule->id);
-		cJSON_AddNumberToObject(o, "ruleIndex",
-					x->rule == &intent_rule
-						? (double)lint_nrules
-						: (double)(x->rule - lint_rules));
-		cJSON_AddStringToObject(o, "level", sarif_level(x->sev));
-		cJSON_AddItemToObject(o, "message", text_obj(x->msg));
-		locs = cJSON_AddArrayToObject(o, "locations");
-		loc = cJSON_CreateObject();
-		cJSON_AddItemToArray(locs, loc);
-		phys = cJSON_AddObjectToObject(loc, "physicalLocation");
-		art = cJSON_AddObjectToObject(phys, "artifactLocation");
-		add_uri(&uri, x->file);
-		cJSON_AddStringToObject(art, "uri", buf_cstr(&uri));
-		if (x->file[0] != '/')
-			cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
-		if (x->line > 0) {
-			reg = cJSON_AddObjectToObject(phys, "region");
-			cJSON_AddNumberToObject(reg, "startLine", x->line);
-			if (x->col > 0)
-				cJSON_AddNumberToObject(reg, "startColumn",
-							x->col);
-		}
-		cJSON_AddItemToArray(results, o);
-		buf_release(&uri);
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct diag *g = &d->items[i];
+		struct lint_finding dx = { &intent_rule,
+					   g->sev == DIAG_ERROR ? LINT_ERROR
+								: LINT_WARNING,
+					   g->file, g->line, g->col, g->msg };
+		sarif_add_result(results, &dx, lint_nrules);
 	}
 	s = cJSON_Print(root);
 	cJSON_Delete(root);

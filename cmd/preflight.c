@@ -7,6 +7,7 @@
 #include "cmd/preflight.h"
 
 #include "cmd/cluster.h"
+#include "cmd/sarif.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,97 +76,17 @@ struct one {
 	int have_plan;
 };
 
-static const char *sev_name(enum lint_severity s)
-{
-	return s == LINT_ERROR ? "error" : s == LINT_WARNING ? "warning"
-							     : "note";
-}
-
-static cJSON *text_obj(const char *s)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "text", s);
-	return o;
-}
-
-static void add_uri(struct buf *b, const char *path)
-{
-	const char *p = path;
-
-	if (path[0] == '/')
-		buf_adds(b, "file://");
-	while (p[0] == '.' && p[1] == '/')
-		p += 2;
-	for (; *p; p++) {
-		unsigned char ch = (unsigned char)*p;
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || strchr("-._~/", ch))
-			buf_addc(b, (char)ch);
-		else
-			buf_addf(b, "%%%02X", ch);
-	}
-}
-
 static char *format_sarif(const struct lint_findings *f)
 {
-	cJSON *root = cJSON_CreateObject(), *runs, *run, *driver, *rules,
-	      *results;
+	cJSON *rules, *results,
+	      *root = sarif_log_new("gpuform-preflight", &rules, &results);
 	char *s;
 
-	cJSON_AddStringToObject(root, "$schema",
-				"https://json.schemastore.org/sarif-2.1.0.json");
-	cJSON_AddStringToObject(root, "version", "2.1.0");
-	runs = cJSON_AddArrayToObject(root, "runs");
-	run = cJSON_CreateObject();
-	cJSON_AddItemToArray(runs, run);
-	driver = cJSON_CreateObject();
-	cJSON_AddItemToObject(cJSON_AddObjectToObject(run, "tool"), "driver",
-			      driver);
-	cJSON_AddStringToObject(driver, "name", "gpuform-preflight");
-	cJSON_AddStringToObject(driver, "version", GPUFORM_VERSION);
-	rules = cJSON_AddArrayToObject(driver, "rules");
-	for (size_t i = 0; i < pf_nrules; i++) {
-		const struct lint_rule *r = &pf_rules[i];
-		cJSON *o = cJSON_CreateObject(), *cfg;
-
-		cJSON_AddStringToObject(o, "id", r->id);
-		cJSON_AddStringToObject(o, "name", r->name);
-		cJSON_AddItemToObject(o, "shortDescription", text_obj(r->summary));
-		cJSON_AddItemToObject(o, "help", text_obj(r->explain));
-		cfg = cJSON_AddObjectToObject(o, "defaultConfiguration");
-		cJSON_AddStringToObject(cfg, "level", sev_name(r->severity));
-		cJSON_AddItemToArray(rules, o);
-	}
-	results = cJSON_AddArrayToObject(run, "results");
-	for (size_t i = 0; i < f->nr; i++) {
-		const struct lint_finding *x = &f->items[i];
-		cJSON *o = cJSON_CreateObject(), *locs, *loc, *phys, *art, *reg;
-		struct buf uri = BUF_INIT;
-
-		cJSON_AddStringToObject(o, "ruleId", x->rule->id);
-		cJSON_AddNumberToObject(o, "ruleIndex",
-					(double)(x->rule - pf_rules));
-		cJSON_AddStringToObject(o, "level", sev_name(x->sev));
-		cJSON_AddItemToObject(o, "message", text_obj(x->msg));
-		locs = cJSON_AddArrayToObject(o, "locations");
-		loc = cJSON_CreateObject();
-		cJSON_AddItemToArray(locs, loc);
-		phys = cJSON_AddObjectToObject(loc, "physicalLocation");
-		art = cJSON_AddObjectToObject(phys, "artifactLocation");
-		add_uri(&uri, x->file);
-		cJSON_AddStringToObject(art, "uri", buf_cstr(&uri));
-		if (x->file[0] != '/')
-			cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
-		if (x->line > 0) {
-			reg = cJSON_AddObjectToObject(phys, "region");
-			cJSON_AddNumberToObject(reg, "startLine", x->line);
-			if (x->col > 0)
-				cJSON_AddNumberToObject(reg, "startColumn",
-							x->col);
-		}
-		cJSON_AddItemToArray(results, o);
-		buf_release(&uri);
-	}
+	for (size_t i = 0; i < pf_nrules; i++)
+		sarif_add_rule(rules, &pf_rules[i], 0);
+	for (size_t i = 0; i < f->nr; i++)
+		sarif_add_result(results, &f->items[i],
+				 (size_t)(f->items[i].rule - pf_rules));
 	s = cJSON_Print(root);
 	cJSON_Delete(root);
 	return s;

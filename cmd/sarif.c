@@ -1,0 +1,114 @@
+/*
+ * cmd/sarif.c: SARIF 2.1.0 logs of findings (see sarif.h).
+ */
+#include "cmd/sarif.h"
+
+#include <string.h>
+
+#include "util/buf.h"
+
+#ifndef GPUFORM_VERSION
+#define GPUFORM_VERSION "0.0.0"
+#endif
+
+const char *sarif_level(enum lint_severity s)
+{
+	return s == LINT_ERROR ? "error" : s == LINT_WARNING ? "warning"
+							     : "note";
+}
+
+static cJSON *text_obj(const char *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "text", s);
+	return o;
+}
+
+/* a relative URI reference: unreserved characters and '/' kept */
+static void add_uri(struct buf *b, const char *path)
+{
+	const char *p = path;
+
+	if (path[0] == '/')
+		buf_adds(b, "file://");
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	for (; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || strchr("-._~/", ch))
+			buf_addc(b, (char)ch);
+		else
+			buf_addf(b, "%%%02X", ch);
+	}
+}
+
+cJSON *sarif_log_new(const char *name, cJSON **rules, cJSON **results)
+{
+	cJSON *root = cJSON_CreateObject(), *runs, *run, *driver;
+
+	cJSON_AddStringToObject(root, "$schema",
+				"https://json.schemastore.org/sarif-2.1.0.json");
+	cJSON_AddStringToObject(root, "version", "2.1.0");
+	runs = cJSON_AddArrayToObject(root, "runs");
+	run = cJSON_CreateObject();
+	cJSON_AddItemToArray(runs, run);
+	driver = cJSON_CreateObject();
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(run, "tool"), "driver",
+			      driver);
+	cJSON_AddStringToObject(driver, "name", name);
+	cJSON_AddStringToObject(driver, "version", GPUFORM_VERSION);
+	*rules = cJSON_AddArrayToObject(driver, "rules");
+	*results = cJSON_AddArrayToObject(run, "results");
+	return root;
+}
+
+void sarif_add_rule(cJSON *rules, const struct lint_rule *r, int full)
+{
+	cJSON *o = cJSON_CreateObject(), *cfg;
+
+	cJSON_AddStringToObject(o, "id", r->id);
+	cJSON_AddStringToObject(o, "name", r->name);
+	cJSON_AddItemToObject(o, "shortDescription", text_obj(r->summary));
+	if (full) {
+		struct buf b = BUF_INIT;
+
+		buf_addf(&b, "%s.\n\n%s", r->summary, r->explain);
+		cJSON_AddItemToObject(o, "fullDescription",
+				      text_obj(buf_cstr(&b)));
+		buf_release(&b);
+	}
+	cJSON_AddItemToObject(o, "help", text_obj(r->explain));
+	cfg = cJSON_AddObjectToObject(o, "defaultConfiguration");
+	cJSON_AddStringToObject(cfg, "level", sarif_level(r->severity));
+	cJSON_AddItemToArray(rules, o);
+}
+
+void sarif_add_result(cJSON *results, const struct lint_finding *x,
+		      size_t rule_index)
+{
+	cJSON *o = cJSON_CreateObject(), *locs, *loc, *phys, *art, *reg;
+	struct buf uri = BUF_INIT;
+
+	cJSON_AddStringToObject(o, "ruleId", x->rule->id);
+	cJSON_AddNumberToObject(o, "ruleIndex", (double)rule_index);
+	cJSON_AddStringToObject(o, "level", sarif_level(x->sev));
+	cJSON_AddItemToObject(o, "message", text_obj(x->msg));
+	locs = cJSON_AddArrayToObject(o, "locations");
+	loc = cJSON_CreateObject();
+	cJSON_AddItemToArray(locs, loc);
+	phys = cJSON_AddObjectToObject(loc, "physicalLocation");
+	art = cJSON_AddObjectToObject(phys, "artifactLocation");
+	add_uri(&uri, x->file);
+	cJSON_AddStringToObject(art, "uri", buf_cstr(&uri));
+	if (x->file[0] != '/')
+		cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
+	if (x->line > 0) {
+		reg = cJSON_AddObjectToObject(phys, "region");
+		cJSON_AddNumberToObject(reg, "startLine", x->line);
+		if (x->col > 0)
+			cJSON_AddNumberToObject(reg, "startColumn", x->col);
+	}
+	cJSON_AddItemToArray(results, o);
+	buf_release(&uri);
+}
