@@ -8,6 +8,8 @@
  */
 #include "reconcile/awscreds.h"
 
+#include "reconcile/digest.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +108,7 @@ int awscreds_ini_has(const char *text, const char *section)
 static void wipe_free_s(char *s)
 {
 	if (s) {
-		memset(s, 0, strlen(s));
+		digest_wipe(s, strlen(s));
 		free(s);
 	}
 }
@@ -226,12 +228,9 @@ static int web_identity(struct aws *a, const char *role, const char *file,
 	ret = 0;
 out:
 	xml_release(&root);
-	if (tok.len)
-		memset(tok.ptr, 0, tok.len);
-	if (form.len)
-		memset(form.ptr, 0, form.len);
-	if (resp.len)
-		memset(resp.ptr, 0, resp.len);
+	digest_wipe_buf(&tok);
+	digest_wipe_buf(&form);
+	digest_wipe_buf(&resp);
 	buf_release(&tok);
 	buf_release(&form);
 	buf_release(&resp);
@@ -367,12 +366,9 @@ static int container(struct aws *a, struct err *err)
 	ret = json_creds(a, &resp, "the container credentials endpoint",
 			 "container credentials (EKS Pod Identity / ECS)", err);
 out:
-	if (tok.len)
-		memset(tok.ptr, 0, tok.len);
-	if (auth.len)
-		memset(auth.ptr, 0, auth.len);
-	if (resp.len)
-		memset(resp.ptr, 0, resp.len);
+	digest_wipe_buf(&tok);
+	digest_wipe_buf(&auth);
+	digest_wipe_buf(&resp);
 	buf_release(&tok);
 	buf_release(&auth);
 	buf_release(&resp);
@@ -443,12 +439,9 @@ static int imds(struct aws *a, int want_creds, struct err *err)
 		goto out;
 	ret = json_creds(a, &resp, "IMDS", "instance role (IMDSv2)", err);
 out:
-	if (tok.len)
-		memset(tok.ptr, 0, tok.len);
-	if (th.len)
-		memset(th.ptr, 0, th.len);
-	if (resp.len)
-		memset(resp.ptr, 0, resp.len);
+	digest_wipe_buf(&tok);
+	digest_wipe_buf(&th);
+	digest_wipe_buf(&resp);
 	buf_release(&tok);
 	buf_release(&th);
 	buf_release(&resp);
@@ -609,10 +602,8 @@ region:
 				      "AWS_REGION or the profile's region");
 	}
 out:
-	if (cred.len)
-		memset(cred.ptr, 0, cred.len);
-	if (cfg.len)
-		memset(cfg.ptr, 0, cfg.len);
+	digest_wipe_buf(&cred);
+	digest_wipe_buf(&cfg);
 	buf_release(&cfg);
 	buf_release(&cred);
 	free(cpath);

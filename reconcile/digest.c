@@ -1,6 +1,7 @@
 /* reconcile/digest.c: SHA-256 through OpenSSL's EVP interface. */
 #include "reconcile/digest.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "util/xalloc.h"
@@ -43,4 +44,15 @@ void digest_sha256_b64url(const void *data, size_t len, struct buf *out)
 		buf_addc(out, tbl[(v >> 12) & 63]);
 		buf_addc(out, tbl[(v >> 6) & 63]);
 	}
+}
+
+void digest_wipe(void *p, size_t len)
+{
+	if (p && len)
+		OPENSSL_cleanse(p, len);
+}
+
+void digest_wipe_buf(struct buf *b)
+{
+	digest_wipe(b->ptr, b->len);
 }

@@ -17,6 +17,7 @@
  * Not here: deciding what to apply (reconcile.c), reading kubeconfig
  * (kubeconfig.c), watches.
  */
+#include "reconcile/digest.h"
 #include "reconcile/kube.h"
 
 #include <ctype.h>
@@ -132,12 +133,9 @@ static uint64_t next_rand(struct kube *k)
 
 static void wipe_str(char *p)
 {
-	volatile char *v = p;
-
 	if (!p)
 		return;
-	while (*v)
-		*v++ = 0;
+	digest_wipe(p, strlen(p));
 	free(p);
 }
 
@@ -500,11 +498,9 @@ static struct curl_slist *add_header(struct curl_slist *h, const char *line)
 static void free_headers(struct curl_slist *h)
 {
 	/* the Authorization line holds the token: wipe curl's copies */
-	for (struct curl_slist *p = h; p; p = p->next) {
-		volatile char *v = p->data;
-		while (v && *v)
-			*v++ = 0;
-	}
+	for (struct curl_slist *p = h; p; p = p->next)
+		if (p->data)
+			digest_wipe(p->data, strlen(p->data));
 	curl_slist_free_all(h);
 }
 
@@ -596,8 +592,7 @@ static int do_request(struct kube *k, enum kube_op op, const char *method,
 		if (token) {
 			buf_addf(&auth, "Authorization: Bearer %s", token);
 			h = add_header(h, buf_cstr(&auth));
-			for (size_t i = 0; i < auth.len; i++)
-				((volatile char *)auth.ptr)[i] = 0;
+			digest_wipe_buf(&auth);
 			buf_release(&auth);
 		}
 		timeout = k->opts.request_timeout_ms < left
@@ -1617,8 +1612,7 @@ int kube_http_exchange(const struct kube_http_req *r, long *status,
 out:
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
-	if (up.len)
-		memset(up.ptr, 0, up.len);
+	digest_wipe_buf(&up);
 	buf_release(&up);
 	buf_release(&shown);
 	return ret;

@@ -10,6 +10,8 @@
  */
 #include "reconcile/kubeconfig.h"
 
+#include "reconcile/digest.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -50,12 +52,7 @@ extern char **environ;
 /* wipe_free: free memory that held a secret, after overwriting it */
 static void wipe_free(char *p, size_t len)
 {
-	volatile char *v = p;
-
-	if (!p)
-		return;
-	while (len--)
-		*v++ = 0;
+	digest_wipe(p, len);
 	free(p);
 }
 
@@ -67,11 +64,7 @@ static void wipe_free_str(char *p)
 
 static void wipe_buf(struct buf *b)
 {
-	if (b->ptr) {
-		volatile char *v = b->ptr;
-		for (size_t i = 0; i < b->cap; i++)
-			v[i] = 0;
-	}
+	digest_wipe(b->ptr, b->cap);
 	buf_release(b);
 }
 
