@@ -314,7 +314,9 @@ static int pick_dir(struct repo *r, const char *oid, const char *path,
  * fetched tip of `ref`, through the cache repository. On failure, `damage`
  * says why the cache itself is the problem, when it is (a truncated loose
  * object, or objects that repo_verify cannot read); network and
- * credential failures, and usage errors, are never blamed on the cache.
+ * credential failures are never blamed on the cache. A usage error is
+ * checked against the cache too: in a damaged one the marker may look
+ * absent.
  */
 static int fetch_tree(const char *cache, const struct source_git *g,
 		      const char *path, const char *ref,
@@ -338,7 +340,7 @@ static int fetch_tree(const char *cache, const struct source_git *g,
 	    pick_dir(r, oid, path, g->cluster, dir, old, usage, err) == 0 &&
 	    repo_read_tree(r, oid, *dir, tree, err) == 0)
 		ret = 0;
-	else if (!*usage && err->code != ERR_HTTP && err->code != ERR_AUTH &&
+	else if (err->code != ERR_HTTP && err->code != ERR_AUTH &&
 		 repo_verify(r, &ve) < 0)
 		buf_adds(damage, err_msg(&ve));
 	err_release(&ve);
@@ -429,6 +431,7 @@ int source_load_git(struct source *out, const struct source_git *g,
 		fs_tree_release(&tree);
 		free(dir);
 		dir = NULL;
+		*usage = 0;
 		if (fetch_tree(cache, g, path, ref, &cred, oid, &tree, &dir,
 			       &old, usage, &damage, err) < 0)
 			goto out;

@@ -121,6 +121,19 @@ gf "${BASE[@]}" --cluster ML/prod
 check "--cluster that is not a cluster name: exit 2" '[[ $RC == 2 ]] && onelinerr "not a cluster name"'
 gf reconcile --cluster ml-prod specs/ml-prod.yaml
 check "--cluster without --git: exit 2" '[[ $RC == 2 ]] && onelinerr "go with --git"'
+# the old spelling on a damaged cache (the tree holding the marker missing): the cache is
+# repaired, never a usage error (source.c checks the cache on usage errors too; here the
+# damage is also caught before that check, so this guards the outcome, not that branch)
+rm -rf "$W/cache2" && cp -a "$W/cache" "$W/cache2" && chmod -R u+w "$W/cache2" &&
+	(cd "$W/cache2" && mkdir ../pk && mv objects/pack/* ../pk/ &&
+		for p in ../pk/*.pack; do git --git-dir=. unpack-objects -q <"$p" || exit; done &&
+		rm -rf ../pk &&
+		t=$(git --git-dir=. rev-parse "$C2:clusters") && rm "objects/${t:0:2}/${t:2}") ||
+	t_fail "set up a cache missing the clusters/ tree"
+gf reconcile --git "$URL" --ref main --git-cache "$W/cache2" -o json --path clusters/ml-prod
+check "old spelling on a cache missing the clusters/ tree: repaired and fetched again, exit 0, zero writes" \
+	'[[ $RC == 0 && $(jq .requests.writes "$W/out") == 0 ]] && errtext | grep -q "Git cache .* was damaged" &&
+	errtext | grep -q "deprecated; use --path clusters --cluster ml-prod"'
 # a directory named for another cluster than its objects' label
 git clone -q "$SRV" "$W/wt" && git -C "$W/wt" mv clusters/ml-prod clusters/renamed &&
 	git -C "$W/wt" -c user.name=t -c user.email=t@example.com commit -qm rename &&
