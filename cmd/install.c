@@ -28,11 +28,12 @@ const struct cmd_opt install_opts[] = {
 	{ "ref", 0, OPT_REF, CMD_ARG_REQUIRED, "BRANCH", "branch (default main)",
 	  NULL, 0 },
 	{ "path", 0, OPT_PATH, CMD_ARG_REQUIRED, "DIR",
-	  "the cluster's directory in the repository (e.g. clusters/ml-prod, "
-	  "as commit writes it)", NULL, 0 },
+	  "the directory in the repository that holds one directory per "
+	  "cluster, as commit writes it (default clusters)", NULL, 0 },
 	{ "cluster", 0, OPT_CLUSTER, CMD_ARG_REQUIRED, "NAME",
-	  "cluster name (default: the last part of --path); names the "
-	  "inventory and the Lease", NULL, 0 },
+	  "the cluster: the job reconciles DIR/NAME/; names the inventory and "
+	  "the Lease (without it, --path DIR/NAME still works but is "
+	  "deprecated)", NULL, 0 },
 	{ "schedule", 0, OPT_SCHEDULE, CMD_ARG_REQUIRED, "CRON",
 	  "default \"*/5 * * * *\"", NULL, 0 },
 	{ "image", 0, OPT_IMAGE, CMD_ARG_REQUIRED, "IMAGE",
@@ -71,17 +72,34 @@ const struct cmd_opt install_opts[] = {
 	CMD_OPT_END,
 };
 
-/* the cluster the path names: "clusters/ml-prod/" -> "ml-prod" */
-static char *cluster_from_path(const char *path)
+/* "./clusters/ml-prod/" -> "clusters/ml-prod"; "" or "./" -> "." */
+static char *normalise_path(const char *p)
 {
-	size_t n = strlen(path), start;
+	char *s;
+	size_t n;
 
-	while (n && path[n - 1] == '/')
-		n--;
-	start = n;
-	while (start && path[start - 1] != '/')
-		start--;
-	return xstrndup(path + start, n - start);
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	s = xstrdup(p);
+	n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = '\0';
+	if (!n) {
+		free(s);
+		s = xstrdup(".");
+	}
+	return s;
+}
+
+/* split "clusters/ml-prod" into "clusters" and "ml-prod" ("ml-prod": "."
+ * and "ml-prod") */
+static void split_last(const char *path, char **parent, char **last)
+{
+	const char *slash = strrchr(path, '/');
+
+	*last = xstrdup(slash ? slash + 1 : path);
+	*parent = slash && slash > path ? xstrndup(path, (size_t)(slash - path))
+					: xstrdup(".");
 }
 
 int cmd_install(int argc, char **argv)
@@ -94,7 +112,7 @@ int cmd_install(int argc, char **argv)
 	struct buf out = BUF_INIT;
 	enum render_format fmt = RENDER_YAML;
 	const char *dir = NULL, *templates = NULL;
-	char *cluster = NULL;
+	char *cluster = NULL, *path = NULL;
 	long long s;
 	int c, code = EXIT_OK, aws_policy = 0;
 
@@ -172,14 +190,46 @@ int cmd_install(int argc, char **argv)
 		return cmd_usage_error("install", "--git URL is required (the "
 						  "repository the job reconciles "
 						  "from)");
-	if (!io.git_path)
-		return cmd_usage_error("install", "--path DIR is required (the "
-						  "cluster's directory in the "
-						  "repository, e.g. clusters/ml-prod)");
+	if (io.git_path && !*io.git_path)
+		return cmd_usage_error("install", "--path needs the directory "
+						  "that holds the cluster "
+						  "directories (default clusters)");
+	if (!io.cluster && !io.git_path)
+		return cmd_usage_error("install", "--cluster NAME is required "
+						  "(the job reconciles "
+						  "clusters/NAME/ of the "
+						  "repository)");
+	path = normalise_path(io.git_path ? io.git_path : "clusters");
 	if (!io.cluster) {
-		cluster = cluster_from_path(io.git_path);
+		/* the spelling before: --path was the cluster's directory;
+		 * the job gets the new one */
+		char *parent;
+		split_last(path, &parent, &cluster);
+		fprintf(stderr,
+			"gpuform install: warning: --path %s names one cluster's "
+			"directory: that spelling is deprecated; use --path %s "
+			"--cluster %s\n",
+			path, parent, cluster);
+		free(path);
+		path = parent;
 		io.cluster = cluster;
+	} else {
+		const char *slash = strrchr(path, '/');
+		const char *last = slash ? slash + 1 : path;
+		if (!strcmp(last, io.cluster)) {
+			code = cmd_usage_error(
+				"install",
+				"--path '%s' ends in the directory of cluster '%s' "
+				"and --cluster names it too: drop '/%s' from "
+				"--path (--path %.*s --cluster %s)",
+				path, io.cluster, last,
+				slash ? (int)(slash - path) : 1,
+				slash ? path : ".", io.cluster);
+			free(path);
+			return code;
+		}
 	}
+	io.git_path = path;
 
 	if (tmpl_set_load(&t, templates, &err) < 0 ||
 	    install_render(&r.docs, &io, t, &err) < 0) {
@@ -214,5 +264,6 @@ out:
 	tmpl_set_free(t);
 	err_release(&err);
 	free(cluster);
+	free(path);
 	return code;
 }

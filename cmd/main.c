@@ -66,9 +66,11 @@ const struct cmd cmd_table[] = {
 	{ "reconcile", cmd_reconcile,
 	  "make the cluster match the intents (server-side apply)",
 	  "[options] INTENT... | DIR\n"
-	  "[options] --git URL [--ref BRANCH] --path DIR",
+	  "[options] --git URL [--ref BRANCH] [--path DIR] --cluster NAME",
 	  "Make the cluster match the intent files (rendered in memory) or a\n"
-	  "directory written by 'render --output-dir'. Objects that already\n"
+	  "directory written by 'render --output-dir' or, with --git, the\n"
+	  "directory DIR/NAME/ (default clusters/NAME/) of a Git branch, as\n"
+	  "'gpuform commit' writes it. Objects that already\n"
 	  "match need no request (one LIST per kind); every other object is\n"
 	  "server-side applied as a dry run first, and nothing is written\n"
 	  "unless all dry runs succeed. Membership is recorded in an\n"
@@ -190,14 +192,15 @@ const struct cmd cmd_table[] = {
 	PREFLIGHT_CMD,
 	{ "install", cmd_install,
 	  "render the manifests that run gpuform in the cluster (CronJob, RBAC)",
-	  "--git URL [--ref BRANCH] --path DIR [options]",
+	  "--git URL [--ref BRANCH] [--path DIR] --cluster NAME [options]",
 	  "Render the manifests that deploy gpuform itself: Namespace\n"
 	  "gpuform-system, a ServiceAccount, least-privilege RBAC derived from\n"
 	  "the kinds gpuform renders (a ClusterRole for them plus read access to\n"
 	  "Pods and NodeClaims; Roles for the fixed-namespace kinds and, in\n"
 	  "gpuform-system, for the inventory ConfigMap, the Lease lock and\n"
 	  "Events), the bindings, and a CronJob running\n"
-	  "'gpuform reconcile --git URL --ref BRANCH --path DIR --lock --events'\n"
+	  "'gpuform reconcile --git URL --ref BRANCH --path DIR --cluster NAME\n"
+	  "--lock --events' (DIR/NAME/ as 'gpuform commit' writes it)\n"
 	  "(concurrencyPolicy Forbid, deadlines, backoff, non-root, read-only\n"
 	  "root filesystem, Git credentials from a Secret). Without\n"
 	  "--output-dir, the objects go to stdout (kubectl apply --server-side\n"

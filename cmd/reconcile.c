@@ -21,6 +21,7 @@
 #include "cmd/repo.h"
 #include "cmd/source.h"
 #include "generator/pipeline.h"
+#include "generator/validate.h"
 #include "generator/yaml.h"
 #include "reconcile/reconcile.h"
 #include "util/xalloc.h"
@@ -104,7 +105,7 @@ enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
        OPT_PRUNE_NS, OPT_INV_NS, OPT_TEMPLATES, OPT_LIVE, OPT_GIT, OPT_REF,
        OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE, OPT_BASE, OPT_HEAD,
        OPT_REPO, OPT_FORMAT, OPT_ADOPT, OPT_REBUILD_INV, OPT_NO_LOCK,
-       OPT_PREFLIGHT };
+       OPT_PREFLIGHT, OPT_CLUSTER };
 
 /* tests only: pause between the LISTs and the first DELETE of a prune, so
  * a test can change an object meanwhile (GPUFORM_TEST_PRUNE_PAUSE_S) */
@@ -155,9 +156,12 @@ const struct cmd_opt reconcile_opts[] = {
 	{ "ref", 0, OPT_REF, CMD_ARG_REQUIRED, "BRANCH",
 	  "branch to read (default main)", NULL, 0 },
 	{ "path", 0, OPT_PATH, CMD_ARG_REQUIRED, "DIR",
-	  "directory of the manifests in the tree (a cluster's directory, as "
-	  "written by render --output-dir or commit: clusters/<cluster>)",
-	  NULL, 0 },
+	  "the directory that holds one directory per cluster, as commit "
+	  "writes it (default clusters); with --git", NULL, 0 },
+	{ "cluster", 0, OPT_CLUSTER, CMD_ARG_REQUIRED, "NAME",
+	  "with --git: the cluster to reconcile, read from DIR/NAME/ (a --path "
+	  "that is one cluster's directory, without --cluster, still works but "
+	  "is deprecated)", NULL, 0 },
 	{ "git-cache", 0, OPT_GIT_CACHE, CMD_ARG_REQUIRED, "DIR",
 	  "cache location (default ~/.cache/gpuform/git/<hash of URL>)",
 	  "@dir", 0 },
@@ -207,7 +211,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	int any_incluster = 0;
 	struct recon_opts ro = { 0 };
 	struct source src = SOURCE_INIT;
-	struct source_git git = { NULL, NULL, NULL, NULL };
+	struct source_git git = { NULL, NULL, NULL, NULL, NULL };
 	struct recon_report rep = RECON_REPORT_INIT;
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
@@ -219,7 +223,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	int no_lock = 0;
 	long prune_pause = 0;
 	const char *pause_env = getenv("GPUFORM_TEST_PRUNE_PAUSE_S");
-	int preflight = 0;
+	int preflight = 0, usage = 0;
 
 	while ((c = cmd_getopt(cmd, argc, argv)) != -1) {
 		switch (c) {
@@ -255,6 +259,13 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 			break;
 		case OPT_PATH:
 			git.path = optarg;
+			break;
+		case OPT_CLUSTER:
+			if (!validate_dns_label(optarg, 63))
+				return cmd_usage_error(cmd, "--cluster '%s' is not "
+							    "a cluster name (a DNS "
+							    "label)", optarg);
+			git.cluster = optarg;
 			break;
 		case OPT_GIT_CACHE:
 			git.cache = optarg;
@@ -349,13 +360,14 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		if (optind < argc)
 			return cmd_usage_error(cmd, "--git reads the manifests from "
 						    "Git: give no files");
-		if (!git.path)
-			return cmd_usage_error(cmd, "--git needs --path (the "
-						    "directory of the manifests, "
-						    "e.g. clusters/ml-prod)");
-	} else if (git.ref || git.path || git.cache) {
-		return cmd_usage_error(cmd, "--ref, --path and --git-cache go "
-					    "with --git");
+		if (git.path && !*git.path)
+			return cmd_usage_error(cmd, "--path needs the directory "
+						    "that holds the cluster "
+						    "directories (default "
+						    "clusters)");
+	} else if (git.ref || git.path || git.cluster || git.cache) {
+		return cmd_usage_error(cmd, "--ref, --path, --cluster and "
+					    "--git-cache go with --git");
 	} else if (optind >= argc) {
 		return cmd_usage_error(cmd, "no intent file or rendered directory given");
 	}
@@ -370,12 +382,13 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 
 	incluster_start(&ic, &io, co.timeout_ms);
 	ic.json = json;
-	if (git.url ? source_load_git(&src, &git, &d, &err) < 0
+	if (git.url ? source_load_git(&src, &git, &usage, &d, &err) < 0
 		    : source_load(&src, argv + optind, (size_t)(argc - optind),
 				  templates, &d, &err) < 0) {
 		diags_sort(&d);
 		report_diags(&d);
-		code = report_err(&err);
+		code = usage ? cmd_usage_error(cmd, "%s", err_msg(&err))
+			     : report_err(&err);
 		goto out;
 	}
 	diags_sort(&d);

@@ -217,16 +217,111 @@ static int find_cluster(struct source *s, const char *what, struct err *err)
 	return 0;
 }
 
+/* cluster_dir_marked: `dir`/kustomization.yaml at `oid` is gpuform's
+ * marker of one cluster's rendered directory (not the "one directory per
+ * cluster" marker of the directory above them); the rule commit's
+ * check_root applies to --path */
+static int cluster_dir_marked(struct repo *r, const char *oid, const char *dir,
+			      int *marked, struct err *err)
+{
+	struct buf k = BUF_INIT;
+	char *p = strcmp(dir, ".") ? xasprintf("%s/%s", dir, RENDER_OWNER_FILE)
+				   : xstrdup(RENDER_OWNER_FILE);
+	int ret = 0;
+
+	*marked = 0;
+	if (repo_read(r, oid, p, &k, NULL, err) < 0) {
+		if (err->code == ERR_NOTFOUND || err->code == ERR_INVALID)
+			err_clear(err); /* absent, or not a file */
+		else
+			ret = -1;
+	} else {
+		*marked = !strncmp(buf_cstr(&k), RENDER_OWNER_PREFIX,
+				   strlen(RENDER_OWNER_PREFIX)) &&
+			  !strstr(buf_cstr(&k), "one directory per cluster");
+	}
+	free(p);
+	buf_release(&k);
+	return ret;
+}
+
+/* the last component of a normalised path, and the length of its parent
+ * ("clusters/ml-prod": "ml-prod", 8; "ml-prod": "ml-prod", 0) */
+static const char *last_component(const char *path, size_t *parent_len)
+{
+	const char *slash = strrchr(path, '/');
+
+	*parent_len = slash ? (size_t)(slash - path) : 0;
+	return slash ? slash + 1 : path;
+}
+
 /*
- * fetch_tree: the files under g->path at the fetched tip of `ref`, through
- * the cache repository. On failure, `damage` says why the cache itself is
- * the problem, when it is (a truncated loose object, or objects that
- * repo_verify cannot read); network and credential failures are never
- * blamed on the cache.
+ * pick_dir: the directory to read. --path names the directory that holds
+ * one directory per cluster and --cluster the one to read; a --path that
+ * is itself a cluster's directory (the spelling before) is read as it is
+ * when --cluster is absent (*old set), and refused with it.
+ */
+static int pick_dir(struct repo *r, const char *oid, const char *path,
+		    const char *cluster, char **dir, int *old, int *usage,
+		    struct err *err)
+{
+	size_t plen;
+	const char *last = last_component(path, &plen);
+	int marked;
+
+	*old = 0;
+	if (cluster_dir_marked(r, oid, path, &marked, err) < 0)
+		return -1;
+	if (marked && cluster) {
+		*usage = 1;
+		if (!strcmp(last, cluster))
+			return err_set(err, ERR_INVALID,
+				       "--path '%s' is the directory of cluster "
+				       "'%s' and --cluster names it too: "
+				       "drop '/%s' from --path (--path %.*s "
+				       "--cluster %s)",
+				       path, cluster, last,
+				       plen ? (int)plen : 1, plen ? path : ".",
+				       cluster);
+		return err_set(err, ERR_INVALID,
+			       "--path '%s' is one cluster's directory and "
+			       "--cluster '%s' is given too: drop --cluster, or "
+			       "give the directory that holds the cluster "
+			       "directories (--path %.*s --cluster %s)",
+			       path, cluster, plen ? (int)plen : 1,
+			       plen ? path : ".", cluster);
+	}
+	if (cluster) {
+		*dir = strcmp(path, ".") ? xasprintf("%s/%s", path, cluster)
+					 : xstrdup(cluster);
+		return 0;
+	}
+	if (marked) {
+		*old = 1;
+		*dir = xstrdup(path);
+		return 0;
+	}
+	*usage = 1;
+	return err_set(err, ERR_INVALID,
+		       "--git needs --cluster NAME: '%s' is not one cluster's "
+		       "directory, so say which directory under it to read "
+		       "(--path %s --cluster NAME)",
+		       path, path);
+}
+
+/*
+ * fetch_tree: the files of the cluster's directory (see pick_dir) at the
+ * fetched tip of `ref`, through the cache repository. On failure, `damage`
+ * says why the cache itself is the problem, when it is (a truncated loose
+ * object, or objects that repo_verify cannot read); network and
+ * credential failures are never blamed on the cache. A usage error is
+ * checked against the cache too: in a damaged one the marker may look
+ * absent.
  */
 static int fetch_tree(const char *cache, const struct source_git *g,
-		      const char *ref, const struct repo_cred *cred,
-		      char oid[REPO_OID_HEX], struct fs_tree *tree,
+		      const char *path, const char *ref,
+		      const struct repo_cred *cred, char oid[REPO_OID_HEX],
+		      struct fs_tree *tree, char **dir, int *old, int *usage,
 		      struct buf *damage, struct err *err)
 {
 	struct repo *r = NULL;
@@ -242,7 +337,8 @@ static int fetch_tree(const char *cache, const struct source_git *g,
 	if (repo_init_bare(&r, cache, err) < 0)
 		return -1;
 	if (repo_fetch(r, g->url, ref, cred, oid, err) == 0 &&
-	    repo_read_tree(r, oid, g->path, tree, err) == 0)
+	    pick_dir(r, oid, path, g->cluster, dir, old, usage, err) == 0 &&
+	    repo_read_tree(r, oid, *dir, tree, err) == 0)
 		ret = 0;
 	else if (err->code != ERR_HTTP && err->code != ERR_AUTH &&
 		 repo_verify(r, &ve) < 0)
@@ -252,19 +348,40 @@ static int fetch_tree(const char *cache, const struct source_git *g,
 	return ret;
 }
 
+/* "./clusters/" -> "clusters"; "" and "./" -> "." */
+static char *normalise_git_path(const char *p)
+{
+	char *s;
+	size_t n;
+
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	s = xstrdup(p);
+	n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = '\0';
+	if (!n || !strcmp(s, "/")) {
+		free(s);
+		s = xstrdup(".");
+	}
+	return s;
+}
+
 int source_load_git(struct source *out, const struct source_git *g,
-		    struct diags *d, struct err *err)
+		    int *usage, struct diags *d, struct err *err)
 {
 	struct source s = SOURCE_INIT;
 	struct repo_cred cred = REPO_CRED_INIT;
 	struct fs_tree tree = FS_TREE_INIT;
 	char oid[REPO_OID_HEX];
-	char *cache = NULL, *label = NULL;
+	char *cache = NULL, *label = NULL, *dir = NULL;
+	char *path = normalise_git_path(g->path ? g->path : "clusters");
 	struct buf damage = BUF_INIT;
 	const char *ref = g->ref ? g->ref : "main";
 	struct buf shown = BUF_INIT; /* the URL without user info */
-	int ret = -1, has_password = 0;
+	int ret = -1, has_password = 0, old = 0;
 
+	*usage = 0;
 	/* the URL is in argv (/proc/PID/cmdline, shell history): say so,
 	 * never repeat the password, and record the URL without it */
 	url_strip_userinfo(g->url, &shown);
@@ -288,7 +405,8 @@ int source_load_git(struct source *out, const struct source_git *g,
 		buf_release(&h);
 	}
 	repo_cred_from_env(&cred);
-	if (fetch_tree(cache, g, ref, &cred, oid, &tree, &damage, err) < 0) {
+	if (fetch_tree(cache, g, path, ref, &cred, oid, &tree, &dir, &old,
+		       usage, &damage, err) < 0) {
 		char *aside;
 		if (!damage.len)
 			goto out;
@@ -311,20 +429,38 @@ int source_load_git(struct source *out, const struct source_git *g,
 		err_clear(err);
 		buf_reset(&damage);
 		fs_tree_release(&tree);
-		if (fetch_tree(cache, g, ref, &cred, oid, &tree, &damage, err) < 0)
+		free(dir);
+		dir = NULL;
+		*usage = 0;
+		if (fetch_tree(cache, g, path, ref, &cred, oid, &tree, &dir,
+			       &old, usage, &damage, err) < 0)
 			goto out;
+	}
+	if (old) {
+		size_t plen;
+		const char *last = last_component(path, &plen);
+		diags_add(d, DIAG_WARNING, "", 0, 0, NULL,
+			  "--path %s names one cluster's directory: that "
+			  "spelling is deprecated; use --path %.*s --cluster %s",
+			  path, plen ? (int)plen : 1, plen ? path : ".", last);
 	}
 	if (!tree.nr) {
 		err_set(err, ERR_NOTFOUND, "'%s' at %s (%s) has nothing under '%s'",
-			buf_cstr(&shown), ref, oid, g->path);
+			buf_cstr(&shown), ref, oid, dir);
 		goto out;
 	}
-	label = xasprintf("%s@%.12s:%s", ref, oid, g->path);
+	label = xasprintf("%s@%.12s:%s", ref, oid, dir);
 	if (load_rendered(&s, label, &tree, d, err) < 0 ||
 	    find_cluster(&s, label, err) < 0)
 		goto out;
+	if (g->cluster && strcmp(s.cluster, g->cluster)) {
+		err_set(err, ERR_INVALID,
+			"'%s' holds the objects of cluster '%s', not '%s'; "
+			"nothing was applied", label, s.cluster, g->cluster);
+		goto out;
+	}
 	free(s.desc);
-	s.desc = xasprintf("%s %s:%s", buf_cstr(&shown), ref, g->path);
+	s.desc = xasprintf("%s %s:%s", buf_cstr(&shown), ref, dir);
 	s.commit = xstrdup(oid);
 	*out = s;
 	memset(&s, 0, sizeof(s));
@@ -337,6 +473,8 @@ out:
 	buf_release(&shown);
 	free(cache);
 	free(label);
+	free(dir);
+	free(path);
 	return ret;
 }
 

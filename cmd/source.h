@@ -23,7 +23,11 @@ struct source {
 struct source_git {
 	const char *url;   /* repository URL (https://, ssh://, a path) */
 	const char *ref;   /* branch, default "main" */
-	const char *path;  /* directory written by render -o / commit */
+	const char *path;  /* the directory that holds one directory per
+			    * cluster, as commit writes it (default
+			    * "clusters"); the deprecated spelling: one
+			    * cluster's directory, with cluster NULL */
+	const char *cluster; /* the cluster: reads path/cluster/ */
 	const char *cache; /* bare cache repository; default
 			    * $XDG_CACHE_HOME or ~/.cache/gpuform/git/<sha256 of url> */
 };
@@ -31,11 +35,15 @@ struct source_git {
 /*
  * source_load_git: fetch `ref` of `url` into the cache (a bare repository
  * reused between runs: only what changed is fetched), read the manifests
- * under `path` straight from the tree at the fetched commit (no checkout)
- * and load them as a rendered directory.
+ * under `path`/`cluster` straight from the tree at the fetched commit (no
+ * checkout) and load them as a rendered directory. Without `cluster`, a
+ * `path` that is itself a cluster's directory (gpuform's kustomization.yaml
+ * marker) is read with a deprecation warning in *d; `cluster` together
+ * with such a `path` fails with *usage set (the message says which to
+ * drop), and so does neither.
  */
 int source_load_git(struct source *out, const struct source_git *g,
-		    struct diags *d, struct err *err);
+		    int *usage, struct diags *d, struct err *err);
 
 /*
  * source_load: every path is an intent file, or there is exactly one path

@@ -279,8 +279,9 @@ static int check_opts(const struct install_opts *o, struct err *err)
 	}
 	if (!o->git_path || !*o->git_path || has_space(o->git_path))
 		return err_set(err, ERR_INVALID,
-			       "--path needs the directory of the manifests "
-			       "in the repository (e.g. clusters/ml-prod)");
+			       "--path needs the directory in the repository "
+			       "that holds the cluster directories (e.g. "
+			       "clusters)");
 	if (o->git_ref && (!*o->git_ref || has_space(o->git_ref)))
 		return err_set(err, ERR_INVALID, "--ref '%s' is not a branch name",
 			       o->git_ref);
@@ -378,7 +379,8 @@ static cJSON *cronjob_ctx(const struct install_opts *o, const char *ns)
 	long timeout = o->timeout_s ? o->timeout_s : 300;
 	const char *const fixed[] = { "reconcile", "--git", o->git_url, "--ref",
 				      o->git_ref ? o->git_ref : "main", "--path",
-				      o->git_path, "--git-cache",
+				      o->git_path, "--cluster", o->cluster,
+				      "--git-cache",
 				      CACHE_DIR "/git", "--lock", "--events" };
 	char *s;
 

@@ -22,7 +22,8 @@
 #define INSTALL_DEFAULT_GIT_SECRET "gpuform-git"
 
 struct install_opts {
-	const char *git_url, *git_ref, *git_path; /* what the job reconciles */
+	const char *git_url, *git_ref; /* what the job reconciles: */
+	const char *git_path; /* the directory of the cluster directories */
 	const char *cluster;     /* names the inventory and the Lease */
 	const char *namespace_;  /* default "gpuform-system" */
 	const char *device_plugin_ns; /* the rendered device-plugin ConfigMap's

@@ -133,8 +133,34 @@ grep_in "$tmp/err" "did you mean 'json'" "  ... with did-you-mean"
 [ ! -e jsn ] && t_pass "  ... and no directory 'jsn'" || t_fail "  ... and no directory 'jsn'"
 expect 0 "lint -o json" "$GPUFORM" lint -o json specs/minimal.yaml
 grep_in "$tmp/out" '"findings"' "  ... is JSON"
-expect 0 "install -o json" "$GPUFORM" install --git https://x.test/r.git --path clusters/a -o json
+expect 0 "install -o json" "$GPUFORM" install --git https://x.test/r.git --cluster a -o json
 grep_in "$tmp/out" '"kind":	"List"' "  ... is a JSON List"
+# one meaning for --path: the directory that holds one directory per cluster
+# (commit, reconcile --git, install); --cluster picks the cluster
+for c in reconcile install; do
+	expect 0 "$c --help" "$GPUFORM" $c --help
+	tr '\n' ' ' <"$tmp/out" | tr -s ' ' >"$tmp/help1"
+	grep_in "$tmp/help1" "path DIR [a-z ]*holds one directory per cluster" "  ... --path: the directory that holds one directory per cluster"
+	grep_in "$tmp/help1" "cluster NAME .*DIR/NAME/" "  ... --cluster NAME: DIR/NAME/"
+done
+expect 0 "install --path clusters/a (the old spelling) still works" "$GPUFORM" install --git https://x.test/r.git --path clusters/a -o json
+lines "  ... with one warning line" "$tmp/err" 1
+grep_in "$tmp/err" "deprecated; use --path clusters --cluster a$" "  ... naming the new spelling"
+if jq -e '.items[] | select(.kind == "CronJob") | .spec.jobTemplate.spec.template.spec.containers[0].args | index("--cluster") as $i | .[$i + 1] == "a" and .[index("--path") + 1] == "clusters"' "$tmp/out" >/dev/null; then
+	t_pass "  ... and the CronJob gets the new spelling (--path clusters --cluster a)"
+else
+	t_fail "  ... and the CronJob gets the new spelling (--path clusters --cluster a)" "$(grep -A3 -e '--path' "$tmp/out" | head -8)"
+fi
+expect 2 "install --path clusters/a --cluster a" "$GPUFORM" install --git https://x.test/r.git --path clusters/a --cluster a
+lines "  ... one line" "$tmp/err" 1
+grep_in "$tmp/err" "drop '/a' from --path (--path clusters --cluster a)" "  ... says what to drop"
+expect 2 "install without --cluster or --path" "$GPUFORM" install --git https://x.test/r.git
+grep_in "$tmp/err" "--cluster NAME is required" "  ... asks for --cluster"
+expect 2 "reconcile --cluster without --git" "$GPUFORM" reconcile --cluster a specs/minimal.yaml
+lines "  ... one line" "$tmp/err" 1
+grep_in "$tmp/err" "go with --git" "  ... says it goes with --git"
+expect 2 "reconcile --git --cluster with a bad name" "$GPUFORM" reconcile --git "$tmp/none.git" --cluster ../a
+grep_in "$tmp/err" "not a cluster name" "  ... says so"
 # usage errors: one line and a pointer to --help; did you mean
 expect 2 "unknown option" "$GPUFORM" render --formt json specs/minimal.yaml
 lines "  ... one line" "$tmp/err" 1

@@ -43,6 +43,6 @@ echo "   diff --live: no differences (exit 0)"
 echo "== 5. lint specs/ and out/, render the in-cluster job into out/gpuform-install"
 "$GPUFORM" lint specs out 2>&1 | sed 's/^/   /'
 rm -rf out/gpuform-install
-"$GPUFORM" install --git https://git.example.com/platform/gitops.git --path clusters/ml-prod \
+"$GPUFORM" install --git https://git.example.com/platform/gitops.git --cluster ml-prod \
 	--output-dir out/gpuform-install 2>&1 | sed 's/^/   /'
 echo "== done: rendered $(ls specs/*.yaml | wc -l) examples into out/; cluster in sync"

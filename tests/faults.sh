@@ -502,8 +502,8 @@ g() {
 stip() { git --git-dir="${1:-$SRV}" rev-parse -q --verify "${2:-refs/heads/main}" 2>/dev/null; }
 gpu_limit() { k get nodepool gf-api -o jsonpath='{.spec.limits.nvidia\.com/gpu}' 2>/dev/null; }
 CACHE=$WORK/cache
-RECON=(reconcile --kubeconfig "$KC" -o json --git "$URL" --path clusters/gitfault --git-cache "$CACHE")
-RECON_T=(reconcile --kubeconfig "$KC" -o json --git "$URLT" --path clusters/gitfault --git-cache "$CACHE")
+RECON=(reconcile --kubeconfig "$KC" -o json --git "$URL" --cluster gitfault --git-cache "$CACHE")
+RECON_T=(reconcile --kubeconfig "$KC" -o json --git "$URLT" --cluster gitfault --git-cache "$CACHE")
 H=$WORK/local.git
 git init -q --bare "$H"
 gintent "$WORK/gf.yaml" 4

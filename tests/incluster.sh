@@ -111,7 +111,7 @@ new_token() { # a TokenRequest token for the ServiceAccount into the SA director
 }
 install_for() { # CLUSTER: render and server-side apply the install manifests for it
 	"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
-		--path "clusters/$1" --cronjob-api-version batch/v1beta1 >"$WORK/install-$1.yaml" 2>&1 &&
+		--cluster "$1" --cronjob-api-version batch/v1beta1 >"$WORK/install-$1.yaml" 2>&1 &&
 		k apply --server-side --field-manager gpuform-install -f "$WORK/install-$1.yaml" 2>&1
 }
 
@@ -149,13 +149,35 @@ t_pass "testenv: kube-apiserver (RBAC authoriser) + CRDs on $SERVER ($(($(date +
 
 # ==== 1. install: rendered, deterministic, derived RBAC, applies server-side ================
 OUT=$("$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
-	--path clusters/$CLUSTER --cronjob-api-version batch/v1beta1 2>&1)
+	--cluster $CLUSTER --cronjob-api-version batch/v1beta1 2>&1)
 RC=$?
 OUT2=$("$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
-	--path clusters/$CLUSTER --cronjob-api-version batch/v1beta1 2>&1)
-check "1: install renders (exit 0) and twice gives byte-identical output" \
+	--path clusters --cluster $CLUSTER --cronjob-api-version batch/v1beta1 2>&1)
+check "1: install renders (exit 0) and twice gives byte-identical output (--path clusters is the default)" \
 	'[ "$RC" = 0 ] && [ -n "$OUT" ] && [ "$OUT" = "$OUT2" ]'
 printf '%s\n' "$OUT" >"$WORK/install.yaml"
+# issue 17: --path is the directory of the cluster directories, as for commit; the
+# spelling before (--path clusters/NAME, no --cluster) still works, with a warning
+OUT3=$("$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
+	--path clusters/$CLUSTER --cronjob-api-version batch/v1beta1 2>"$WORK/stderr")
+RC=$? ERR=$(cat "$WORK/stderr")
+check "1: the old spelling --path clusters/$CLUSTER: exit 0, the same manifests (the new arguments)" \
+	'[ "$RC" = 0 ] && [ "$OUT3" = "$OUT" ]'
+check "1: ... and one warning line naming the new spelling" \
+	'[ "$(printf "%s\n" "$ERR" | wc -l)" = 1 ] &&
+	has_err "warning: --path clusters/$CLUSTER names one cluster'"'"'s directory: that spelling is deprecated; use --path clusters --cluster $CLUSTER"'
+OUT=$("$GPUFORM" install --git https://x.test/r.git --path clusters/a --cluster a 2>&1)
+RC=$?
+check "1: --path clusters/a with --cluster a: exit 2, one line saying what to drop" \
+	'[ "$RC" = 2 ] && [ "$(printf "%s\n" "$OUT" | wc -l)" = 1 ] &&
+	has "drop '"'"'/a'"'"' from --path (--path clusters --cluster a); see '"'"'gpuform install --help'"'"'"'
+OUT=$("$GPUFORM" install --git https://x.test/r.git 2>&1)
+RC=$?
+check "1: neither --cluster nor --path: exit 2 asking for --cluster" \
+	'[ "$RC" = 2 ] && has "--cluster NAME is required"'
+OUT=$("$GPUFORM" install --git https://x.test/r.git --path a -o json 2>/dev/null | jq -r '.items[] | select(.kind == "CronJob") | .spec.jobTemplate.spec.template.spec.containers[0].args | join(" ")')
+check "1: old spelling at the top of the repository (--path a): the job gets --path . --cluster a" \
+	'printf "%s" "$OUT" | grep -qF -- "--path . --cluster a --git-cache"'
 # the install output passes gpuform's own lint; the control (a GPU request and a single-type
 # GPU NodePool added to the same stream) shows lint does read these documents
 OUT=$("$GPUFORM" lint --format json "$WORK/install.yaml" 2>"$WORK/stderr")
@@ -167,7 +189,7 @@ OUT=$("$GPUFORM" lint --format json "$WORK/install-gpu.yaml" 2>"$WORK/stderr")
 RC=$? ERR=$(cat "$WORK/stderr")
 check "1: control: the same CronJob asking for a GPU is linted (findings on its pod template)" \
 	'grep -q "nvidia.com/gpu" "$WORK/install-gpu.yaml" && [ "$(printf "%s" "$OUT" | jq ".findings | length")" -gt 0 ]'
-"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --path clusters/$CLUSTER \
+"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --cluster $CLUSTER \
 	--cronjob-api-version batch/v1beta1 --format json >"$WORK/install.json" 2>&1
 J=$WORK/install.json
 kinds=$(jq -r '[.items[].kind] | join(",")' "$J" 2>/dev/null)
@@ -221,7 +243,7 @@ check "1: CronJob: Forbid, deadlines, backoff, OnFailure, non-root, read-only ro
 	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].resources.requests | .cpu, .memory" <<<"$CJ" | tr "\n" " ")" = "100m 128Mi " ] &&
 	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].envFrom[0].secretRef.name" <<<"$CJ")" = gpuform-git ] &&
 	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.serviceAccountName" <<<"$CJ")" = "$SA_NAME" ] &&
-	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].args | join(\" \")" <<<"$CJ")" = "reconcile --git https://127.0.0.1:9/platform/gitops.git --ref main --path clusters/$CLUSTER --git-cache /var/cache/gpuform/git --lock --events --timeout 300s" ]'
+	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].args | join(\" \")" <<<"$CJ")" = "reconcile --git https://127.0.0.1:9/platform/gitops.git --ref main --path clusters --cluster $CLUSTER --git-cache /var/cache/gpuform/git --lock --events --timeout 300s" ]'
 # the CronJob's command line is one gpuform accepts (parsed for real: a usage error is exit 2)
 ARGS=$(jq -r '.spec.jobTemplate.spec.template.spec.containers[0].args[]' <<<"$CJ")
 mapfile -t argv <<<"$ARGS"
@@ -230,20 +252,20 @@ RC=$?
 check "1: the CronJob's arguments parse (no usage error; fails later at the Git fetch, nothing listens on 127.0.0.1:9: exit 4)" \
 	'[ "$RC" = 4 ] && ! has "invalid option"'
 
-OUT=$("$GPUFORM" install --git https://x.test/r.git --path clusters/a --schedule 'every minute' 2>&1)
+OUT=$("$GPUFORM" install --git https://x.test/r.git --cluster a --schedule 'every minute' 2>&1)
 RC=$?
 check "1: a bad schedule: exit 3 naming it" '[ "$RC" = 3 ] && has "schedule" && has "every minute"'
-OUT=$("$GPUFORM" install --path clusters/a 2>&1)
+OUT=$("$GPUFORM" install --cluster a 2>&1)
 RC=$?
 check "1: no --git: usage error, exit 2" '[ "$RC" = 2 ] && has "--git"'
-OUT=$("$GPUFORM" install --git ssh://git@git.example.test/gitops.git --path clusters/a --git-secret gitops-ssh --format json 2>&1)
+OUT=$("$GPUFORM" install --git ssh://git@git.example.test/gitops.git --cluster a --git-secret gitops-ssh --format json 2>&1)
 RC=$?
 check "1: an SSH URL: the Secret is also mounted (key, known_hosts) and GPUFORM_GIT_SSH_* point there" \
 	'[ "$RC" = 0 ] && [ "$(jq -r ".items[] | select(.kind == \"CronJob\") | .spec.jobTemplate.spec.template.spec.volumes[] | select(.secret) | .secret.secretName" <<<"$OUT")" = gitops-ssh ] &&
 	has "GPUFORM_GIT_SSH_KEY" && has "GPUFORM_GIT_SSH_KNOWN_HOSTS"'
 
 # -o DIR: the atomic directory writer, with kustomization.yaml
-"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main --path clusters/$CLUSTER \
+"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main --cluster $CLUSTER \
 	--cronjob-api-version batch/v1beta1 --output-dir "$WORK/install-dir" >/dev/null 2>&1
 RC=$?
 OUT=$(cd "$WORK/install-dir" 2>/dev/null && ls)
@@ -251,7 +273,7 @@ check "1: -o DIR: one file per object + kustomization.yaml (generated-by marker)
 	'[ "$RC" = 0 ] && [ "$(printf "%s\n" "$OUT" | wc -l)" = 10 ] && has cronjob-gpuform-reconcile.yaml &&
 	head -n1 "$WORK/install-dir/kustomization.yaml" | grep -q "^# generated by gpuform"'
 mkdir -p "$WORK/not-ours" && echo keep >"$WORK/not-ours/file"
-OUT=$("$GPUFORM" install --git https://x.test/r.git --path clusters/a --output-dir "$WORK/not-ours" 2>&1)
+OUT=$("$GPUFORM" install --git https://x.test/r.git --cluster a --output-dir "$WORK/not-ours" 2>&1)
 RC=$?
 check "1: -o DIR never replaces a directory gpuform did not write" \
 	'[ "$RC" != 0 ] && [ "$(cat "$WORK/not-ours/file")" = keep ]'
@@ -292,7 +314,7 @@ git init -q --bare "$WORK/gitops.git" &&
 	"$GPUFORM" commit --repo "$WORK/gitops.git" --branch main --author 'Test <t@example.test>' \
 		"$SPEC" >/dev/null 2>&1
 COMMIT=$(git --git-dir="$WORK/gitops.git" rev-parse main 2>/dev/null)
-"$GPUFORM" install --git "$WORK/gitops.git" --path clusters/$CLUSTER --format json \
+"$GPUFORM" install --git "$WORK/gitops.git" --cluster $CLUSTER --format json \
 	--cronjob-api-version batch/v1beta1 >"$WORK/install-local.json" 2>/dev/null
 mapfile -t argv < <(jq -r '.items[] | select(.kind == "CronJob") |
 	.spec.jobTemplate.spec.template.spec.containers[0].args[]' "$WORK/install-local.json" |
@@ -303,6 +325,19 @@ check "2: the CronJob's command line (reconcile --git ... --lock --events) from 
 	has "reconciled $CLUSTER: 0 created, 0 configured, $N_OBJ unchanged" && has "from commit $COMMIT"'
 OUT=$(annotation gpuform.io/last-source-commit)
 check "2: ... and the inventory's status names the commit" '[ "$OUT" = "$COMMIT" ]'
+# a CronJob installed before issue 17 runs reconcile --git ... --path clusters/NAME (no
+# --cluster): it keeps reconciling, with one deprecation warning
+mapfile -t oldargv < <(printf '%s\n' "${argv[@]}" | awk -v c="$CLUSTER" '
+	prev == "--path" { print "clusters/" c; prev = ""; next }
+	$0 == "--cluster" { skip = 1; next }
+	skip { skip = 0; next }
+	{ print; prev = $0 }')
+ic "${oldargv[@]}"
+check "2: an old CronJob's command line (--path clusters/$CLUSTER, no --cluster): exit 0, all unchanged, one warning" \
+	'printf "%s " "${oldargv[@]}" | grep -qF -- "--path clusters/$CLUSTER --git-cache" &&
+	! printf "%s " "${oldargv[@]}" | grep -qF -- "--cluster" && [ "$RC" = 0 ] &&
+	has "reconciled $CLUSTER: 0 created, 0 configured, $N_OBJ unchanged" &&
+	[ "$(printf "%s\n" "$ERR" | grep -c "deprecated; use --path clusters --cluster $CLUSTER")" = 1 ]'
 
 # ==== 3. least privilege, decided by the real RBAC authoriser ==============================
 declare -A want_forbidden=(
@@ -577,7 +612,7 @@ if [[ -z ${INCLUSTER_NO_IMAGE:-} ]]; then
 	OUT=$(env -i PATH=/nonexistent "$D/usr/local/bin/gpuform" version 2>&1)
 	RC=$?
 	check "8: the installed binary runs with an empty environment" '[ "$RC" = 0 ] && has "gpuform "'
-	OUT=$(env -i "$D/usr/local/bin/gpuform" install --git https://x.test/r.git --path clusters/a 2>&1)
+	OUT=$(env -i "$D/usr/local/bin/gpuform" install --git https://x.test/r.git --cluster a 2>&1)
 	RC=$?
 	check "8: ... and renders the install manifests (templates are built in)" '[ "$RC" = 0 ] && has "kind: CronJob"'
 	runtime=$(sed -n 's/.*apt-get install -y --no-install-recommends \(lib.*ca-certificates\).*/\1/p' Dockerfile | tail -n1)

@@ -451,13 +451,13 @@ else
 	t_fail "--iam-policy: exit $rc" "$(cat "$T/diff" "$T/out")"
 fi
 jq -c . "$T/out" >"$T/policy"
-"$GPUFORM" install --git https://example.com/r.git --path clusters/ml-prod --aws-iam-policy -o json >"$T/inst" 2>"$T/err"
+"$GPUFORM" install --git https://example.com/r.git --cluster ml-prod --aws-iam-policy -o json >"$T/inst" 2>"$T/err"
 if jq -c 'if type == "array" then .[] elif .items then .items[] else . end | select(.kind == "ConfigMap" and .metadata.name == "gpuform-aws-iam-policy") | .data["policy.json"] | fromjson' "$T/inst" 2>/dev/null | diff -u "$T/policy" - >"$T/diff"; then
 	t_pass "install --aws-iam-policy adds ConfigMap gpuform-aws-iam-policy with that document"
 else
 	t_fail "install --aws-iam-policy" "$(cat "$T/diff" "$T/err"; head -c 600 "$T/inst")"
 fi
-"$GPUFORM" install --git https://example.com/r.git --path clusters/ml-prod -o json >"$T/inst" 2>"$T/err"
+"$GPUFORM" install --git https://example.com/r.git --cluster ml-prod -o json >"$T/inst" 2>"$T/err"
 grep -q gpuform-aws-iam-policy "$T/inst" && t_fail "install without --aws-iam-policy has the policy" ||
 	t_pass "install without --aws-iam-policy: no policy"
 

@@ -41,7 +41,9 @@ check() {
 }
 inv() { kubectl get cm -n gpuform-system gpuform-ml-prod -o jsonpath="{.data.$1}" 2>/dev/null; }
 tip() { git --git-dir="$SRV" rev-parse main 2>/dev/null; }
-RECON=(reconcile --git "$URL" --ref main --path clusters/ml-prod --git-cache "$W/cache" -o json)
+# --path is the directory of the cluster directories (default clusters), as
+# for commit; --cluster picks one
+RECON=(reconcile --git "$URL" --ref main --cluster ml-prod --git-cache "$W/cache" -o json)
 
 # ---- 1. commit, push, reconcile from the HTTP server ----------------------
 git init -q --bare -b main "$W/local.git"
@@ -86,6 +88,57 @@ gf "${RECON[@]}"
 check "server back: the cache is still usable, the run succeeds with zero writes" \
 	'[[ $RC == 0 ]] && [[ $(jq .requests.writes "$W/out") == 0 ]] && [[ $(jq -r .sourceCommit "$W/out") == "$C2" ]]'
 check "the cache passes git fsck" 'git --git-dir="$W/cache" fsck --no-progress >/dev/null 2>&1'
-check "usage: --git without --path is refused (exit 2)" \
-	'"$GPUFORM" reconcile --git "$URL" >/dev/null 2>&1; [[ $? == 2 ]]'
+
+# ---- 4. one meaning for --path (issue 17): the directory of the cluster
+# directories; a cluster's own directory is the deprecated spelling ---------
+BASE=(reconcile --git "$URL" --ref main --git-cache "$W/cache" -o json)
+# stderr without the sanitizer's suppression report (tests/git-servers/lsan.supp)
+errtext() { sed '/^-\{20,\}$/,$d' "$W/err"; }
+onelinerr() { [[ $(errtext | wc -l) == 1 ]] && errtext | grep -q -e "$1"; }
+gf "${BASE[@]}" --path clusters --cluster ml-prod
+check "--path clusters --cluster ml-prod: exit 0, zero writes, nothing on stderr" \
+	'[[ $RC == 0 && $(jq .requests.writes "$W/out") == 0 && -z $(errtext) ]]'
+gf "${BASE[@]}" --path ./clusters/ --cluster ml-prod
+check "--path ./clusters/ is the same directory" '[[ $RC == 0 && -z $(errtext) ]]'
+gf "${BASE[@]}" --path clusters/ml-prod
+check "old spelling --path clusters/ml-prod (the installed CronJobs'): exit 0, zero writes" \
+	'[[ $RC == 0 && $(jq .requests.writes "$W/out") == 0 && $(jq -r .sourceCommit "$W/out") == "$C2" ]]'
+check "  with one warning line naming the new spelling" \
+	'onelinerr "warning: --path clusters/ml-prod .*deprecated.*use --path clusters --cluster ml-prod"'
+gf "${BASE[@]}" --path clusters/ml-prod --cluster ml-prod
+check "--path clusters/ml-prod with --cluster ml-prod: exit 2, one line saying what to drop" \
+	'[[ $RC == 2 && ! -s $W/out ]] && onelinerr "drop ./ml-prod. from --path (--path clusters --cluster ml-prod); see .gpuform reconcile --help."'
+gf "${BASE[@]}" --path clusters/ml-prod --cluster ml-dev
+check "--path clusters/ml-prod with --cluster ml-dev: exit 2, drop --cluster or give the parent" \
+	'[[ $RC == 2 ]] && onelinerr "drop --cluster, or give .* (--path clusters --cluster ml-dev)"'
+gf "${BASE[@]}"
+check "--git without --cluster, clusters/ not a cluster's directory: exit 2, asks for --cluster" \
+	'[[ $RC == 2 ]] && onelinerr "needs --cluster NAME.*(--path clusters --cluster NAME)"'
+gf "${BASE[@]}" --cluster ml-dev
+check "--cluster naming no directory: fails, naming clusters/ml-dev" \
+	'[[ $RC != 0 && $RC != 2 ]] && grep -q "nothing under .clusters/ml-dev." "$W/err"'
+gf "${BASE[@]}" --cluster ML/prod
+check "--cluster that is not a cluster name: exit 2" '[[ $RC == 2 ]] && onelinerr "not a cluster name"'
+gf reconcile --cluster ml-prod specs/ml-prod.yaml
+check "--cluster without --git: exit 2" '[[ $RC == 2 ]] && onelinerr "go with --git"'
+# the old spelling on a damaged cache (the tree holding the marker missing): the cache is
+# repaired, never a usage error (source.c checks the cache on usage errors too; here the
+# damage is also caught before that check, so this guards the outcome, not that branch)
+rm -rf "$W/cache2" && cp -a "$W/cache" "$W/cache2" && chmod -R u+w "$W/cache2" &&
+	(cd "$W/cache2" && mkdir ../pk && mv objects/pack/* ../pk/ &&
+		for p in ../pk/*.pack; do git --git-dir=. unpack-objects -q <"$p" || exit; done &&
+		rm -rf ../pk &&
+		t=$(git --git-dir=. rev-parse "$C2:clusters") && rm "objects/${t:0:2}/${t:2}") ||
+	t_fail "set up a cache missing the clusters/ tree"
+gf reconcile --git "$URL" --ref main --git-cache "$W/cache2" -o json --path clusters/ml-prod
+check "old spelling on a cache missing the clusters/ tree: repaired and fetched again, exit 0, zero writes" \
+	'[[ $RC == 0 && $(jq .requests.writes "$W/out") == 0 ]] && errtext | grep -q "Git cache .* was damaged" &&
+	errtext | grep -q "deprecated; use --path clusters --cluster ml-prod"'
+# a directory named for another cluster than its objects' label
+git clone -q "$SRV" "$W/wt" && git -C "$W/wt" mv clusters/ml-prod clusters/renamed &&
+	git -C "$W/wt" -c user.name=t -c user.email=t@example.com commit -qm rename &&
+	git -C "$W/wt" push -q origin HEAD:refs/heads/renamed 2>/dev/null
+gf "${BASE[@]}" --ref renamed --cluster renamed
+check "--cluster renamed whose objects are ml-prod's: refused, nothing applied" \
+	'[[ $RC != 0 ]] && grep -q "holds the objects of cluster .ml-prod., not .renamed." "$W/err"'
 t_summary

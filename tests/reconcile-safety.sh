@@ -561,18 +561,18 @@ check "http: insecure-skip-tls-verify together with a CA is refused (as kubectl 
 	'[ "$RC" = 3 ] && has_err "with the insecure flag is not allowed" && [ "$(audit_tsv | wc -l)" = 0 ]'
 
 # ==== git: credentials in --git URLs =========================================================
-OUT=$("$GPUFORM" install --git "https://alice:s3cr3t-pw@git.example.invalid/gitops.git" --path clusters/x 2>"$WORK/stderr")
+OUT=$("$GPUFORM" install --git "https://alice:s3cr3t-pw@git.example.invalid/gitops.git" --cluster x 2>"$WORK/stderr")
 RC=$? ERR=$(cat "$WORK/stderr")
 check "git: install --git with user:password in the URL: exit 3, refused, the Secret named, password not shown, no manifests" \
 	'[ "$RC" = 3 ] && has_err "carries credentials" && has_err "Secret" && ! has_err "s3cr3t-pw" && [ -z "$OUT" ]'
-OUT=$("$GPUFORM" install --git "https://ghp_tokenvalue@git.example.invalid/gitops.git" --path clusters/x 2>"$WORK/stderr")
+OUT=$("$GPUFORM" install --git "https://ghp_tokenvalue@git.example.invalid/gitops.git" --cluster x 2>"$WORK/stderr")
 RC=$? ERR=$(cat "$WORK/stderr")
 check "git: install --git with a token as user name: refused, token not shown" \
 	'[ "$RC" = 3 ] && ! has_err "ghp_tokenvalue"'
-OUT=$("$GPUFORM" install --git "ssh://git@git.example.invalid/gitops.git" --path clusters/x 2>"$WORK/stderr")
+OUT=$("$GPUFORM" install --git "ssh://git@git.example.invalid/gitops.git" --cluster x 2>"$WORK/stderr")
 RC=$?
 check "git: install --git ssh://git@host (a user name, no secret) still works" '[ "$RC" = 0 ] && has "kind: CronJob"'
-gf reconcile --timeout 10s --git "http://alice:s3cr3t-pw@127.0.0.1:9/gitops.git" --path clusters/x --git-cache "$WORK/gc"
+gf reconcile --timeout 10s --git "http://alice:s3cr3t-pw@127.0.0.1:9/gitops.git" --cluster x --git-cache "$WORK/gc"
 check "git: reconcile --git with a password in the URL: a warning on stderr, the password never echoed" \
 	'has_err "warning: the --git URL carries a password" && ! has_err "s3cr3t-pw" && ! has "s3cr3t-pw"'
 

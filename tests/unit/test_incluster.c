@@ -268,7 +268,7 @@ START_TEST(test_install_documents)
 	struct buf args = BUF_INIT;
 
 	o.git_url = "https://git.example.com/gitops.git";
-	o.git_path = "clusters/ml-prod";
+	o.git_path = "clusters";
 	o.cluster = "ml-prod";
 	o.prune = 1;
 	o.pushgateway = "http://pgw:9091";
@@ -303,7 +303,8 @@ START_TEST(test_install_documents)
 		buf_addf(&args, "%s ", a->valuestring);
 	ck_assert_str_eq(buf_cstr(&args),
 			 "reconcile --git https://git.example.com/gitops.git --ref main "
-			 "--path clusters/ml-prod --git-cache /var/cache/gpuform/git "
+			 "--path clusters --cluster ml-prod "
+			 "--git-cache /var/cache/gpuform/git "
 			 "--lock --events --timeout 300s --prune --pushgateway "
 			 "http://pgw:9091 ");
 	/* no SSH: no secret volume */
@@ -342,7 +343,7 @@ START_TEST(test_install_invalid)
 		cJSON *docs;
 
 		o.git_url = "https://x/r.git";
-		o.git_path = "clusters/a";
+		o.git_path = "clusters";
 		o.cluster = "a";
 		if (!strcmp(bad[i].field, "schedule"))
 			o.schedule = bad[i].value;
@@ -374,7 +375,7 @@ START_TEST(test_install_ssh)
 	char *s;
 
 	o.git_url = "git@github.com:acme/gitops.git";
-	o.git_path = "clusters/a";
+	o.git_path = "clusters";
 	o.cluster = "a";
 	o.git_secret = "gitops-ssh";
 	o.cronjob_api = "batch/v1beta1";
