@@ -1752,16 +1752,24 @@ static void check_overlays(struct lctx *c, const struct pool *p)
 		       buf_cstr(&b));
 		buf_release(&b);
 	} else if (noverlays) {
-		/* Karpenter values that keep the gate off; from the same
-		 * intent when the pool was rendered from one (linting several
-		 * clusters' intents together mixes their add-ons otherwise) */
+		/* Karpenter values that keep the gate off; of the same
+		 * cluster: from the same intent when the pool was rendered
+		 * from one, else the values whose settings.clusterName is the
+		 * NodePool's gpuform.io/cluster label when both say (linting
+		 * several clusters together mixes their add-ons otherwise) */
 		const struct doc *off = NULL;
 		const struct ynode *node = NULL;
+		const char *cluster = str(kid(get(p->d->root, "metadata.labels"),
+					      "gpuform.io/cluster"));
 		struct buf b = BUF_INIT;
 		for (size_t j = 0; j < c->ndocs && !off; j++) {
 			const struct doc *v = &c->docs[j];
 			const struct ynode *g;
+			const char *vc;
 			if (!is_values(v) || (p->d->in && v->in != p->d->in))
+				continue;
+			vc = str(get(v->root, "settings.clusterName"));
+			if (cluster && vc && strcmp(cluster, vc))
 				continue;
 			g = get(v->root, "settings.featureGates.nodeOverlay");
 			if (g && !is_true(g)) {

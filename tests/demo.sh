@@ -41,7 +41,13 @@ echo "== 4. reconcile again: nothing to do"
 "$GPUFORM" diff --live specs/ml-prod.yaml
 echo "   diff --live: no differences (exit 0)"
 echo "== 5. lint specs/ and out/, render the in-cluster job into out/gpuform-install"
-"$GPUFORM" lint specs out 2>&1 | sed 's/^/   /'
+lint_out=$("$GPUFORM" lint specs out 2>&1) || { printf '%s\n' "$lint_out" >&2; echo "demo: gpuform lint failed" >&2; exit 1; }
+printf '%s\n' "$lint_out" | sed 's/^/   /'
+# gpuform's own output must give no rule finding (the intents' own warnings may)
+if printf '%s\n' "$lint_out" | grep -q '\[GPU[0-9]'; then
+	echo "demo: gpuform lint finds rule findings in gpuform's own output" >&2
+	exit 1
+fi
 rm -rf out/gpuform-install
 "$GPUFORM" install --git https://git.example.com/platform/gitops.git --cluster ml-prod \
 	--output-dir out/gpuform-install 2>&1 | sed 's/^/   /'
