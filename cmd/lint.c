@@ -147,19 +147,8 @@ static char *format_json(const struct lint_findings *f,
 				(double)(f->counts[LINT_WARNING] + d->warnings));
 	cJSON_AddNumberToObject(root, "info", (double)f->counts[LINT_INFO]);
 	arr = cJSON_AddArrayToObject(root, "findings");
-	for (size_t i = 0; i < f->nr; i++) {
-		const struct lint_finding *x = &f->items[i];
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "file", x->file);
-		cJSON_AddNumberToObject(o, "line", x->line);
-		cJSON_AddNumberToObject(o, "column", x->col);
-		cJSON_AddStringToObject(o, "severity",
-					lint_severity_names[x->sev]);
-		cJSON_AddStringToObject(o, "rule", x->rule->id);
-		cJSON_AddStringToObject(o, "name", x->rule->name);
-		cJSON_AddStringToObject(o, "message", x->msg);
-		cJSON_AddItemToArray(arr, o);
-	}
+	for (size_t i = 0; i < f->nr; i++)
+		cJSON_AddItemToArray(arr, finding_json(&f->items[i]));
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diag *g = &d->items[i];
 		cJSON *o = cJSON_CreateObject();

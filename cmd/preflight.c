@@ -106,19 +106,8 @@ static char *format_json(const struct lint_findings *f, size_t nfiles,
 	cJSON_AddNumberToObject(root, "warnings",
 				(double)f->counts[LINT_WARNING]);
 	arr = cJSON_AddArrayToObject(root, "findings");
-	for (size_t i = 0; i < f->nr; i++) {
-		const struct lint_finding *x = &f->items[i];
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "file", x->file);
-		cJSON_AddNumberToObject(o, "line", x->line);
-		cJSON_AddNumberToObject(o, "column", x->col);
-		cJSON_AddStringToObject(o, "severity",
-					lint_severity_names[x->sev]);
-		cJSON_AddStringToObject(o, "rule", x->rule->id);
-		cJSON_AddStringToObject(o, "name", x->rule->name);
-		cJSON_AddStringToObject(o, "message", x->msg);
-		cJSON_AddItemToArray(arr, o);
-	}
+	for (size_t i = 0; i < f->nr; i++)
+		cJSON_AddItemToArray(arr, finding_json(&f->items[i]));
 	s = cJSON_Print(root);
 	cJSON_Delete(root);
 	return s;

@@ -112,3 +112,17 @@ void sarif_add_result(cJSON *results, const struct lint_finding *x,
 	cJSON_AddItemToArray(results, o);
 	buf_release(&uri);
 }
+
+cJSON *finding_json(const struct lint_finding *x)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "file", x->file);
+	cJSON_AddNumberToObject(o, "line", x->line);
+	cJSON_AddNumberToObject(o, "column", x->col);
+	cJSON_AddStringToObject(o, "severity", lint_severity_names[x->sev]);
+	cJSON_AddStringToObject(o, "rule", x->rule->id);
+	cJSON_AddStringToObject(o, "name", x->rule->name);
+	cJSON_AddStringToObject(o, "message", x->msg);
+	return o;
+}

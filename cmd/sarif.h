@@ -1,8 +1,8 @@
 /*
- * cmd/sarif.h: SARIF 2.1.0 logs of lint-style findings, for `gpuform lint`
- * and `gpuform preflight` (the same rule and finding records, one shape of
- * log; tests/lint.sh and tests/preflight.sh validate it against the OASIS
- * schema).
+ * cmd/sarif.h: lint-style findings as SARIF 2.1.0 logs and as gpuform's
+ * JSON objects, for `gpuform lint` and `gpuform preflight` (the same rule and
+ * finding records, one shape of output; tests/lint.sh and tests/preflight.sh
+ * validate the SARIF against the OASIS schema).
  */
 #ifndef CMD_SARIF_H
 #define CMD_SARIF_H
@@ -25,6 +25,10 @@ void sarif_add_rule(cJSON *rules, const struct lint_rule *r, int full);
  * rules */
 void sarif_add_result(cJSON *results, const struct lint_finding *x,
 		      size_t rule_index);
+
+/* finding_json: one finding as gpuform's JSON object (file, line, column,
+ * severity, rule, name, message) */
+cJSON *finding_json(const struct lint_finding *x);
 
 /* sarif_level: "error", "warning" or "note" */
 const char *sarif_level(enum lint_severity s);
