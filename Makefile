@@ -31,7 +31,7 @@ TEST_SANITIZE ?= address,undefined
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
-# libgit2: the Git module (cmd/repo.c, for `gpuform commit`)
+# libgit2: the Git module (git/, for `gpuform commit`, `diff --base`, `reconcile --git`)
 PKGS = libgit2 yaml-0.1 libcjson libcurl openssl zlib
 BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -I. -Wall -Wextra \
 	-Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wformat=2 \
@@ -65,8 +65,9 @@ endif
 UTIL_SRCS = $(wildcard util/*.c)
 GEN_SRCS = $(wildcard generator/*.c)
 RECON_SRCS = $(wildcard reconcile/*.c)
+GIT_SRCS = $(wildcard git/*.c)
 CMD_SRCS = $(filter-out cmd/main.c,$(wildcard cmd/*.c))
-CORE_SRCS = $(UTIL_SRCS) $(GEN_SRCS) $(RECON_SRCS)
+CORE_SRCS = $(UTIL_SRCS) $(GEN_SRCS) $(GIT_SRCS) $(RECON_SRCS)
 EMBED_INPUTS = $(sort $(wildcard templates/*.yaml)) generator/catalog.tsv
 
 CORE_OBJS = $(CORE_SRCS:%.c=$(B)/%.o) $(B)/embedded.o

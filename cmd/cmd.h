@@ -58,11 +58,6 @@ int cmd_print_help(const char *cmd);
 
 /* report.c: print diagnostics (stderr) and map an error to an exit code */
 void report_diags(const struct diags *d);
-/* report_file_diag: an error reading file `path` as a diagnostic whose
- * subject is `name`, without naming the file twice ("x: error: cannot
- * open: ..." rather than "x: error: cannot open 'x': ...") */
-void report_file_diag(struct diags *d, const char *name, const char *path,
-		      const struct err *e);
 int report_err(const struct err *e);
 int exit_code_for(const struct err *e);
 

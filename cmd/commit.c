@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 
-#include "cmd/inputs.h"
-#include "cmd/repo.h"
-#include "generator/yaml.h"
+#include "generator/inputs.h"
+#include "git/repo.h"
+#include "util/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/inputs.h"
+#include "generator/inputs.h"
 #include "generator/install.h"
 #include "generator/intent.h"
 #include "generator/preflight.h"

@@ -20,7 +20,7 @@
 #include "generator/catalog.h"
 #include "generator/intent.h"
 #include "generator/lint.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/vec.h"
@@ -298,8 +298,8 @@ int cmd_lint(int argc, char **argv)
 			? fs_read_file(&data[i], "/dev/stdin", YAML_MAX_INPUT, &e)
 			: fs_read_file(&data[i], p, YAML_MAX_INPUT, &e);
 		if (r < 0) {
-			report_file_diag(&d, p, !strcmp(p, "-") ? "/dev/stdin" : p,
-					 &e);
+			diags_add_file_err(&d, p, !strcmp(p, "-") ? "/dev/stdin" : p,
+					   &e);
 			if (input_err < (e.code == ERR_INVALID ? EXIT_INVALID
 							       : EXIT_RUNTIME))
 				input_err = e.code == ERR_INVALID

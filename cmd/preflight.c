@@ -20,7 +20,7 @@
 #include "generator/plan.h"
 #include "generator/preflight.h"
 #include "generator/validate.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "reconcile/aws.h"
 #include "reconcile/awscreds.h"
 #include "reconcile/kube.h"

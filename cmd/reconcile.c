@@ -14,15 +14,15 @@
 #include <time.h>
 
 #include "cmd/cluster.h"
-#include "cmd/gitpath.h"
-#include "cmd/nodeimpact.h"
+#include "git/gitpath.h"
+#include "reconcile/nodeimpact.h"
 #include "cmd/incluster.h"
-#include "cmd/objdiff.h"
-#include "cmd/repo.h"
-#include "cmd/source.h"
+#include "generator/objdiff.h"
+#include "git/repo.h"
+#include "reconcile/source.h"
 #include "generator/pipeline.h"
 #include "generator/validate.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "reconcile/reconcile.h"
 #include "util/xalloc.h"
 

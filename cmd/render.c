@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/inputs.h"
-#include "generator/yaml.h"
+#include "generator/inputs.h"
+#include "util/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 

@@ -19,24 +19,6 @@ void report_diags(const struct diags *d)
 	buf_release(&b);
 }
 
-void report_file_diag(struct diags *d, const char *name, const char *path,
-		      const struct err *e)
-{
-	const char *m = err_msg(e);
-	char *quoted = xasprintf("'%s'", path);
-	size_t ql = strlen(quoted);
-	const char *at = strstr(m, quoted);
-
-	if (at == m && m[ql] == ' ')
-		diags_add(d, DIAG_ERROR, name, 0, 0, NULL, "it%s", m + ql);
-	else if (at && at > m && at[-1] == ' ')
-		diags_add(d, DIAG_ERROR, name, 0, 0, NULL, "%.*s%s",
-			  (int)(at - m - 1), m, at + ql);
-	else
-		diags_add(d, DIAG_ERROR, name, 0, 0, NULL, "%s", m);
-	free(quoted);
-}
-
 int exit_code_for(const struct err *e)
 {
 	switch (e->code) {

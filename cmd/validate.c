@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/inputs.h"
+#include "generator/inputs.h"
 
 enum { OPT_TEMPLATES = 256 };
 

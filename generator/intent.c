@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 

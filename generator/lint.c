@@ -35,7 +35,7 @@
 #include "generator/render.h"
 #include "generator/tmpl.h"
 #include "generator/validate.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 

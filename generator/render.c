@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "generator/check.h"
+#include "generator/crdrules.h"
 #include "generator/interruption.h"
 #include "generator/window.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/xalloc.h"
 
 #define DEVICE_PLUGIN_CM "gpuform-nvidia-device-plugin"

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "generator/embedded.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/xalloc.h"

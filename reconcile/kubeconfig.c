@@ -31,7 +31,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/vec.h"

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "generator/check.h"
+#include "generator/crdrules.h"
 #include "generator/render.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "reconcile/digest.h"
-#include "reconcile/impact.h"
+#include "generator/impact.h"
 #include "reconcile/owner.h"
 #include "util/udiff.h"
 #include "util/vec.h"

@@ -1,11 +1,13 @@
 #!/bin/sh
 # tests/check-layering.sh: the module boundaries the house style promises.
 #   - each third-party library is included by exactly one module:
-#       libcurl -> reconcile/kube.c, libgit2 -> cmd/repo.c, libyaml -> generator/yaml.c,
-#       OpenSSL -> reconcile/digest.c and cmd/repo.c (HMAC for hashed known_hosts),
-#       zlib -> cmd/repo.c (checks loose objects of the --git cache)
-#   - util/ includes nothing of the project above it; generator/ nothing of
-#     reconcile/ or cmd/; reconcile/ nothing of cmd/
+#       libcurl -> reconcile/kube.c, libgit2 -> git/repo.c, libyaml -> util/yaml.c,
+#       OpenSSL -> reconcile/digest.c and git/repo.c (HMAC for hashed known_hosts),
+#       zlib -> git/repo.c (checks loose objects of the --git cache)
+#   - the layers, each using only those below it:
+#       cmd/ -> reconcile/ -> { git/, generator/ } -> util/
+#     util/ includes nothing of the project above it; git/ and generator/
+#     nothing of each other, reconcile/ or cmd/; reconcile/ nothing of cmd/
 #   - only cmd/ prints to stdout/stderr (fprintf/printf/puts/perror); the one
 #     exception is util/xalloc.c, whose out-of-memory and BUG() paths print
 #     and abort (git's die() does the same)
@@ -17,7 +19,7 @@ fail() { echo "layering: $*"; bad=1; }
 
 only_in() { # PATTERN ALLOWED-FILES...
 	pat=$1; shift
-	for f in $(git ls-files 'util/*.[ch]' 'generator/*.[ch]' 'reconcile/*.[ch]' 'cmd/*.[ch]'); do
+	for f in $(git ls-files 'util/*.[ch]' 'generator/*.[ch]' 'git/*.[ch]' 'reconcile/*.[ch]' 'cmd/*.[ch]'); do
 		grep -q "$pat" "$f" || continue
 		ok=0
 		for a in "$@"; do [ "$f" = "$a" ] && ok=1; done
@@ -25,10 +27,10 @@ only_in() { # PATTERN ALLOWED-FILES...
 	done
 }
 only_in '#include <curl/' reconcile/kube.c
-only_in '#include <git2' cmd/repo.c
-only_in '#include <yaml.h>' generator/yaml.c
-only_in '#include <openssl/' reconcile/digest.c cmd/repo.c
-only_in '#include <zlib.h>' cmd/repo.c
+only_in '#include <git2' git/repo.c
+only_in '#include <yaml.h>' util/yaml.c
+only_in '#include <openssl/' reconcile/digest.c git/repo.c
+only_in '#include <zlib.h>' git/repo.c
 
 layer() { # DIR FORBIDDEN-DIRS...
 	dir=$1; shift
@@ -38,11 +40,12 @@ layer() { # DIR FORBIDDEN-DIRS...
 		done
 	done
 }
-layer util generator reconcile cmd
-layer generator reconcile cmd
+layer util generator git reconcile cmd
+layer generator git reconcile cmd
+layer git generator reconcile cmd
 layer reconcile cmd
 
-for f in $(git ls-files 'util/*.c' 'generator/*.c' 'reconcile/*.c' | grep -vx 'util/xalloc.c'); do
+for f in $(git ls-files 'util/*.c' 'generator/*.c' 'git/*.c' 'reconcile/*.c' | grep -vx 'util/xalloc.c'); do
 	grep -nE '\b(printf|puts|perror)\(|fprintf\((stdout|stderr)' "$f" |
 		sed "s|^|layering: $f:|;s|\$| (only cmd/ prints)|" | grep . && bad=1
 done

@@ -115,3 +115,21 @@ void diags_release(struct diags *d)
 	d->items = NULL;
 	d->nr = d->alloc = d->errors = d->warnings = 0;
 }
+
+void diags_add_file_err(struct diags *d, const char *name, const char *path,
+			const struct err *e)
+{
+	const char *m = err_msg(e);
+	char *quoted = xasprintf("'%s'", path);
+	size_t ql = strlen(quoted);
+	const char *at = strstr(m, quoted);
+
+	if (at == m && m[ql] == ' ')
+		diags_add(d, DIAG_ERROR, name, 0, 0, NULL, "it%s", m + ql);
+	else if (at && at > m && at[-1] == ' ')
+		diags_add(d, DIAG_ERROR, name, 0, 0, NULL, "%.*s%s",
+			  (int)(at - m - 1), m, at + ql);
+	else
+		diags_add(d, DIAG_ERROR, name, 0, 0, NULL, "%s", m);
+	free(quoted);
+}

@@ -20,7 +20,7 @@
 #include "generator/pipeline.h"
 #include "generator/render.h"
 #include "generator/tmpl.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/err.h"

@@ -20,8 +20,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "generator/check.h"
-#include "generator/yaml.h"
+#include "generator/crdrules.h"
+#include "util/yaml.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/err.h"

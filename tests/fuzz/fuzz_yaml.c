@@ -13,7 +13,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/buf.h"
 #include "util/err.h"
 

@@ -11,7 +11,7 @@
 
 #include <check.h>
 
-#include "reconcile/impact.h"
+#include "generator/impact.h"
 #include "reconcile/nodecount.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"

@@ -21,7 +21,7 @@
 #include "generator/render.h"
 #include "generator/tmpl.h"
 #include "generator/window.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
 #include "util/diag.h"

@@ -18,7 +18,7 @@
 
 #include "generator/embedded.h"
 #include "generator/tmpl.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -14,7 +14,7 @@
 
 #include <check.h>
 
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -5,8 +5,8 @@
  * Deliberately not here: the drift rules (reconcile/impact.c), the requests
  * (reconcile/nodecount.c), the window arithmetic (generator/window.c).
  */
-#include "cmd/nodeimpact.h"
-#include "cmd/objdiff.h"
+#include "reconcile/nodeimpact.h"
+#include "generator/objdiff.h"
 
 #include <stdio.h>
 #include <stdlib.h>

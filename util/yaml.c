@@ -5,7 +5,7 @@
  * libyaml returns 1 for success and 0 for failure; that convention does not
  * leave this file.
  */
-#include "generator/yaml.h"
+#include "util/yaml.h"
 
 #include <ctype.h>
 #include <math.h>

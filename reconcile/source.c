@@ -1,5 +1,5 @@
 /* cmd/source.c: load the desired objects (see source.h). */
-#include "cmd/source.h"
+#include "reconcile/source.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,13 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/inputs.h"
-#include "cmd/repo.h"
+#include "generator/inputs.h"
+#include "git/repo.h"
 #include "reconcile/digest.h"
 #include "generator/render.h"
 #include "generator/tmpl.h"
 #include "generator/validate.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/fs.h"
 #include "util/url.h"
 #include "util/xalloc.h"

@@ -16,7 +16,7 @@
  * Uses OpenSSL for HMAC-SHA1 (hashed known_hosts entries) and SHA-256 (the
  * host key fingerprint shown when a key is refused).
  */
-#include "cmd/repo.h"
+#include "git/repo.h"
 
 #include <ctype.h>
 #include <dirent.h>

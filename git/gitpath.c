@@ -1,6 +1,6 @@
 /* cmd/gitpath.c: see gitpath.h. */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include "cmd/gitpath.h"
+#include "git/gitpath.h"
 
 #include <stdlib.h>
 #include <string.h>

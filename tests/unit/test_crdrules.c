@@ -24,7 +24,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 
-#include "generator/check.h"
+#include "generator/crdrules.h"
 #include "generator/pipeline.h"
 #include "generator/render.h"
 #include "generator/tmpl.h"

@@ -15,7 +15,7 @@
  * Deliberately not here: reading the cluster (counts of NodeClaims and
  * pods), deciding whether a change may be applied, printing.
  */
-#include "reconcile/impact.h"
+#include "generator/impact.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -4,13 +4,13 @@
  *
  * Deliberately not here: reading revisions, rendering intents, printing.
  */
-#include "cmd/objdiff.h"
+#include "generator/objdiff.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "generator/render.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/udiff.h"
 #include "util/vec.h"
 #include "util/xalloc.h"

@@ -4,7 +4,7 @@
  * enforced locally (see check.h). Rules are taken from the CRDs in
  * tests/fixtures/crds; each function names the CRD it follows.
  */
-#include "generator/check.h"
+#include "generator/crdrules.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -22,7 +22,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/impact.h"
+#include "generator/impact.h"
 #include "reconcile/nodecount.h"
 #include "reconcile/reconcile.h"
 #include "util/buf.h"

@@ -24,7 +24,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/impact.h"
+#include "generator/impact.h"
 #include "util/buf.h"
 #include "util/err.h"
 

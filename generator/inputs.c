@@ -1,13 +1,11 @@
 /* cmd/inputs.c: render the intent files of a command line (see inputs.h). */
-#include "cmd/inputs.h"
-
-#include "cmd/cmd.h"
+#include "generator/inputs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "generator/pipeline.h"
-#include "generator/yaml.h"
+#include "util/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
@@ -29,8 +27,8 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 
 		if (fs_read_file(&data, is_stdin ? "/dev/stdin" : paths[i],
 				 YAML_MAX_INPUT, &e) < 0) {
-			report_file_diag(d, name, is_stdin ? "/dev/stdin"
-						       : paths[i], &e);
+			diags_add_file_err(d, name, is_stdin ? "/dev/stdin"
+							 : paths[i], &e);
 			if (e.code == ERR_INVALID)
 				invalid = 1;
 			failed = 1;
