@@ -1,0 +1,233 @@
+/* cmd/live.c: the run reconcile and diff --live share (see live.h). */
+#include "cmd/live.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "cmd/preflight.h"
+#include "util/xalloc.h"
+
+void live_print_item(const struct recon_item *it)
+{
+	const char *slash = strchr(it->api_version, '/');
+	char group[128] = "";
+
+	if (slash) {
+		size_t n = (size_t)(slash - it->api_version);
+		if (n >= sizeof(group))
+			n = sizeof(group) - 1;
+		memcpy(group, it->api_version, n);
+		group[n] = '\0';
+	}
+	for (const char *k = it->kind; *k; k++)
+		putchar(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
+	if (*group)
+		printf(".%s", group);
+	printf("/%s", it->name);
+	if (it->ns)
+		printf(" -n %s", it->ns);
+	printf(" %s%s", recon_action_names[it->action],
+	       it->dry && it->action != RA_UNCHANGED &&
+			       it->action != RA_CONFLICT && it->action != RA_FAILED &&
+			       it->action != RA_SKIPPED
+		       ? " (dry run)"
+		       : "");
+	if (it->detail)
+		printf(": %s", it->detail);
+	putchar('\n');
+}
+
+/* the node impact of an item that is (or would be) written */
+void live_print_impact(const struct nodeimpact *ni,
+		       const struct recon_item *it, const char *indent)
+{
+	const struct impact *im = nodeimpact_find(ni, it);
+	struct buf b = BUF_INIT;
+
+	if (!im || (it->action != RA_CREATED && it->action != RA_CONFIGURED &&
+		    it->action != RA_PRUNED && it->action != RA_SKIPPED))
+		return;
+	nodeimpact_describe(&b, ni, im);
+	printf("%snode impact: %s\n", indent, buf_cstr(&b));
+	buf_release(&b);
+}
+
+/* tests only: pause between the LISTs and the first DELETE of a prune, so
+ * a test can change an object meanwhile (GPUFORM_TEST_PRUNE_PAUSE_S) */
+static void test_prune_pause(void *ctx)
+{
+	long n = *(const long *)ctx;
+	struct timespec ts = { n, 0 };
+
+	fprintf(stderr, "gpuform: test: pausing %lds before pruning\n", n);
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
+
+void live_init(struct live *l, const char *cmd)
+{
+	const struct cluster_opts co = CLUSTER_OPTS_INIT;
+	const struct incluster_opts io = INCLUSTER_OPTS_INIT;
+	const struct source src = SOURCE_INIT;
+	const struct recon_report rep = RECON_REPORT_INIT;
+	const struct diags d = DIAGS_INIT;
+	const struct err err = ERR_INIT;
+
+	memset(l, 0, sizeof(*l));
+	l->cmd = cmd;
+	l->co = co;
+	l->io = io;
+	l->src = src;
+	l->rep = rep;
+	l->d = d;
+	l->err = err;
+}
+
+int live_cluster_opt(struct live *l, int c, const char *arg)
+{
+	if (cluster_opt(&l->co, c, arg) < 0)
+		return cmd_usage_error(l->cmd, "bad value '%s' (a duration "
+					       "like 30s or 5m)", arg);
+	return 0;
+}
+
+/* the node-impact guard, before anything is read (a bad GPUFORM_NOW is a
+ * usage error) */
+static int guard_init(struct live *l)
+{
+	struct buf why = BUF_INIT;
+	int code;
+	const char *pause_env = getenv("GPUFORM_TEST_PRUNE_PAUSE_S");
+
+	if (pause_env && (l->prune_pause = strtol(pause_env, NULL, 10)) > 0 &&
+	    l->prune_pause <= 600) {
+		l->ro.before_prune = test_prune_pause;
+		l->ro.before_prune_ctx = &l->prune_pause;
+	}
+	nodeimpact_init(&l->ni, NULL);
+	l->ni.allow_replacement = l->allow_replace;
+	l->ni.enforce = !l->ro.dry_run;
+	if ((l->ni.now = nodeimpact_now(&why)) == (time_t)-1) {
+		code = cmd_usage_error(l->cmd, "%s", buf_cstr(&why));
+		buf_release(&why);
+		return code;
+	}
+	return 0;
+}
+
+/* the desired objects, from Git or the files; the diagnostics printed */
+static int load(struct live *l)
+{
+	int usage = 0;
+
+	if (l->git.url ? source_load_git(&l->src, &l->git, &usage, &l->d,
+					 &l->err) < 0
+		       : source_load(&l->src, l->paths, l->npaths, l->templates,
+				     &l->d, &l->err) < 0) {
+		diags_sort(&l->d);
+		report_diags(&l->d);
+		return usage ? cmd_usage_error(l->cmd, "%s", err_msg(&l->err))
+			     : report_err(&l->err);
+	}
+	diags_sort(&l->d);
+	report_diags(&l->d);
+	l->ro.source = l->src.desc;
+	l->ro.source_commit = l->src.commit;
+	l->ni.desired = l->src.docs;
+	l->ro.guard = nodeimpact_guard;
+	l->ro.guard_ctx = &l->ni;
+	l->ro.held_detail = "held back: a node-replacing change to a pool with "
+			    "'interruption: none' or 'checkpointed' outside "
+			    "its maintenance window; "
+			    "pass --allow-node-replacement to apply it";
+	return 0;
+}
+
+int live_run(struct live *l)
+{
+	int code, rc;
+
+	if ((code = guard_init(l)))
+		return code;
+	incluster_start(&l->ic, &l->io, l->co.timeout_ms);
+	l->started = 1;
+	l->ic.json = l->json;
+	if ((code = load(l)))
+		return code;
+	if (cluster_connect(&l->k, &l->co, &l->err) < 0)
+		return report_err(&l->err);
+	if (l->preflight &&
+	    (code = preflight_gate(l->k, l->paths, l->npaths)))
+		return code;
+	rc = incluster_lock(&l->ic, l->k, l->src.cluster, l->ro.inventory_ns,
+			    &l->err);
+	if (rc != 0)
+		return rc > 0 ? EXIT_OK : report_err(&l->err);
+	l->rc = recon_run(&l->rep, l->k, l->src.cluster, l->src.docs, &l->ro,
+			  &l->err);
+	if (l->ni.notes.len) {
+		/* one line per held (or allowed) node-replacing change */
+		for (const char *p = buf_cstr(&l->ni.notes); *p;) {
+			size_t n = strcspn(p, "\n");
+			fprintf(stderr, "gpuform: %.*s\n", (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+	}
+	return -1;
+}
+
+void live_json(struct live *l)
+{
+	cJSON *j = recon_report_json(&l->rep);
+	cJSON *items = cJSON_GetObjectItemCaseSensitive(j, "items");
+	char *s;
+
+	for (size_t i = 0; i < l->rep.nr; i++) {
+		const struct impact *im = nodeimpact_find(&l->ni,
+							  &l->rep.items[i]);
+		if (im && l->rep.items[i].action != RA_UNCHANGED)
+			cJSON_AddItemToObject(cJSON_GetArrayItem(items, (int)i),
+					      "impact", impact_json(im));
+	}
+	cJSON_AddItemToObject(j, "nodeImpact", nodeimpact_json(&l->ni));
+	if (l->rc < 0)
+		cJSON_AddStringToObject(j, "error", err_msg(&l->err));
+	s = cJSON_Print(j);
+	puts(s);
+	cJSON_free(s);
+	cJSON_Delete(j);
+}
+
+int live_code(struct live *l)
+{
+	int code;
+
+	if (l->rc < 0) {
+		code = report_err(&l->err);
+		if (l->ni.held && l->ni.enforce)
+			code = EXIT_HELD;
+		return code;
+	}
+	if (l->ro.dry_run && recon_changed(&l->rep))
+		return EXIT_DIFF;
+	return EXIT_OK;
+}
+
+int live_finish(struct live *l, int code)
+{
+	if (!l->started) /* stopped before anything was read */
+		return code;
+	nodeimpact_release(&l->ni);
+	code = incluster_finish(&l->ic, l->k, l->src.cluster, l->ro.inventory_ns,
+				l->src.cluster ? &l->rep : NULL, l->src.commit,
+				code, &l->err);
+	recon_report_release(&l->rep);
+	kube_free(l->k);
+	source_release(&l->src);
+	diags_release(&l->d);
+	err_release(&l->err);
+	return code;
+}
