@@ -102,57 +102,60 @@ static void split_last(const char *path, char **parent, char **last)
 					: xstrdup(".");
 }
 
-int cmd_install(int argc, char **argv)
+/* the command line of install */
+struct install_cli {
+	struct install_opts io;
+	enum render_format fmt;
+	const char *dir, *templates;
+	int aws_policy;
+	char *cluster, *path; /* owned: io.cluster, io.git_path */
+};
+
+/* the options; 0, -1 after --help (exit 0), or the exit code of a usage
+ * error */
+static int install_parse(struct install_cli *ic, int argc, char **argv)
 {
-	struct install_opts io = { 0 };
-	struct rendered r = RENDERED_INIT;
-	struct fs_tree tree = FS_TREE_INIT;
-	struct tmpl_set *t = NULL;
-	struct err err = ERR_INIT;
-	struct buf out = BUF_INIT;
-	enum render_format fmt = RENDER_YAML;
-	const char *dir = NULL, *templates = NULL;
-	char *cluster = NULL, *path = NULL;
+	struct install_opts *io = &ic->io;
 	long long s;
-	int c, code = EXIT_OK, aws_policy = 0;
+	int c;
 
 	while ((c = cmd_getopt("install", argc, argv)) != -1) {
 		switch (c) {
 		case OPT_GIT:
-			io.git_url = optarg;
+			io->git_url = optarg;
 			break;
 		case OPT_REF:
-			io.git_ref = optarg;
+			io->git_ref = optarg;
 			break;
 		case OPT_PATH:
-			io.git_path = optarg;
+			io->git_path = optarg;
 			break;
 		case OPT_CLUSTER:
-			io.cluster = optarg;
+			io->cluster = optarg;
 			break;
 		case OPT_SCHEDULE:
-			io.schedule = optarg;
+			io->schedule = optarg;
 			break;
 		case OPT_IMAGE:
-			io.image = optarg;
+			io->image = optarg;
 			break;
 		case OPT_SECRET:
-			io.git_secret = optarg;
+			io->git_secret = optarg;
 			break;
 		case OPT_NS:
-			io.namespace_ = optarg;
+			io->namespace_ = optarg;
 			break;
 		case OPT_DP_NS:
-			io.device_plugin_ns = optarg;
+			io->device_plugin_ns = optarg;
 			break;
 		case OPT_CRONJOB_API:
-			io.cronjob_api = optarg;
+			io->cronjob_api = optarg;
 			break;
 		case OPT_PUSHGW:
-			io.pushgateway = optarg;
+			io->pushgateway = optarg;
 			break;
 		case OPT_PRUNE:
-			io.prune = 1;
+			io->prune = 1;
 			break;
 		case OPT_TIMEOUT:
 			s = intent_parse_duration(optarg);
@@ -160,25 +163,26 @@ int cmd_install(int argc, char **argv)
 				return cmd_usage_error("install", "bad --timeout "
 								  "'%s' (a duration "
 								  "like 5m)", optarg);
-			io.timeout_s = (long)s;
+			io->timeout_s = (long)s;
 			break;
 		case OPT_TEMPLATES:
-			templates = optarg;
+			ic->templates = optarg;
 			break;
 		case 'o':
 		case OPT_FORMAT:
-			if (cmd_output_format("install", c, optarg, &fmt,
-					      &dir) < 0)
+			if (cmd_output_format("install", c, optarg, &ic->fmt,
+					      &ic->dir) < 0)
 				return EXIT_USAGE;
 			break;
 		case OPT_OUTPUT_DIR:
-			dir = optarg;
+			ic->dir = optarg;
 			break;
 		case OPT_AWS_POLICY:
-			aws_policy = 1;
+			ic->aws_policy = 1;
 			break;
 		case 'h':
-			return cmd_print_help("install");
+			cmd_print_help("install");
+			return -1; /* done: exit 0 */
 		default:
 			return EXIT_USAGE;
 		}
@@ -186,73 +190,91 @@ int cmd_install(int argc, char **argv)
 	if (optind < argc)
 		return cmd_usage_error("install", "unexpected argument '%s'",
 				       argv[optind]);
-	if (!io.git_url)
+	if (!io->git_url)
 		return cmd_usage_error("install", "--git URL is required (the "
 						  "repository the job reconciles "
 						  "from)");
-	if (io.git_path && !*io.git_path)
+	if (io->git_path && !*io->git_path)
 		return cmd_usage_error("install", "--path needs the directory "
 						  "that holds the cluster "
 						  "directories (default clusters)");
-	if (!io.cluster && !io.git_path)
+	if (!io->cluster && !io->git_path)
 		return cmd_usage_error("install", "--cluster NAME is required "
 						  "(the job reconciles "
 						  "clusters/NAME/ of the "
 						  "repository)");
-	path = normalise_path(io.git_path ? io.git_path : "clusters");
-	if (!io.cluster) {
+	return 0;
+}
+
+/* --path and --cluster as the job gets them (the deprecated --path of one
+ * cluster's directory split, with a warning); 0 or a usage error's code */
+static int install_where(struct install_cli *ic)
+{
+	struct install_opts *io = &ic->io;
+
+	ic->path = normalise_path(io->git_path ? io->git_path : "clusters");
+	if (!io->cluster) {
 		/* the spelling before: --path was the cluster's directory;
 		 * the job gets the new one */
 		char *parent;
-		split_last(path, &parent, &cluster);
+		split_last(ic->path, &parent, &ic->cluster);
 		fprintf(stderr,
 			"gpuform install: warning: --path %s names one cluster's "
 			"directory: that spelling is deprecated; use --path %s "
 			"--cluster %s\n",
-			path, parent, cluster);
-		free(path);
-		path = parent;
-		io.cluster = cluster;
+			ic->path, parent, ic->cluster);
+		free(ic->path);
+		ic->path = parent;
+		io->cluster = ic->cluster;
 	} else {
-		const char *slash = strrchr(path, '/');
-		const char *last = slash ? slash + 1 : path;
-		if (!strcmp(last, io.cluster)) {
-			code = cmd_usage_error(
+		const char *slash = strrchr(ic->path, '/');
+		const char *last = slash ? slash + 1 : ic->path;
+		if (!strcmp(last, io->cluster))
+			return cmd_usage_error(
 				"install",
 				"--path '%s' ends in the directory of cluster '%s' "
 				"and --cluster names it too: drop '/%s' from "
 				"--path (--path %.*s --cluster %s)",
-				path, io.cluster, last,
-				slash ? (int)(slash - path) : 1,
-				slash ? path : ".", io.cluster);
-			free(path);
-			return code;
-		}
+				ic->path, io->cluster, last,
+				slash ? (int)(slash - ic->path) : 1,
+				slash ? ic->path : ".", io->cluster);
 	}
-	io.git_path = path;
+	io->git_path = ic->path;
+	return 0;
+}
 
-	if (tmpl_set_load(&t, templates, &err) < 0 ||
-	    install_render(&r.docs, &io, t, &err) < 0) {
+/* render the manifests to stdout or -o DIR; the exit code */
+static int install_write(struct install_cli *ic)
+{
+	struct rendered r = RENDERED_INIT;
+	struct fs_tree tree = FS_TREE_INIT;
+	struct tmpl_set *t = NULL;
+	struct err err = ERR_INIT;
+	struct buf out = BUF_INIT;
+	int code = EXIT_OK;
+
+	if (tmpl_set_load(&t, ic->templates, &err) < 0 ||
+	    install_render(&r.docs, &ic->io, t, &err) < 0) {
 		code = report_err(&err);
 		goto out;
 	}
-	if (aws_policy)
+	if (ic->aws_policy)
 		cJSON_AddItemToArray(r.docs,
-				     pf_iam_policy_configmap(io.namespace_));
-	if (dir) {
-		r.cluster = xstrdup(io.cluster);
+				     pf_iam_policy_configmap(ic->io.namespace_));
+	if (ic->dir) {
+		r.cluster = xstrdup(ic->io.cluster);
 		r.addons = cJSON_CreateObject();
-		if (render_tree(&tree, &r, "", t, fmt, &err) < 0 ||
-		    fs_tree_write_atomic(&tree, dir, RENDER_OWNER_FILE,
+		if (render_tree(&tree, &r, "", t, ic->fmt, &err) < 0 ||
+		    fs_tree_write_atomic(&tree, ic->dir, RENDER_OWNER_FILE,
 					 RENDER_OWNER_PREFIX, &err) < 0) {
 			code = report_err(&err);
 			goto out;
 		}
 		fprintf(stderr, "install manifests for cluster %s: %d objects -> %s\n",
-			io.cluster, cJSON_GetArraySize(r.docs), dir);
+			ic->io.cluster, cJSON_GetArraySize(r.docs), ic->dir);
 		goto out;
 	}
-	if (render_stream(&out, &r, fmt, &err) < 0) {
+	if (render_stream(&out, &r, ic->fmt, &err) < 0) {
 		code = report_err(&err);
 		goto out;
 	}
@@ -263,7 +285,22 @@ out:
 	rendered_release(&r);
 	tmpl_set_free(t);
 	err_release(&err);
-	free(cluster);
-	free(path);
+	return code;
+}
+
+int cmd_install(int argc, char **argv)
+{
+	struct install_cli ic;
+	int code;
+
+	memset(&ic, 0, sizeof(ic));
+	ic.fmt = RENDER_YAML;
+	code = install_parse(&ic, argc, argv);
+	if (code)
+		return code < 0 ? EXIT_OK : code;
+	if (!(code = install_where(&ic)))
+		code = install_write(&ic);
+	free(ic.cluster);
+	free(ic.path);
 	return code;
 }
