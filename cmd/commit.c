@@ -29,6 +29,7 @@
 
 #include "generator/inputs.h"
 #include "git/repo.h"
+#include "util/backoff.h"
 #include "util/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
@@ -287,19 +288,10 @@ out:
 }
 
 /* backoff: sleep 100 ms << (attempt - 1), plus up to as much again */
-static void backoff(int attempt, unsigned long *seed)
+static void backoff(int attempt, uint64_t *seed)
 {
-	long ms = (long)COMMIT_BACKOFF_MS << (attempt - 1);
-	struct timespec ts;
-
-	*seed ^= *seed << 13;
-	*seed ^= *seed >> 7;
-	*seed ^= *seed << 17;
-	ms += (long)(*seed % (unsigned long)ms);
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	backoff_sleep_ms(backoff_delay_ms(2 * COMMIT_BACKOFF_MS, 0, attempt,
+					  seed));
 }
 
 /* normalise_path: strip "./" and trailing '/'; NULL if not a plain
@@ -454,269 +446,301 @@ const struct cmd_opt commit_opts[] = {
 	CMD_OPT_END,
 };
 
-int cmd_commit(int argc, char **argv)
-{
-	struct commit_opts o = { NULL, "main", NULL, NULL, NULL, NULL,
-				 NULL, NULL, 0 };
-	struct tmpl_set *t = NULL;
-	struct inputs ins = INPUTS_INIT;
-	struct diags d = DIAGS_INIT;
-	struct err err = ERR_INIT;
-	struct cluster_out *cl = NULL;
-	size_t ncl = 0;
-	struct buf trailers = BUF_INIT;
-	struct repo_cred cred = REPO_CRED_INIT;
-	struct repo *r = NULL;
+/* what one commit run holds */
+struct commit_run {
+	struct commit_opts o;
+	struct tmpl_set *t;
+	struct inputs ins;
+	struct diags d;
+	struct err err;
+	struct cluster_out *cl;
+	size_t ncl;
+	struct buf trailers;
+	struct repo_cred cred;
+	struct repo *r;
 	struct outcome res;
-	unsigned long seed;
-	struct timespec now;
-	int c, code = EXIT_OK, attempt;
+};
 
-	memset(&res, 0, sizeof(res));
+/* the options; 0, -1 after --help (exit 0), or the exit code of a usage
+ * error */
+static int commit_parse(struct commit_opts *o, int argc, char **argv)
+{
+	int c;
+
 	while ((c = cmd_getopt("commit", argc, argv)) != -1) {
 		switch (c) {
 		case OPT_REPO:
-			o.repo = optarg;
+			o->repo = optarg;
 			break;
 		case OPT_BRANCH:
-			o.branch = optarg;
+			o->branch = optarg;
 			break;
 		case OPT_PATH:
-			free(o.path);
-			o.path = normalise_path(optarg);
-			if (!o.path) {
-				code = cmd_usage_error(
+			free(o->path);
+			o->path = normalise_path(optarg);
+			if (!o->path)
+				return cmd_usage_error(
 					"commit",
 					"--path '%s' must be a directory below "
 					"the top of the repository (relative, "
 					"no '.', '..' or '.git' parts)",
 					optarg);
-				goto out;
-			}
 			break;
 		case 'm':
-			if (!*optarg) {
-				code = cmd_usage_error("commit",
+			if (!*optarg)
+				return cmd_usage_error("commit",
 						       "empty message (-m)");
-				goto out;
-			}
-			o.message = optarg;
+			o->message = optarg;
 			break;
 		case OPT_AUTHOR:
-			free(o.author_name);
-			free(o.author_email);
-			o.author_name = o.author_email = NULL;
-			if (parse_author(optarg, &o) < 0) {
-				code = cmd_usage_error(
+			free(o->author_name);
+			free(o->author_email);
+			o->author_name = o->author_email = NULL;
+			if (parse_author(optarg, o) < 0)
+				return cmd_usage_error(
 					"commit",
 					"--author '%s': expected 'Name <email>'",
 					optarg);
-				goto out;
-			}
 			break;
 		case OPT_PUSH:
-			o.push = 1;
-			o.remote = optarg && *optarg ? optarg : NULL;
+			o->push = 1;
+			o->remote = optarg && *optarg ? optarg : NULL;
 			break;
 		case OPT_TEMPLATES:
-			o.templates = optarg;
+			o->templates = optarg;
 			break;
 		case 'h':
-			code = cmd_print_help("commit");
-			goto out;
+			cmd_print_help("commit");
+			return -1; /* done: exit 0 */
 		default:
-			code = EXIT_USAGE;
-			goto out;
+			return EXIT_USAGE;
 		}
 	}
-	if (o.push && !o.remote && argc - optind >= 2 &&
+	if (o->push && !o->remote && argc - optind >= 2 &&
 	    looks_like_remote(argv[optind]))
-		o.remote = argv[optind++];
-	if (o.push && !o.remote)
-		o.remote = "origin";
-	if (!o.repo) {
-		code = cmd_usage_error("commit", "--repo is required");
-		goto out;
-	}
-	if (!valid_branch(o.branch)) {
-		code = cmd_usage_error("commit", "'%s' is not a valid branch name",
-				       o.branch);
-		goto out;
-	}
-	if (optind >= argc) {
-		code = cmd_usage_error("commit", "no intent file given");
-		goto out;
-	}
-	if (!o.path)
-		o.path = xstrdup("clusters");
+		o->remote = argv[optind++];
+	if (o->push && !o->remote)
+		o->remote = "origin";
+	if (!o->repo)
+		return cmd_usage_error("commit", "--repo is required");
+	if (!valid_branch(o->branch))
+		return cmd_usage_error("commit", "'%s' is not a valid branch name",
+				       o->branch);
+	if (optind >= argc)
+		return cmd_usage_error("commit", "no intent file given");
+	if (!o->path)
+		o->path = xstrdup("clusters");
+	return 0;
+}
 
-	/* render everything first: invalid input commits nothing */
-	if (tmpl_set_load(&t, o.templates, &err) < 0) {
-		code = report_err(&err);
-		goto out;
+/* render every intent, then each cluster's files under PATH/<cluster>/;
+ * invalid input commits nothing. 0 or the exit code. */
+static int commit_render(struct commit_run *cr, char **paths, size_t n)
+{
+	const struct commit_opts *o = &cr->o;
+
+	if (tmpl_set_load(&cr->t, o->templates, &cr->err) < 0)
+		return report_err(&cr->err);
+	if (inputs_render(&cr->ins, paths, n, cr->t, 0, &cr->d, &cr->err) < 0) {
+		diags_sort(&cr->d);
+		report_diags(&cr->d);
+		if (cr->err.code == ERR_INVALID || cr->err.code == ERR_IO)
+			err_set(&cr->err, cr->err.code,
+				"%zu error%s; nothing committed", cr->d.errors,
+				cr->d.errors == 1 ? "" : "s");
+		return report_err(&cr->err);
 	}
-	if (inputs_render(&ins, argv + optind, (size_t)(argc - optind), t, 0,
-			  &d, &err) < 0) {
-		diags_sort(&d);
-		report_diags(&d);
-		if (err.code == ERR_INVALID || err.code == ERR_IO)
-			err_set(&err, err.code, "%zu error%s; nothing committed",
-				d.errors, d.errors == 1 ? "" : "s");
-		code = report_err(&err);
-		goto out;
-	}
-	diags_sort(&d);
-	report_diags(&d); /* warnings */
-	cl = xcalloc(ins.nr, sizeof(*cl));
-	ncl = ins.nr;
-	for (size_t i = 0; i < ins.nr; i++) {
-		struct inputs one = { &ins.items[i], 1 };
-		const char *name = ins.items[i].r.cluster;
-		const char *base = strrchr(o.path, '/');
+	diags_sort(&cr->d);
+	report_diags(&cr->d); /* warnings */
+	cr->cl = xcalloc(cr->ins.nr, sizeof(*cr->cl));
+	cr->ncl = cr->ins.nr;
+	for (size_t i = 0; i < cr->ins.nr; i++) {
+		struct inputs one = { &cr->ins.items[i], 1 };
+		const char *name = cr->ins.items[i].r.cluster;
+		const char *base = strrchr(o->path, '/');
 		char *dir;
 
-		base = base ? base + 1 : o.path;
-		if (!strcmp(base, name)) {
-			code = cmd_usage_error(
+		base = base ? base + 1 : o->path;
+		if (!strcmp(base, name))
+			return cmd_usage_error(
 				"commit",
 				"--path '%s' names the directory that holds one "
 				"directory per cluster; this would write "
 				"cluster '%s' to '%s/%s/' (use --path %.*s)",
-				o.path, name, o.path, name,
-				base == o.path ? 8 : (int)(base - o.path - 1),
-				base == o.path ? "clusters" : o.path);
-			goto out;
-		}
+				o->path, name, o->path, name,
+				base == o->path ? 8 : (int)(base - o->path - 1),
+				base == o->path ? "clusters" : o->path);
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(ins.items[j].r.cluster, name)) {
-				err_set(&err, ERR_INVALID,
+			if (!strcmp(cr->ins.items[j].r.cluster, name)) {
+				err_set(&cr->err, ERR_INVALID,
 					"'%s' and '%s' both describe cluster "
 					"'%s'; commit them separately",
-					ins.items[j].path, ins.items[i].path,
-					name);
-				code = report_err(&err);
-				goto out;
+					cr->ins.items[j].path,
+					cr->ins.items[i].path, name);
+				return report_err(&cr->err);
 			}
-		dir = xasprintf("%s/%s", o.path, name);
-		cl[i].dir = normalise_path(dir);
+		dir = xasprintf("%s/%s", o->path, name);
+		cr->cl[i].dir = normalise_path(dir);
 		free(dir);
-		if (!cl[i].dir) {
-			err_set(&err, ERR_INVALID,
+		if (!cr->cl[i].dir) {
+			err_set(&cr->err, ERR_INVALID,
 				"cluster name '%s' cannot be a directory name",
 				name);
-			code = report_err(&err);
-			goto out;
+			return report_err(&cr->err);
 		}
-		if (inputs_tree(&one, t, RENDER_YAML, &cl[i].files, &err) < 0) {
-			code = report_err(&err);
-			goto out;
-		}
+		if (inputs_tree(&one, cr->t, RENDER_YAML, &cr->cl[i].files,
+				&cr->err) < 0)
+			return report_err(&cr->err);
 	}
+	return 0;
+}
 
-	if (repo_open(&r, o.repo, &err) < 0 ||
-	    make_trailers(&ins, repo_workdir(r), &trailers, &err) < 0) {
-		code = report_err(&err);
-		goto out;
-	}
+/* open the repository, the trailers, check the remote; 0 or the exit code */
+static int commit_open(struct commit_run *cr)
+{
+	if (repo_open(&cr->r, cr->o.repo, &cr->err) < 0 ||
+	    make_trailers(&cr->ins, repo_workdir(cr->r), &cr->trailers,
+			  &cr->err) < 0)
+		return report_err(&cr->err);
 	/* an unknown remote is a typo: say so before committing anything */
-	if (o.push && repo_remote_check(r, o.remote, &err) < 0) {
-		err_wrap(&err, "cannot push (nothing committed)");
-		code = report_err(&err);
-		goto out;
+	if (cr->o.push && repo_remote_check(cr->r, cr->o.remote, &cr->err) < 0) {
+		err_wrap(&cr->err, "cannot push (nothing committed)");
+		return report_err(&cr->err);
 	}
-	if (o.push) {
+	if (cr->o.push) {
 		struct sigaction sa;
 
 		/* a server that hangs up must be an error, not a kill */
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = SIG_IGN;
 		sigaction(SIGPIPE, &sa, NULL);
-		repo_cred_from_env(&cred);
+		repo_cred_from_env(&cr->cred);
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	seed = ((unsigned long)now.tv_nsec << 16) ^ (unsigned long)getpid() ^
-	       (unsigned long)now.tv_sec;
-	if (!seed)
-		seed = 1;
+	return 0;
+}
 
-	for (attempt = 1;; attempt++) {
+/* commit (and push), redoing the commit on the new tip when the branch
+ * moved, up to COMMIT_ATTEMPTS times; 0, or -1 with cr->err set */
+static int commit_push(struct commit_run *cr)
+{
+	const struct commit_opts *o = &cr->o;
+	struct err *err = &cr->err;
+	uint64_t seed = backoff_seed(0);
+
+	for (int attempt = 1;; attempt++) {
 		char tip[REPO_OID_HEX];
 
-		if (commit_once(r, &o, &ins, cl, &trailers, &res, &err) < 0) {
+		if (commit_once(cr->r, o, &cr->ins, cr->cl, &cr->trailers,
+				&cr->res, err) < 0) {
 			/* the local branch moved under us (another local
 			 * run): redo on its new tip */
-			if (err.code == ERR_CONFLICT && attempt < COMMIT_ATTEMPTS) {
+			if (err->code == ERR_CONFLICT && attempt < COMMIT_ATTEMPTS) {
 				fprintf(stderr, "gpuform commit: %s (attempt %d "
 						"of %d)\n",
-					err_msg(&err), attempt + 1,
+					err_msg(err), attempt + 1,
 					COMMIT_ATTEMPTS);
-				err_clear(&err);
+				err_clear(err);
 				backoff(attempt, &seed);
 				continue;
 			}
-			goto fail;
+			return -1;
 		}
-		if (!o.push)
-			break;
-		if (repo_push(r, o.remote, o.branch, &cred, &err) == 0)
-			break;
-		if (err.code != ERR_CONFLICT)
-			goto fail;
+		if (!o->push)
+			return 0;
+		if (repo_push(cr->r, o->remote, o->branch, &cr->cred, err) == 0)
+			return 0;
+		if (err->code != ERR_CONFLICT)
+			return -1;
 		if (attempt == COMMIT_ATTEMPTS) {
-			err_wrap(&err, "gave up after %d attempts",
+			err_wrap(err, "gave up after %d attempts",
 				 COMMIT_ATTEMPTS);
-			err.code = ERR_CONFLICT;
-			goto fail;
+			err->code = ERR_CONFLICT;
+			return -1;
 		}
 		fprintf(stderr,
 			"gpuform commit: push rejected, '%s' moved on '%s' "
 			"(%s): fetching it and redoing the commit on its tip "
 			"(attempt %d of %d)\n",
-			o.branch, o.remote, err_msg(&err), attempt + 1,
+			o->branch, o->remote, err_msg(err), attempt + 1,
 			COMMIT_ATTEMPTS);
-		err_clear(&err);
+		err_clear(err);
 		backoff(attempt, &seed);
-		if (repo_fetch(r, o.remote, o.branch, &cred, tip, &err) < 0 ||
-		    repo_reset_branch(r, o.branch, tip, &err) < 0)
-			goto fail;
+		if (repo_fetch(cr->r, o->remote, o->branch, &cr->cred, tip,
+			       err) < 0 ||
+		    repo_reset_branch(cr->r, o->branch, tip, err) < 0)
+			return -1;
 	}
-	print_commit(&o, &ins, cl, &res);
-	if (o.push)
-		printf("pushed %s to %s (%.12s)\n", o.branch, o.remote,
-		       res.oid);
-	goto out;
-fail:
-	if (res.changed && (err.code == ERR_HTTP || err.code == ERR_AUTH ||
-			    err.code == ERR_GIT || err.code == ERR_CONFLICT ||
-			    err.code == ERR_NOTFOUND)) {
-		/* the local commit stands; say so next to the push error */
-		print_commit(&o, &ins, cl, &res);
-		if (o.push)
+}
+
+/* the exit code of a failed commit_push; a local commit that stands is
+ * said next to the push error */
+static int commit_failed(struct commit_run *cr)
+{
+	const struct err *err = &cr->err;
+	int code;
+
+	if (cr->res.changed &&
+	    (err->code == ERR_HTTP || err->code == ERR_AUTH ||
+	     err->code == ERR_GIT || err->code == ERR_CONFLICT ||
+	     err->code == ERR_NOTFOUND)) {
+		print_commit(&cr->o, &cr->ins, cr->cl, &cr->res);
+		if (cr->o.push)
 			fprintf(stderr, "gpuform commit: %.12s is committed "
 					"locally but not pushed%s\n",
-				res.oid,
-				err.code == ERR_HTTP || err.code == ERR_CONFLICT
+				cr->res.oid,
+				err->code == ERR_HTTP || err->code == ERR_CONFLICT
 					? "; run again to push it"
 					: "");
 	}
-	code = report_err(&err);
+	code = report_err(err);
 	if (code == EXIT_INVALID)
 		code = EXIT_RUNTIME; /* bad branch names etc. are not intents */
-out:
-	repo_cred_release(&cred);
-	repo_free(r);
-	buf_release(&trailers);
-	for (size_t i = 0; i < ncl; i++) {
-		free(cl[i].dir);
-		fs_tree_release(&cl[i].files);
+	return code;
+}
+
+int cmd_commit(int argc, char **argv)
+{
+	struct commit_run cr;
+	int code;
+
+	memset(&cr, 0, sizeof(cr));
+	cr.o.branch = "main";
+	cr.ins = (struct inputs)INPUTS_INIT;
+	cr.d = (struct diags)DIAGS_INIT;
+	cr.err = (struct err)ERR_INIT;
+	cr.trailers = (struct buf)BUF_INIT;
+	cr.cred = (struct repo_cred)REPO_CRED_INIT;
+
+	code = commit_parse(&cr.o, argc, argv);
+	if (code < 0)
+		code = EXIT_OK;
+	else if (!code &&
+		 !(code = commit_render(&cr, argv + optind,
+					(size_t)(argc - optind))) &&
+		 !(code = commit_open(&cr))) {
+		if (commit_push(&cr) < 0) {
+			code = commit_failed(&cr);
+		} else {
+			print_commit(&cr.o, &cr.ins, cr.cl, &cr.res);
+			if (cr.o.push)
+				printf("pushed %s to %s (%.12s)\n", cr.o.branch,
+				       cr.o.remote, cr.res.oid);
+		}
 	}
-	free(cl);
-	inputs_release(&ins);
-	diags_release(&d);
-	err_release(&err);
-	tmpl_set_free(t);
-	free(o.path);
-	free(o.author_name);
-	free(o.author_email);
+	repo_cred_release(&cr.cred);
+	repo_free(cr.r);
+	buf_release(&cr.trailers);
+	for (size_t i = 0; i < cr.ncl; i++) {
+		free(cr.cl[i].dir);
+		fs_tree_release(&cr.cl[i].files);
+	}
+	free(cr.cl);
+	inputs_release(&cr.ins);
+	diags_release(&cr.d);
+	err_release(&cr.err);
+	tmpl_set_free(cr.t);
+	free(cr.o.path);
+	free(cr.o.author_name);
+	free(cr.o.author_email);
 	return code;
 }

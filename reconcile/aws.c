@@ -18,6 +18,7 @@
 
 #include "reconcile/awsxml.h"
 #include "reconcile/kube.h"
+#include "util/backoff.h"
 #include "util/xalloc.h"
 
 #define AWS_MAX_BODY (32u << 20)
@@ -195,12 +196,6 @@ static void parse_error(struct aws_answer *ans, enum aws_proto proto)
 	}
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 static int has_control(const char *s)
 {
 	for (; s && *s; s++)
@@ -222,7 +217,7 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 	const char *hdr[4];
 	size_t nh = 0;
 	struct kube_http_req r;
-	long delay = a->backoff_ms;
+	uint64_t rng = backoff_seed((uint64_t)(uintptr_t)a);
 	int ret = -1;
 
 	memset(ans, 0, sizeof(*ans));
@@ -288,10 +283,9 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 		    attempt >= a->max_retries)
 			break;
 		a->retries++;
-		/* full jitter between delay/2 and delay */
-		sleep_ms(delay / 2 + (delay > 1 ? rand() % (delay / 2 + 1) : 0));
-		delay = delay * 2 > a->backoff_cap_ms ? a->backoff_cap_ms
-						      : delay * 2;
+		backoff_sleep_ms(backoff_delay_ms(a->backoff_ms,
+						  a->backoff_cap_ms, attempt + 1,
+						  &rng));
 	}
 	ret = 0;
 out:

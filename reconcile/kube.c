@@ -34,6 +34,7 @@
 #include <curl/curl.h>
 
 #include "reconcile/kubejson.h"
+#include "util/backoff.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/vec.h"
@@ -120,15 +121,6 @@ static void sleep_ms(long long ms)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
-}
-
-static uint64_t next_rand(struct kube *k)
-{
-	/* xorshift64*: jitter only, not security */
-	k->rng ^= k->rng >> 12;
-	k->rng ^= k->rng << 25;
-	k->rng ^= k->rng >> 27;
-	return k->rng * 2685821657736338717ull;
 }
 
 static void wipe_str(char *p)
@@ -470,13 +462,10 @@ static int retryable_transport(CURLcode rc, const char *method)
  */
 static int backoff(struct kube *k, int attempt, long retry_after)
 {
-	long long d = KUBE_BACKOFF_BASE_MS, left;
+	long long d = backoff_delay_ms(KUBE_BACKOFF_BASE_MS,
+				       KUBE_BACKOFF_CAP_MS, attempt, &k->rng);
+	long long left;
 
-	for (int i = 1; i < attempt && d < KUBE_BACKOFF_CAP_MS; i++)
-		d *= 2;
-	if (d > KUBE_BACKOFF_CAP_MS)
-		d = KUBE_BACKOFF_CAP_MS;
-	d = d / 2 + (long long)(next_rand(k) % (uint64_t)(d / 2 + 1));
 	if (retry_after > 0)
 		d = (long long)retry_after * 1000;
 	left = k->deadline - now_ms();
