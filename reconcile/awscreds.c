@@ -8,7 +8,7 @@
  */
 #include "reconcile/awscreds.h"
 
-#include "reconcile/digest.h"
+#include "util/digest.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
  * Not here: deciding what to apply (reconcile.c), reading kubeconfig
  * (kubeconfig.c), watches.
  */
-#include "reconcile/digest.h"
+#include "util/digest.h"
 #include "reconcile/kube.h"
 
 #include <ctype.h>

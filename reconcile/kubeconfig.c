@@ -10,7 +10,7 @@
  */
 #include "reconcile/kubeconfig.h"
 
-#include "reconcile/digest.h"
+#include "util/digest.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
 #include "generator/crdrules.h"
 #include "generator/render.h"
 #include "util/yaml.h"
-#include "reconcile/digest.h"
+#include "util/digest.h"
 #include "generator/impact.h"
 #include "reconcile/owner.h"
 #include "util/udiff.h"

@@ -11,7 +11,7 @@
 
 #include "generator/inputs.h"
 #include "git/repo.h"
-#include "reconcile/digest.h"
+#include "util/digest.h"
 #include "generator/render.h"
 #include "generator/tmpl.h"
 #include "generator/validate.h"

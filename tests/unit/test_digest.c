@@ -5,7 +5,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "reconcile/digest.h"
+#include "util/digest.h"
 #include "reconcile/reconcile.h"
 #include "tests/unit/suites.h"
 

@@ -1,5 +1,5 @@
 /* reconcile/digest.c: SHA-256 through OpenSSL's EVP interface. */
-#include "reconcile/digest.h"
+#include "util/digest.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
