@@ -34,6 +34,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "util/base64.h"
+#include "util/digest.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -1302,21 +1304,14 @@ void repo_cred_from_env(struct repo_cred *c)
 		c->known_hosts = xasprintf("%s/.ssh/known_hosts", home);
 }
 
-static void free_secret(char *s)
-{
-	if (s) {
-		OPENSSL_cleanse(s, strlen(s));
-		free(s);
-	}
-}
 
 void repo_cred_release(struct repo_cred *c)
 {
 	free(c->username);
-	free_secret(c->password);
+	digest_wipe_str(c->password);
 	free(c->ssh_key);
 	free(c->ssh_pubkey);
-	free_secret(c->ssh_passphrase);
+	digest_wipe_str(c->ssh_passphrase);
 	free(c->known_hosts);
 	memset(c, 0, sizeof(*c));
 }
@@ -1417,7 +1412,7 @@ static int cred_file_lookup(const char *file, const char *url, char **user,
 		*user = percent_decode(p, (size_t)(colon - p));
 		*pass = percent_decode(colon + 1, (size_t)(at - colon - 1));
 	next:
-		OPENSSL_cleanse(line, n);
+		digest_wipe(line, n);
 		free(line);
 		buf_release(&ls);
 		buf_release(&la);
@@ -1426,7 +1421,7 @@ static int cred_file_lookup(const char *file, const char *url, char **user,
 	}
 out:
 	if (data.ptr)
-		OPENSSL_cleanse(data.ptr, data.len);
+		digest_wipe(data.ptr, data.len);
 	buf_release(&data);
 	buf_release(&scheme);
 	buf_release(&auth);
@@ -1603,63 +1598,6 @@ static int cred_cb(git_credential **out, const char *url,
 	return GIT_EUSER;
 }
 
-static int b64val(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* b64_decode: standard base64 (padding optional) into out; -1 if invalid */
-static int b64_decode(const char *s, size_t n, struct buf *out)
-{
-	unsigned int acc = 0;
-	int bits = 0;
-
-	while (n && s[n - 1] == '=')
-		n--;
-	for (size_t i = 0; i < n; i++) {
-		int v = b64val((unsigned char)s[i]);
-		if (v < 0)
-			return -1;
-		acc = (acc << 6) | (unsigned int)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			buf_addc(out, (char)((acc >> bits) & 0xff));
-		}
-	}
-	return 0;
-}
-
-static void b64_encode(const unsigned char *d, size_t n, struct buf *out)
-{
-	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
-
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned int v = (unsigned int)d[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned int)d[i + 1] << 8;
-		if (i + 2 < n)
-			v |= d[i + 2];
-		buf_addc(out, tbl[(v >> 18) & 63]);
-		buf_addc(out, tbl[(v >> 12) & 63]);
-		if (i + 1 < n)
-			buf_addc(out, tbl[(v >> 6) & 63]);
-		if (i + 2 < n)
-			buf_addc(out, tbl[v & 63]);
-	}
-}
-
 /* glob_match: OpenSSH host patterns: '*' and '?', case-insensitive */
 static int glob_match(const char *p, size_t pn, const char *s)
 {
@@ -1693,8 +1631,8 @@ static int host_matches(const char *f, size_t n, const char *name)
 		unsigned int mdlen = 0;
 		int ok = 0;
 
-		if (bar && b64_decode(f + 3, (size_t)(bar - f - 3), &salt) == 0 &&
-		    b64_decode(bar + 1, n - (size_t)(bar + 1 - f), &hash) == 0 &&
+		if (bar && base64_decode(&salt, f + 3, (size_t)(bar - f - 3), 0) == 0 &&
+		    base64_decode(&hash, bar + 1, n - (size_t)(bar + 1 - f), 0) == 0 &&
 		    HMAC(EVP_sha1(), salt.ptr, (int)salt.len,
 			 (const unsigned char *)name, strlen(name), md,
 			 &mdlen) &&
@@ -1761,7 +1699,7 @@ static int known_hosts_check(struct net *n, const unsigned char *key,
 	key_type(key, keylen, &type);
 	buf_adds(&fp, "SHA256:");
 	if (EVP_Digest(key, keylen, d, &dn, EVP_sha256(), NULL))
-		b64_encode(d, dn, &fp);
+		base64_encode(&fp, d, dn, BASE64_NOPAD);
 	if (!file) {
 		net_failf(n, ERR_AUTH,
 			  "cannot verify the host key of '%s': set "
@@ -1808,7 +1746,7 @@ static int known_hosts_check(struct net *n, const unsigned char *key,
 			continue;
 		if (marker != 1 && !host_matches(h, hn, buf_cstr(&name)))
 			continue;
-		if (b64_decode(k, kn, &blob) < 0) {
+		if (base64_decode(&blob, k, kn, 0) < 0) {
 			buf_release(&blob);
 			continue;
 		}
@@ -1917,7 +1855,7 @@ static void net_release(struct net *n)
 	free(n->url);
 	free(n->host);
 	free(n->file_user);
-	free_secret(n->file_pass);
+	digest_wipe_str(n->file_pass);
 	buf_release(&n->fail);
 	buf_release(&n->rejected);
 }

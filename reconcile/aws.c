@@ -19,6 +19,7 @@
 #include "reconcile/awsxml.h"
 #include "reconcile/kube.h"
 #include "util/backoff.h"
+#include "util/digest.h"
 #include "util/xalloc.h"
 
 #define AWS_MAX_BODY (32u << 20)
@@ -32,19 +33,12 @@ void aws_init(struct aws *a)
 	a->backoff_cap_ms = 3000;
 }
 
-static void wipe_free(char *s)
-{
-	if (s) {
-		memset(s, 0, strlen(s));
-		free(s);
-	}
-}
 
 void aws_creds_release(struct aws_creds *c)
 {
 	free(c->key_id);
-	wipe_free(c->secret);
-	wipe_free(c->token);
+	digest_wipe_str(c->secret);
+	digest_wipe_str(c->token);
 	free(c->source);
 	memset(c, 0, sizeof(*c));
 }
@@ -293,7 +287,7 @@ out:
 		aws_answer_release(ans);
 	free(url);
 	free(sig);
-	wipe_free(tok);
+	digest_wipe_str(tok);
 	free(tgt);
 	return ret;
 }

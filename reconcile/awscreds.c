@@ -105,13 +105,6 @@ int awscreds_ini_has(const char *text, const char *section)
 	return has;
 }
 
-static void wipe_free_s(char *s)
-{
-	if (s) {
-		digest_wipe(s, strlen(s));
-		free(s);
-	}
-}
 
 static void set_creds(struct aws *a, const char *id, const char *secret,
 		      const char *token, const char *source)
@@ -512,8 +505,8 @@ int awscreds_load(struct aws *a, const char *region_flag, struct err *err)
 
 		if (!id || !sec) {
 			free(id);
-			wipe_free_s(sec);
-			wipe_free_s(tok);
+			digest_wipe_str(sec);
+			digest_wipe_str(tok);
 			id = awscreds_ini_get(buf_cstr(&cfg), csec,
 					      "aws_access_key_id");
 			sec = awscreds_ini_get(buf_cstr(&cfg), csec,
@@ -526,8 +519,8 @@ int awscreds_load(struct aws *a, const char *region_flag, struct err *err)
 			set_creds(a, id, sec, tok, src);
 		}
 		free(id);
-		wipe_free_s(sec);
-		wipe_free_s(tok);
+		digest_wipe_str(sec);
+		digest_wipe_str(tok);
 		if (src) {
 			ret = 0;
 			goto region;

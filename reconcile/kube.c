@@ -123,14 +123,6 @@ static void sleep_ms(long long ms)
 		;
 }
 
-static void wipe_str(char *p)
-{
-	if (!p)
-		return;
-	digest_wipe(p, strlen(p));
-	free(p);
-}
-
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
@@ -305,7 +297,7 @@ static int token_from_file(struct kube *k, struct err *err)
 	}
 	while (b.len && isspace((unsigned char)b.ptr[b.len - 1]))
 		b.ptr[--b.len] = '\0';
-	wipe_str(k->file_token);
+	digest_wipe_str(k->file_token);
 	k->file_token = buf_detach(&b, NULL);
 	k->token_st = st;
 	k->token_st_ok = 1;
@@ -890,7 +882,7 @@ void kube_free(struct kube *k)
 	}
 	free(k->gvs);
 	kube_exec_cred_release(&k->exec);
-	wipe_str(k->file_token);
+	digest_wipe_str(k->file_token);
 	kube_config_release(&k->cfg);
 	free(k->user_agent);
 	cJSON_Delete(k->parsed);

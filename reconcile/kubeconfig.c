@@ -32,6 +32,7 @@
 #include <cjson/cJSON.h>
 
 #include "util/yaml.h"
+#include "util/base64.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/vec.h"
@@ -49,39 +50,6 @@ extern char **environ;
 
 /* ---- small helpers ----------------------------------------------------- */
 
-/* wipe_free: free memory that held a secret, after overwriting it */
-static void wipe_free(char *p, size_t len)
-{
-	digest_wipe(p, len);
-	free(p);
-}
-
-static void wipe_free_str(char *p)
-{
-	if (p)
-		wipe_free(p, strlen(p));
-}
-
-static void wipe_buf(struct buf *b)
-{
-	digest_wipe(b->ptr, b->cap);
-	buf_release(b);
-}
-
-static int b64_value(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
 
 /*
  * b64_decode: standard or URL alphabet, padding optional, whitespace
@@ -89,61 +57,12 @@ static int b64_value(unsigned char c)
  */
 static int b64_decode(const char *in, size_t len, char **out, size_t *out_len)
 {
-	char *res = xmalloc(len / 4 * 3 + 4);
-	size_t n = 0;
-	unsigned acc = 0;
-	int bits = 0, pad = 0;
+	struct buf b = BUF_INIT;
 
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)in[i];
-		int v;
-
-		if (isspace(c))
-			continue;
-		if (c == '=') {
-			pad++;
-			continue;
-		}
-		v = b64_value(c);
-		if (v < 0 || pad) {
-			wipe_free(res, len / 4 * 3 + 4);
-			return -1;
-		}
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			res[n++] = (char)((acc >> bits) & 0xff);
-		}
-	}
-	if (bits >= 6 || pad > 2) { /* a lone trailing character */
-		wipe_free(res, len / 4 * 3 + 4);
+	if (base64_decode(&b, in, len, BASE64_URL | BASE64_SPACE) < 0)
 		return -1;
-	}
-	res[n] = '\0';
-	*out = res;
-	*out_len = n;
+	*out = buf_detach(&b, out_len);
 	return 0;
-}
-
-static void b64_encode(struct buf *out, const unsigned char *p, size_t len)
-{
-	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr"
-				  "stuvwxyz0123456789+/";
-
-	for (size_t i = 0; i < len; i += 3) {
-		unsigned v = (unsigned)p[i] << 16;
-		size_t left = len - i;
-
-		if (left > 1)
-			v |= (unsigned)p[i + 1] << 8;
-		if (left > 2)
-			v |= p[i + 2];
-		buf_addc(out, tbl[(v >> 18) & 63]);
-		buf_addc(out, tbl[(v >> 12) & 63]);
-		buf_addc(out, left > 1 ? tbl[(v >> 6) & 63] : '=');
-		buf_addc(out, left > 2 ? tbl[v & 63] : '=');
-	}
 }
 
 /* has_ctl: s holds a control character or DEL (or, with space, a space):
@@ -184,7 +103,7 @@ static int read_secret_file(struct buf *out, const char *path, size_t max,
 			    const char *what, struct err *err)
 {
 	if (fs_read_file(out, path, max, err) < 0) {
-		wipe_buf(out);
+		digest_wipe_release(out);
 		return err_wrap(err, "%s", what);
 	}
 	return 0;
@@ -530,7 +449,7 @@ static int kc_blob(const struct kc_file *f, const struct ynode *map,
 			err_set(err, ERR_INVALID,
 				"%s of %s (%s): '%s' does not hold a PEM %s",
 				key, owner, f->path, path, pem_tag);
-			wipe_buf(&b);
+			digest_wipe_release(&b);
 			goto out;
 		}
 		len = b.len;
@@ -542,7 +461,7 @@ static int kc_blob(const struct kc_file *f, const struct ynode *map,
 	ret = 0;
 out:
 	if (res)
-		wipe_free(res, len);
+		digest_wipe_free(res, len);
 	free(path);
 	free(data_key);
 	return ret;
@@ -769,10 +688,10 @@ static int kc_user(struct kube_config *c, const struct kc_set *s,
 				"tokenFile of %s (%s): the token contains a "
 				"control character",
 				owner, f->path);
-			wipe_free_str(buf_detach(&b, NULL));
+			digest_wipe_str(buf_detach(&b, NULL));
 			goto out;
 		}
-		wipe_free_str(c->token);
+		digest_wipe_str(c->token);
 		c->token = buf_detach(&b, NULL);
 	}
 	if (kc_blob(f, body, "client-certificate", "CERTIFICATE", owner,
@@ -1013,7 +932,7 @@ int kubeconfig_in_cluster(struct kube_config *out, struct err *err)
 	ret = 0;
 out:
 	free(p);
-	wipe_buf(&b);
+	digest_wipe_release(&b);
 	kube_config_release(&c);
 	return ret;
 }
@@ -1024,7 +943,7 @@ static void free_strv(char **v, int secret)
 		return;
 	for (size_t i = 0; v[i]; i++) {
 		if (secret)
-			wipe_free_str(v[i]);
+			digest_wipe_str(v[i]);
 		else
 			free(v[i]);
 	}
@@ -1040,10 +959,10 @@ void kube_config_release(struct kube_config *c)
 	free(c->user);
 	free(c->server);
 	free(c->ca_pem);
-	wipe_free_str(c->token);
+	digest_wipe_str(c->token);
 	free(c->token_file);
-	wipe_free(c->cert_pem, c->cert_len);
-	wipe_free(c->key_pem, c->key_len);
+	digest_wipe_free(c->cert_pem, c->cert_len);
+	digest_wipe_free(c->key_pem, c->key_len);
 	free_strv(c->exec_argv, 0);
 	free_strv(c->exec_env, 1); /* AWS_PROFILE is harmless, but env may
 				    * carry secrets too */
@@ -1058,9 +977,9 @@ void kube_exec_cred_release(struct kube_exec_cred *cred)
 {
 	if (!cred)
 		return;
-	wipe_free_str(cred->token);
-	wipe_free(cred->cert_pem, cred->cert_len);
-	wipe_free(cred->key_pem, cred->key_len);
+	digest_wipe_str(cred->token);
+	digest_wipe_free(cred->cert_pem, cred->cert_len);
+	digest_wipe_free(cred->key_pem, cred->key_len);
 	*cred = (struct kube_exec_cred)KUBE_EXEC_CRED_INIT;
 }
 
@@ -1149,8 +1068,7 @@ static char *exec_info(const struct kube_config *c)
 					c->server ? c->server : "");
 		if (c->ca_pem) {
 			struct buf b = BUF_INIT;
-			b64_encode(&b, (const unsigned char *)c->ca_pem,
-				   c->ca_len);
+			base64_encode(&b, c->ca_pem, c->ca_len, 0);
 			cJSON_AddStringToObject(
 				cl, "certificate-authority-data", buf_cstr(&b));
 			buf_release(&b);
@@ -1400,7 +1318,7 @@ out:
 			close(epipe[i]);
 	}
 	free(envp);
-	wipe_free_str(info);
+	digest_wipe_str(info);
 	return ret;
 }
 
@@ -1525,7 +1443,7 @@ fail:
 		 c->user ? c->user : "");
 out:
 	kube_exec_cred_release(&cred);
-	wipe_buf(&so);
+	digest_wipe_release(&so);
 	buf_release(&se);
 	return ret;
 }

@@ -1,9 +1,13 @@
-/* reconcile/digest.c: SHA-256 through OpenSSL's EVP interface. */
+/* util/digest.c: SHA-256 through OpenSSL's EVP interface. */
 #include "util/digest.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "util/base64.h"
 #include "util/xalloc.h"
 
 static void sha256(const void *data, size_t len, unsigned char out[32])
@@ -25,25 +29,10 @@ void digest_sha256_hex(const void *data, size_t len, struct buf *out)
 
 void digest_sha256_b64url(const void *data, size_t len, struct buf *out)
 {
-	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 	unsigned char d[32];
-	int i;
 
 	sha256(data, len, d);
-	for (i = 0; i + 2 < 32; i += 3) {
-		unsigned v = (unsigned)d[i] << 16 | (unsigned)d[i + 1] << 8 | d[i + 2];
-		buf_addc(out, tbl[(v >> 18) & 63]);
-		buf_addc(out, tbl[(v >> 12) & 63]);
-		buf_addc(out, tbl[(v >> 6) & 63]);
-		buf_addc(out, tbl[v & 63]);
-	}
-	/* 32 = 30 + 2 trailing bytes: three characters, no padding */
-	{
-		unsigned v = (unsigned)d[30] << 16 | (unsigned)d[31] << 8;
-		buf_addc(out, tbl[(v >> 18) & 63]);
-		buf_addc(out, tbl[(v >> 12) & 63]);
-		buf_addc(out, tbl[(v >> 6) & 63]);
-	}
+	base64_encode(out, d, sizeof(d), BASE64_URL | BASE64_NOPAD);
 }
 
 void digest_wipe(void *p, size_t len)
@@ -55,4 +44,22 @@ void digest_wipe(void *p, size_t len)
 void digest_wipe_buf(struct buf *b)
 {
 	digest_wipe(b->ptr, b->len);
+}
+
+void digest_wipe_free(void *p, size_t len)
+{
+	digest_wipe(p, len);
+	free(p);
+}
+
+void digest_wipe_str(char *s)
+{
+	if (s)
+		digest_wipe_free(s, strlen(s));
+}
+
+void digest_wipe_release(struct buf *b)
+{
+	digest_wipe(b->ptr, b->cap);
+	buf_release(b);
 }

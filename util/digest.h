@@ -1,9 +1,9 @@
 /*
- * reconcile/digest.h: content digests and wiping secrets — the only
- * OpenSSL user outside the Git module.
+ * util/digest.h: content digests (SHA-256) and wiping secrets
+ * (OPENSSL_cleanse): the one home of both for every layer.
  */
-#ifndef RECONCILE_DIGEST_H
-#define RECONCILE_DIGEST_H
+#ifndef UTIL_DIGEST_H
+#define UTIL_DIGEST_H
 
 #include <stddef.h>
 
@@ -21,5 +21,11 @@ void digest_sha256_b64url(const void *data, size_t len, struct buf *out);
 void digest_wipe(void *p, size_t len);
 /* digest_wipe_buf: the same for a buffer's contents */
 void digest_wipe_buf(struct buf *b);
+/* digest_wipe_free: wipe len bytes at p, then free it */
+void digest_wipe_free(void *p, size_t len);
+/* digest_wipe_str: wipe a NUL-terminated secret, then free it; NULL: nothing */
+void digest_wipe_str(char *s);
+/* digest_wipe_release: wipe a buffer's whole allocation, then release it */
+void digest_wipe_release(struct buf *b);
 
 #endif
