@@ -24,6 +24,7 @@
 #include "generator/interruption.h"
 #include "generator/window.h"
 #include "util/vec.h"
+#include "util/time.h"
 #include "util/xalloc.h"
 
 const char *const impact_class_names[IMPACT_NCLASSES] = {
@@ -319,33 +320,12 @@ static void object_metadata(struct impact *im, const cJSON *a, const cJSON *b,
 /* "1h30m", "90s", "Never" (FOREVER); -2 when unreadable */
 static double duration(const char *s)
 {
-	double total = 0;
+	double total;
 
-	if (!s)
-		return -2;
-	if (!strcmp(s, "Never"))
+	if (s && !strcmp(s, "Never"))
 		return FOREVER;
-	while (*s) {
-		char *end;
-		double v = strtod(s, &end);
-		if (end == s)
-			return -2;
-		s = end;
-		if (*s == 'h')
-			v *= 3600;
-		else if (*s == 'm' && s[1] != 's')
-			v *= 60;
-		else if (*s == 's')
-			;
-		else if (*s == 'm' && s[1] == 's') {
-			v /= 1000;
-			s++;
-		} else {
-			return -2;
-		}
-		s++;
-		total += v;
-	}
+	if (time_parse_duration(s, 0, &total) < 0)
+		return -2;
 	return total;
 }
 

@@ -15,6 +15,7 @@
 
 #include "util/yaml.h"
 #include "util/vec.h"
+#include "util/time.h"
 #include "util/xalloc.h"
 
 const char *const wl_type_names[] = { "training", "inference", "dev", NULL };
@@ -108,33 +109,11 @@ const char *intent_suggest(const char *s, const char *const *words)
 
 long long intent_parse_duration(const char *s)
 {
-	long long total = 0;
-	int parts = 0;
+	double secs;
 
-	if (!s || !*s)
+	if (time_parse_duration(s, TIME_DUR_HMS, &secs) < 0)
 		return -1;
-	while (*s) {
-		long long v = 0;
-		int digits = 0;
-		while (isdigit((unsigned char)*s)) {
-			v = v * 10 + (*s++ - '0');
-			if (v > 1000000000LL)
-				return -1;
-			digits++;
-		}
-		if (!digits)
-			return -1;
-		if (*s == 'h')
-			v *= 3600;
-		else if (*s == 'm')
-			v *= 60;
-		else if (*s != 's')
-			return -1;
-		s++;
-		total += v;
-		parts++;
-	}
-	return parts ? total : -1;
+	return (long long)secs;
 }
 
 long long intent_parse_gib(const char *s)

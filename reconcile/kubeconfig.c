@@ -36,6 +36,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/vec.h"
+#include "util/time.h"
 #include "util/xalloc.h"
 
 extern char **environ;
@@ -991,68 +992,6 @@ static long long mono_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static long long days_from_civil(long long y, unsigned m, unsigned d)
-{
-	long long era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (long long)doe - 719468;
-}
-
-static int digits(const char **p, int n, int *out)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)**p))
-			return -1;
-		v = v * 10 + (*(*p)++ - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-/* parse_rfc3339: "2026-01-02T03:04:05[.123](Z|+01:00)" -> Unix seconds */
-static int parse_rfc3339(const char *s, long long *out)
-{
-	int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;
-
-	if (digits(&s, 4, &y) || *s++ != '-' || digits(&s, 2, &mo) ||
-	    *s++ != '-' || digits(&s, 2, &d) || (*s != 'T' && *s != 't'))
-		return -1;
-	s++;
-	if (digits(&s, 2, &h) || *s++ != ':' || digits(&s, 2, &mi) ||
-	    *s++ != ':' || digits(&s, 2, &sec))
-		return -1;
-	if (*s == '.') {
-		s++;
-		if (!isdigit((unsigned char)*s))
-			return -1;
-		while (isdigit((unsigned char)*s))
-			s++;
-	}
-	if (*s == 'Z' || *s == 'z') {
-		s++;
-	} else if (*s == '+' || *s == '-') {
-		sign = *s++ == '+' ? 1 : -1;
-		if (digits(&s, 2, &oh) || *s++ != ':' || digits(&s, 2, &om))
-			return -1;
-	} else {
-		return -1;
-	}
-	if (*s || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-	    sec > 60)
-		return -1;
-	*out = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
-	       h * 3600 + mi * 60 + sec - sign * (oh * 3600 + om * 60);
-	return 0;
-}
-
 /* exec_info: the ExecCredential for KUBERNETES_EXEC_INFO */
 static char *exec_info(const struct kube_config *c)
 {
@@ -1381,7 +1320,7 @@ static int parse_cred(struct kube_exec_cred *cred, const struct kube_config *c,
 		goto out;
 	}
 	if (cJSON_IsString(exp) && exp->valuestring[0]) {
-		if (parse_rfc3339(exp->valuestring, &cred->expires) < 0) {
+		if (time_parse_rfc3339(exp->valuestring, &cred->expires, NULL) < 0) {
 			err_set(err, ERR_AUTH,
 				"it returned an invalid "
 				"status.expirationTimestamp '%.40s'",

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/time.h"
 #include "util/xalloc.h"
 
 static char lr_group[] = "coordination.k8s.io", lr_version[] = "v1",
@@ -29,70 +30,15 @@ enum lease_state lease_judge(const char *holder, double renew, long duration_s,
 	return LEASE_HELD;
 }
 
-/* days since 1970-01-01 of a civil date (Howard Hinnant's algorithm) */
-static long long days_from_civil(long long y, unsigned m, unsigned d)
-{
-	long long era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (long long)doe - 719468;
-}
-
-static int digits(const char *s, int n, int *out)
-{
-	int v = 0;
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
 int lease_parse_time(const char *s, double *out)
 {
-	int y, mo, d, h, mi, se;
-	double frac = 0, scale = 0.1, t;
-	const char *p;
+	long long secs;
+	double frac;
 
-	if (!s || strlen(s) < 20 || digits(s, 4, &y) < 0 || s[4] != '-' ||
-	    digits(s + 5, 2, &mo) < 0 || s[7] != '-' || digits(s + 8, 2, &d) < 0 ||
-	    (s[10] != 'T' && s[10] != 't') || digits(s + 11, 2, &h) < 0 ||
-	    s[13] != ':' || digits(s + 14, 2, &mi) < 0 || s[16] != ':' ||
-	    digits(s + 17, 2, &se) < 0)
+	if (time_parse_rfc3339(s, &secs, &frac) < 0)
 		return -1;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
-		return -1;
-	p = s + 19;
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9')
-			return -1;
-		for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
-			frac += (*p - '0') * scale;
-	}
-	t = (double)(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400LL +
-		     h * 3600LL + mi * 60LL + se) + frac;
-	if ((*p == 'Z' || *p == 'z') && !p[1]) {
-		*out = t;
-		return 0;
-	}
-	if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
-		int oh, om;
-		if (digits(p + 1, 2, &oh) < 0 || digits(p + 4, 2, &om) < 0 ||
-		    oh > 23 || om > 59)
-			return -1;
-		t -= (*p == '+' ? 1 : -1) * (double)(oh * 3600 + om * 60);
-		*out = t;
-		return 0;
-	}
-	return -1;
+	*out = (double)secs + frac;
+	return 0;
 }
 
 void lease_format_time(double t, struct buf *out)

@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_helpers.c: the helpers that exist once for every layer:
- * util/base64.c (OpenSSL underneath), util/backoff.c, util/digest.c's
- * secret wipe.
+ * util/base64.c (OpenSSL underneath), util/backoff.c, util/time.c,
+ * util/digest.c's secret wipe.
  */
 #include <stdint.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "util/base64.h"
 #include "util/buf.h"
 #include "util/digest.h"
+#include "util/time.h"
 #include "util/xalloc.h"
 
 /* ---- base64 ------------------------------------------------------------ */
@@ -157,6 +158,113 @@ START_TEST(test_backoff_jitters)
 }
 END_TEST
 
+/* ---- time ------------------------------------------------------------- */
+
+static const struct {
+	const char *in;
+	int ok;
+	long long secs;
+	double frac;
+} rfc3339_cases[] = {
+	{ "1970-01-01T00:00:00Z", 1, 0, 0 },
+	{ "2026-11-30T02:03:31Z", 1, 1796004211LL, 0 },
+	{ "2026-11-30t02:03:31z", 1, 1796004211LL, 0 },
+	{ "2026-11-30T02:03:31.250000Z", 1, 1796004211LL, 0.25 },
+	{ "2026-11-30T03:03:31+01:00", 1, 1796004211LL, 0 },
+	{ "2026-11-30T01:33:31-00:30", 1, 1796004211LL, 0 },
+	{ "2024-02-29T12:00:00Z", 1, 1709208000LL, 0 },
+	{ "1969-12-31T23:59:59Z", 1, -1, 0 },
+	{ "2000-03-01T00:00:00Z", 1, 951868800LL, 0 },
+	{ "2026-12-31T23:59:60Z", 1, 1798761600LL, 0 }, /* leap second */
+	{ "2026-11-30 02:03:31Z", 0, 0, 0 },
+	{ "2026-13-30T02:03:31Z", 0, 0, 0 },
+	{ "2026-11-32T02:03:31Z", 0, 0, 0 },
+	{ "2026-11-30T24:00:00Z", 0, 0, 0 },
+	{ "2026-11-30T02:03:31", 0, 0, 0 },
+	{ "2026-11-30T02:03:31.Z", 0, 0, 0 },
+	{ "2026-11-30T02:03:31+1:00", 0, 0, 0 },
+	{ "2026-11-30T02:03:31+24:00", 0, 0, 0 },
+	{ "2026-11-30T02:03:31Zx", 0, 0, 0 },
+	{ "", 0, 0, 0 },
+	{ NULL, 0, 0, 0 },
+};
+
+START_TEST(test_rfc3339)
+{
+	long long secs = 42;
+	double frac = -1;
+	int r = time_parse_rfc3339(rfc3339_cases[_i].in, &secs, &frac);
+
+	if (!rfc3339_cases[_i].ok) {
+		ck_assert_int_eq(r, -1);
+		ck_assert_int_eq(secs, 42); /* untouched */
+		return;
+	}
+	ck_assert_int_eq(r, 0);
+	ck_assert_int_eq(secs, rfc3339_cases[_i].secs);
+	ck_assert_double_eq_tol(frac, rfc3339_cases[_i].frac, 1e-9);
+}
+END_TEST
+
+START_TEST(test_days_from_civil)
+{
+	ck_assert_int_eq(time_days_from_civil(1970, 1, 1), 0);
+	ck_assert_int_eq(time_days_from_civil(1969, 12, 31), -1);
+	ck_assert_int_eq(time_days_from_civil(2000, 2, 29), 11016);
+	ck_assert_int_eq(time_days_from_civil(2000, 3, 1), 11017);
+	ck_assert_int_eq(time_days_from_civil(1600, 1, 1), -135140);
+}
+END_TEST
+
+static const struct {
+	const char *in;
+	int flags;
+	int ok;
+	double secs;
+} duration_cases[] = {
+	{ "90s", TIME_DUR_HMS, 1, 90 },
+	{ "1h30m", TIME_DUR_HMS, 1, 5400 },
+	{ "1m1m", TIME_DUR_HMS, 1, 120 },
+	{ "1000000000s", TIME_DUR_HMS, 1, 1e9 },
+	{ "1000000001s", TIME_DUR_HMS, 0, 0 },
+	{ "1.5h", TIME_DUR_HMS, 0, 0 },  /* whole numbers only */
+	{ "500ms", TIME_DUR_HMS, 0, 0 }, /* h, m, s only */
+	{ "-5m", TIME_DUR_HMS, 0, 0 },
+	{ "0", TIME_DUR_HMS, 0, 0 },
+	{ "5", TIME_DUR_HMS, 0, 0 },
+	{ "", TIME_DUR_HMS, 0, 0 },
+	{ NULL, TIME_DUR_HMS, 0, 0 },
+	/* Go's syntax */
+	{ "0", 0, 1, 0 },
+	{ "1.5h", 0, 1, 5400 },
+	{ "500ms", 0, 1, 0.5 },
+	{ "2h45m30.5s", 0, 1, 9930.5 },
+	{ "-1m", 0, 1, -60 },
+	{ "+1m", 0, 1, 60 },
+	{ "1\xc2\xb5s", 0, 1, 1e-6 },
+	{ "100ns", 0, 1, 1e-7 },
+	{ ".5s", 0, 1, 0.5 },
+	{ "1", 0, 0, 0 },
+	{ "1d", 0, 0, 0 },
+	{ "Never", 0, 0, 0 },
+	{ "-", 0, 0, 0 },
+	{ ".s", 0, 0, 0 },
+	{ " 1s", 0, 0, 0 },
+};
+
+START_TEST(test_duration)
+{
+	double secs = 42;
+	int r = time_parse_duration(duration_cases[_i].in,
+				    duration_cases[_i].flags, &secs);
+
+	ck_assert_int_eq(r, duration_cases[_i].ok ? 0 : -1);
+	ck_assert_double_eq_tol(secs, duration_cases[_i].ok
+					      ? duration_cases[_i].secs : 42,
+				1e-12);
+}
+END_TEST
+
 /* ---- wipe -------------------------------------------------------------- */
 
 START_TEST(test_wipe)
@@ -191,6 +299,14 @@ Suite *helpers_suite(void)
 	tc = tcase_create("backoff");
 	tcase_add_test(tc, test_backoff_ranges);
 	tcase_add_test(tc, test_backoff_jitters);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("time");
+	tcase_add_loop_test(tc, test_rfc3339, 0,
+			    (int)(sizeof(rfc3339_cases) / sizeof(rfc3339_cases[0])));
+	tcase_add_test(tc, test_days_from_civil);
+	tcase_add_loop_test(tc, test_duration, 0,
+			    (int)(sizeof(duration_cases) / sizeof(duration_cases[0])));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("wipe");
