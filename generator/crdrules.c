@@ -5,23 +5,13 @@
  * tests/fixtures/crds; each function names the CRD it follows.
  */
 #include "generator/crdrules.h"
+#include "util/json.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #define ERR(...) (diags_add(d, DIAG_ERROR, where, 0, 0, NULL, __VA_ARGS__), n++)
-
-static const cJSON *get(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = get(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static int is_one_of(const char *s, const char *const *list)
 {
@@ -123,22 +113,22 @@ static size_t check_nodepool(const cJSON *o, const char *where,
 	static const char *const ops[] = { "In", "NotIn", "Exists",
 					   "DoesNotExist", "Gt", "Lt", "Gte",
 					   "Lte", NULL };
-	const cJSON *spec = get(o, "spec"), *tspec, *r, *b, *l, *labels;
+	const cJSON *spec = json_get(o, "spec"), *tspec, *r, *b, *l, *labels;
 	size_t n = 0, i = 0;
 
-	tspec = get(get(spec, "template"), "spec");
+	tspec = json_get(json_get(spec, "template"), "spec");
 	{
-		const cJSON *ref = get(tspec, "nodeClassRef");
-		const char *g = str(ref, "group"), *k = str(ref, "kind"),
-			   *nm = str(ref, "name");
+		const cJSON *ref = json_get(tspec, "nodeClassRef");
+		const char *g = json_str(ref, "group"), *k = json_str(ref, "kind"),
+			   *nm = json_str(ref, "name");
 		if (!g || !*g || !k || !*k || !nm || !*nm)
 			ERR("spec.template.spec.nodeClassRef needs non-empty "
 			    "group, kind and name");
 	}
-	cJSON_ArrayForEach(r, get(tspec, "requirements"))
+	cJSON_ArrayForEach(r, json_get(tspec, "requirements"))
 	{
-		const char *key = str(r, "key"), *op = str(r, "operator");
-		const cJSON *vals = get(r, "values");
+		const char *key = json_str(r, "key"), *op = json_str(r, "operator");
+		const cJSON *vals = json_get(r, "values");
 		int nv = cJSON_GetArraySize(vals);
 		char path[96];
 
@@ -159,12 +149,12 @@ static size_t check_nodepool(const cJSON *o, const char *where,
 			  !non_negative_int(vals->child->valuestring)))
 			ERR("%s: operator %s needs exactly one non-negative "
 			    "integer value", path, op);
-		if (cJSON_IsNumber(get(r, "minValues")) && !strcmp(op, "In") &&
-		    nv < get(r, "minValues")->valueint)
+		if (cJSON_IsNumber(json_get(r, "minValues")) && !strcmp(op, "In") &&
+		    nv < json_get(r, "minValues")->valueint)
 			ERR("%s: minValues %d is more than the %d values given",
-			    path, get(r, "minValues")->valueint, nv);
+			    path, json_get(r, "minValues")->valueint, nv);
 	}
-	labels = get(get(get(spec, "template"), "metadata"), "labels");
+	labels = json_get(json_get(json_get(spec, "template"), "metadata"), "labels");
 	if (labels && !cJSON_IsObject(labels)) {
 		ERR("spec.template.metadata.labels must be a map");
 		labels = NULL;
@@ -175,14 +165,14 @@ static size_t check_nodepool(const cJSON *o, const char *where,
 				     where, d);
 	}
 	i = 0;
-	cJSON_ArrayForEach(b, get(get(spec, "disruption"), "budgets"))
+	cJSON_ArrayForEach(b, json_get(json_get(spec, "disruption"), "budgets"))
 	{
-		if ((get(b, "schedule") != NULL) != (get(b, "duration") != NULL))
+		if ((json_get(b, "schedule") != NULL) != (json_get(b, "duration") != NULL))
 			ERR("spec.disruption.budgets[%zu]: schedule and duration "
 			    "must be set together", i);
 		i++;
 	}
-	if (get(spec, "replicas") && get(spec, "weight"))
+	if (json_get(spec, "replicas") && json_get(spec, "weight"))
 		ERR("spec: replicas (static capacity) and weight exclude each other");
 	return n;
 }
@@ -198,16 +188,16 @@ static size_t check_term_list(const cJSON *list, const char *field,
 		ERR("spec.%s must have at least one term", field);
 	cJSON_ArrayForEach(t, list)
 	{
-		int has_id = get(t, "id") != NULL, any = 0;
+		int has_id = json_get(t, "id") != NULL, any = 0;
 		for (const char *const *a = allowed; *a; a++)
-			any |= get(t, *a) != NULL;
+			any |= json_get(t, *a) != NULL;
 		if (!any)
 			ERR("spec.%s[%zu]: needs one of its selectors (id, tags%s)",
 			    field, i, allowed[2] ? ", name" : "");
 		else if (has_id && cJSON_GetArraySize(t) > 1)
 			ERR("spec.%s[%zu]: 'id' cannot be combined with other "
 			    "fields", field, i);
-		else if (get(t, "name") && (get(t, "tags") || has_id))
+		else if (json_get(t, "name") && (json_get(t, "tags") || has_id))
 			ERR("spec.%s[%zu]: 'name' cannot be combined with other "
 			    "fields", field, i);
 		i++;
@@ -226,19 +216,19 @@ static size_t check_ec2nodeclass(const cJSON *o, const char *where,
 						 "Windows2025", NULL };
 	static const char *const subnet_sel[] = { "id", "tags", NULL };
 	static const char *const sg_sel[] = { "id", "tags", "name", NULL };
-	const cJSON *spec = get(o, "spec"), *t, *bdm, *tag, *tags;
+	const cJSON *spec = json_get(o, "spec"), *t, *bdm, *tag, *tags;
 	const char *alias_family = NULL;
 	size_t n = 0, i = 0;
 	int aliases = 0, roots = 0;
 	char famb[32];
 
-	if ((get(spec, "role") != NULL) == (get(spec, "instanceProfile") != NULL))
+	if ((json_get(spec, "role") != NULL) == (json_get(spec, "instanceProfile") != NULL))
 		ERR("spec: exactly one of role and instanceProfile must be set");
-	if (cJSON_GetArraySize(get(spec, "amiSelectorTerms")) == 0)
+	if (cJSON_GetArraySize(json_get(spec, "amiSelectorTerms")) == 0)
 		ERR("spec.amiSelectorTerms must have at least one term");
-	cJSON_ArrayForEach(t, get(spec, "amiSelectorTerms"))
+	cJSON_ArrayForEach(t, json_get(spec, "amiSelectorTerms"))
 	{
-		const char *alias = str(t, "alias");
+		const char *alias = json_str(t, "alias");
 		if (alias) {
 			const char *at = strchr(alias, '@');
 			size_t fl = at ? (size_t)(at - alias) : 0;
@@ -259,8 +249,8 @@ static size_t check_ec2nodeclass(const cJSON *o, const char *where,
 				else
 					alias_family = famb;
 			}
-			if (get(t, "id") || get(t, "tags") || get(t, "name") ||
-			    get(t, "owner"))
+			if (json_get(t, "id") || json_get(t, "tags") || json_get(t, "name") ||
+			    json_get(t, "owner"))
 				ERR("spec.amiSelectorTerms[%zu]: 'alias' cannot be "
 				    "combined with id, tags, name or owner", i);
 			if (!alias_family) {
@@ -273,49 +263,49 @@ static size_t check_ec2nodeclass(const cJSON *o, const char *where,
 					alias_family = famb;
 				}
 			}
-		} else if (get(t, "id") && (get(t, "tags") || get(t, "name") ||
-					    get(t, "owner"))) {
+		} else if (json_get(t, "id") && (json_get(t, "tags") || json_get(t, "name") ||
+					    json_get(t, "owner"))) {
 			ERR("spec.amiSelectorTerms[%zu]: 'id' cannot be combined "
 			    "with tags, name or owner", i);
-		} else if (!get(t, "id") && !get(t, "tags") && !get(t, "name") &&
-			   !get(t, "ssmParameter")) {
+		} else if (!json_get(t, "id") && !json_get(t, "tags") && !json_get(t, "name") &&
+			   !json_get(t, "ssmParameter")) {
 			ERR("spec.amiSelectorTerms[%zu]: needs alias, id, tags, "
 			    "name or ssmParameter", i);
 		}
 		i++;
 	}
-	if (aliases && cJSON_GetArraySize(get(spec, "amiSelectorTerms")) != 1)
+	if (aliases && cJSON_GetArraySize(json_get(spec, "amiSelectorTerms")) != 1)
 		ERR("spec.amiSelectorTerms: an alias term must be the only term");
-	if (!aliases && !str(spec, "amiFamily"))
+	if (!aliases && !json_str(spec, "amiFamily"))
 		ERR("spec.amiFamily is required when no alias selects the AMI");
-	if (alias_family && str(spec, "amiFamily") &&
-	    strcmp(str(spec, "amiFamily"), "Custom")) {
+	if (alias_family && json_str(spec, "amiFamily") &&
+	    strcmp(json_str(spec, "amiFamily"), "Custom")) {
 		for (int f = 0; families[f]; f++)
 			if (!strcmp(families[f], alias_family) &&
-			    strcmp(fam_names[f], str(spec, "amiFamily")))
+			    strcmp(fam_names[f], json_str(spec, "amiFamily")))
 				ERR("spec.amiFamily '%s' does not match the alias "
 				    "family '%s' (use %s or Custom)",
-				    str(spec, "amiFamily"), alias_family,
+				    json_str(spec, "amiFamily"), alias_family,
 				    fam_names[f]);
 	}
-	n += check_term_list(get(spec, "subnetSelectorTerms"),
+	n += check_term_list(json_get(spec, "subnetSelectorTerms"),
 			     "subnetSelectorTerms", subnet_sel, where, d);
-	n += check_term_list(get(spec, "securityGroupSelectorTerms"),
+	n += check_term_list(json_get(spec, "securityGroupSelectorTerms"),
 			     "securityGroupSelectorTerms", sg_sel, where, d);
 	i = 0;
-	cJSON_ArrayForEach(bdm, get(spec, "blockDeviceMappings"))
+	cJSON_ArrayForEach(bdm, json_get(spec, "blockDeviceMappings"))
 	{
-		const cJSON *e = get(bdm, "ebs");
-		if (cJSON_IsTrue(get(bdm, "rootVolume")))
+		const cJSON *e = json_get(bdm, "ebs");
+		if (cJSON_IsTrue(json_get(bdm, "rootVolume")))
 			roots++;
-		if (e && !get(e, "snapshotID") && !get(e, "volumeSize"))
+		if (e && !json_get(e, "snapshotID") && !json_get(e, "volumeSize"))
 			ERR("spec.blockDeviceMappings[%zu].ebs needs volumeSize "
 			    "or snapshotID", i);
 		i++;
 	}
 	if (roots > 1)
 		ERR("spec.blockDeviceMappings: at most one rootVolume");
-	tags = get(spec, "tags");
+	tags = json_get(spec, "tags");
 	if (tags && !cJSON_IsObject(tags)) {
 		ERR("spec.tags must be a map");
 		tags = NULL;
@@ -343,18 +333,18 @@ static size_t check_tolerations(const cJSON *list, const char *path,
 
 	cJSON_ArrayForEach(t, list)
 	{
-		const char *op = str(t, "operator"), *eff = str(t, "effect");
+		const char *op = json_str(t, "operator"), *eff = json_str(t, "effect");
 		if (op && strcmp(op, "Equal") && strcmp(op, "Exists"))
 			ERR("%s[%zu]: operator must be Equal or Exists", path, i);
 		if (eff && !is_one_of(eff, effects))
 			ERR("%s[%zu]: effect must be NoSchedule, "
 			    "PreferNoSchedule or NoExecute", path, i);
-		if (!get(t, "key") && (!op || strcmp(op, "Exists")))
+		if (!json_get(t, "key") && (!op || strcmp(op, "Exists")))
 			ERR("%s[%zu]: a toleration without key needs operator "
 			    "Exists", path, i);
-		if (op && !strcmp(op, "Exists") && get(t, "value"))
+		if (op && !strcmp(op, "Exists") && json_get(t, "value"))
 			ERR("%s[%zu]: operator Exists takes no value", path, i);
-		if (get(t, "tolerationSeconds") &&
+		if (json_get(t, "tolerationSeconds") &&
 		    (!eff || strcmp(eff, "NoExecute")))
 			ERR("%s[%zu]: tolerationSeconds needs effect NoExecute",
 			    path, i);
@@ -369,27 +359,27 @@ static size_t check_clusterqueue(const cJSON *o, const char *where,
 	const cJSON *g, *f;
 	size_t n = 0, gi = 0;
 
-	cJSON_ArrayForEach(g, get(get(o, "spec"), "resourceGroups"))
+	cJSON_ArrayForEach(g, json_get(json_get(o, "spec"), "resourceGroups"))
 	{
-		const cJSON *cov = get(g, "coveredResources");
-		cJSON_ArrayForEach(f, get(g, "flavors"))
+		const cJSON *cov = json_get(g, "coveredResources");
+		cJSON_ArrayForEach(f, json_get(g, "flavors"))
 		{
-			const cJSON *res = get(f, "resources"), *a, *b;
+			const cJSON *res = json_get(f, "resources"), *a, *b;
 			if (cJSON_GetArraySize(res) != cJSON_GetArraySize(cov)) {
 				ERR("spec.resourceGroups[%zu]: flavor '%s' lists %d "
 				    "resources but coveredResources has %d",
-				    gi, str(f, "name") ? str(f, "name") : "?",
+				    gi, json_str(f, "name") ? json_str(f, "name") : "?",
 				    cJSON_GetArraySize(res), cJSON_GetArraySize(cov));
 				continue;
 			}
 			for (a = res ? res->child : NULL, b = cov ? cov->child : NULL;
 			     a && b; a = a->next, b = b->next)
-				if (!cJSON_IsString(b) || !str(a, "name") ||
-				    strcmp(str(a, "name"), b->valuestring))
+				if (!cJSON_IsString(b) || !json_str(a, "name") ||
+				    strcmp(json_str(a, "name"), b->valuestring))
 					ERR("spec.resourceGroups[%zu]: flavor '%s' must "
 					    "list the covered resources in the same "
 					    "order",
-					    gi, str(f, "name") ? str(f, "name") : "?");
+					    gi, json_str(f, "name") ? json_str(f, "name") : "?");
 		}
 		gi++;
 	}
@@ -435,15 +425,15 @@ static size_t check_nodeoverlay(const cJSON *o, const char *where,
 	static const char *const std_res[] = { "cpu", "memory",
 					       "ephemeral-storage", "pods",
 					       NULL };
-	const cJSON *spec = get(o, "spec"), *r, *c;
+	const cJSON *spec = json_get(o, "spec"), *r, *c;
 	size_t n = 0, i = 0;
 
-	if (!cJSON_IsArray(get(spec, "requirements")))
+	if (!cJSON_IsArray(json_get(spec, "requirements")))
 		ERR("spec.requirements is required");
-	cJSON_ArrayForEach(r, get(spec, "requirements"))
+	cJSON_ArrayForEach(r, json_get(spec, "requirements"))
 	{
-		const char *key = str(r, "key"), *op = str(r, "operator");
-		const cJSON *vals = get(r, "values");
+		const char *key = json_str(r, "key"), *op = json_str(r, "operator");
+		const cJSON *vals = json_get(r, "values");
 		int nv = cJSON_GetArraySize(vals);
 		char path[64];
 
@@ -477,20 +467,20 @@ static size_t check_nodeoverlay(const cJSON *o, const char *where,
 			ERR("%s: operator %s needs exactly one non-negative "
 			    "integer value", path, op);
 	}
-	cJSON_ArrayForEach(c, get(spec, "capacity"))
+	cJSON_ArrayForEach(c, json_get(spec, "capacity"))
 	{
 		if (is_one_of(c->string, std_res))
 			ERR("spec.capacity: '%s' is restricted (a NodeOverlay "
 			    "adds extended resources only)", c->string);
 	}
-	if (get(spec, "price") && get(spec, "priceAdjustment"))
+	if (json_get(spec, "price") && json_get(spec, "priceAdjustment"))
 		ERR("spec: cannot set both 'price' and 'priceAdjustment'");
 	return n;
 }
 
 size_t check_object(const cJSON *obj, const char *where, struct diags *d)
 {
-	const char *av = str(obj, "apiVersion"), *kind = str(obj, "kind");
+	const char *av = json_str(obj, "apiVersion"), *kind = json_str(obj, "kind");
 
 	if (!av || !kind)
 		return 0;
@@ -501,7 +491,7 @@ size_t check_object(const cJSON *obj, const char *where, struct diags *d)
 	if (!strcmp(av, "karpenter.k8s.aws/v1") && !strcmp(kind, "EC2NodeClass"))
 		return check_ec2nodeclass(obj, where, d);
 	if (!strncmp(av, "kueue.x-k8s.io/", 15) && !strcmp(kind, "ResourceFlavor"))
-		return check_tolerations(get(get(obj, "spec"), "tolerations"),
+		return check_tolerations(json_get(json_get(obj, "spec"), "tolerations"),
 					 "spec.tolerations", where, d);
 	if (!strncmp(av, "kueue.x-k8s.io/", 15) && !strcmp(kind, "ClusterQueue"))
 		return check_clusterqueue(obj, where, d);

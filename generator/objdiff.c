@@ -13,6 +13,7 @@
 #include "util/yaml.h"
 #include "util/udiff.h"
 #include "util/vec.h"
+#include "util/json.h"
 #include "util/xalloc.h"
 
 #define DIFF_CONTEXT 3
@@ -49,15 +50,6 @@ struct key {
 	const cJSON *doc;
 };
 
-static const char *str_at(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
-
-	if (b)
-		v = cJSON_GetObjectItemCaseSensitive(v, b);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 static struct key *make_keys(const struct objset *s)
 {
 	struct key *k = xcalloc(s->nr ? s->nr : 1, sizeof(*k));
@@ -68,10 +60,10 @@ static struct key *make_keys(const struct objset *s)
 
 		k[i].cluster = s->items[i].cluster;
 		k[i].doc = doc;
-		k[i].api_version = str_at(doc, "apiVersion", NULL);
-		k[i].kind = str_at(doc, "kind", NULL);
-		k[i].ns = str_at(doc, "metadata", "namespace");
-		k[i].name = str_at(doc, "metadata", "name");
+		k[i].api_version = json_text_at(doc, "apiVersion", NULL);
+		k[i].kind = json_text_at(doc, "kind", NULL);
+		k[i].ns = json_text_at(doc, "metadata", "namespace");
+		k[i].name = json_text_at(doc, "metadata", "name");
 		slash = strchr(k[i].api_version, '/');
 		k[i].group = slash ? xstrndup(k[i].api_version,
 					      (size_t)(slash - k[i].api_version))
@@ -189,8 +181,8 @@ static enum when when_of(const cJSON *pool, const char **sched,
 		"annotations");
 	enum when w = WHEN_NOW;
 
-	*sched = str_at(ann, "gpuform.io/maintenance-window", NULL);
-	*dur = str_at(ann, "gpuform.io/maintenance-window-duration", NULL);
+	*sched = json_text_at(ann, "gpuform.io/maintenance-window", NULL);
+	*dur = json_text_at(ann, "gpuform.io/maintenance-window-duration", NULL);
 	cJSON_ArrayForEach(b, budgets) {
 		const cJSON *reasons = cJSON_GetObjectItemCaseSensitive(b,
 								"reasons");
@@ -201,7 +193,7 @@ static enum when when_of(const cJSON *pool, const char **sched,
 			if (cJSON_IsString(r) &&
 			    !strcmp(r->valuestring, "Drifted"))
 				drift = 1;
-		if (!drift || strcmp(str_at(b, "nodes", NULL), "0"))
+		if (!drift || strcmp(json_text_at(b, "nodes", NULL), "0"))
 			continue;
 		if (cJSON_GetObjectItemCaseSensitive(b, "schedule"))
 			w = w == WHEN_NEVER ? WHEN_NEVER : WHEN_WINDOW;
@@ -245,9 +237,9 @@ void objdiff_when(struct buf *out, char *const *names, size_t n,
 
 		/* the last match: the new side's pool when both have it */
 		for (size_t j = 0; j < ndocs; j++)
-			if (!strcmp(str_at(docs[j], "metadata", "name"),
+			if (!strcmp(json_text_at(docs[j], "metadata", "name"),
 				    names[i]) &&
-			    !strcmp(str_at(docs[j], "kind", NULL), "NodePool"))
+			    !strcmp(json_text_at(docs[j], "kind", NULL), "NodePool"))
 				pool = docs[j];
 		w = pool ? when_of(pool, &sched, &dur) : WHEN_NOW;
 		when_text(&t, w, sched, dur);

@@ -14,6 +14,7 @@
 #include "generator/interruption.h"
 #include "generator/window.h"
 #include "util/yaml.h"
+#include "util/json.h"
 #include "util/xalloc.h"
 
 #define DEVICE_PLUGIN_CM "gpuform-nvidia-device-plugin"
@@ -870,28 +871,21 @@ int render_kind_rank(const char *kind)
 	return 100;
 }
 
-static const char *doc_str(const cJSON *doc, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, a);
-	if (b)
-		v = cJSON_GetObjectItemCaseSensitive(v, b);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 int render_doc_cmp(const cJSON *a, const cJSON *b)
 {
-	const char *ka = doc_str(a, "kind", NULL), *kb = doc_str(b, "kind", NULL);
+	const char *ka = json_text_at(a, "kind", NULL);
+	const char *kb = json_text_at(b, "kind", NULL);
 	int ra = render_kind_rank(ka), rb = render_kind_rank(kb), c;
 
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
 	if ((c = strcmp(ka, kb)))
 		return c;
-	if ((c = strcmp(doc_str(a, "metadata", "namespace"),
-			doc_str(b, "metadata", "namespace"))))
+	if ((c = strcmp(json_text_at(a, "metadata", "namespace"),
+			json_text_at(b, "metadata", "namespace"))))
 		return c;
-	return strcmp(doc_str(a, "metadata", "name"),
-		      doc_str(b, "metadata", "name"));
+	return strcmp(json_text_at(a, "metadata", "name"),
+		      json_text_at(b, "metadata", "name"));
 }
 
 static int doc_qsort_cmp(const void *a, const void *b)
@@ -1038,9 +1032,9 @@ int render_stream(struct buf *out, const struct rendered *r,
 void render_object_file(const cJSON *doc, enum render_format f,
 			struct buf *out)
 {
-	for (const char *k = doc_str(doc, "kind", NULL); *k; k++)
+	for (const char *k = json_text_at(doc, "kind", NULL); *k; k++)
 		buf_addc(out, (char)tolower((unsigned char)*k));
-	buf_addf(out, "-%s.%s", doc_str(doc, "metadata", "name"),
+	buf_addf(out, "-%s.%s", json_text_at(doc, "metadata", "name"),
 		 f == RENDER_JSON ? "json" : "yaml");
 }
 

@@ -15,30 +15,22 @@
 #include "generator/interruption.h"
 #include "util/vec.h"
 #include "util/time.h"
+#include "util/json.h"
 #include "util/xalloc.h"
 
 #define ANN_INTERRUPTION "gpuform.io/interruption"
 #define ANN_WINDOW "gpuform.io/maintenance-window"
 #define ANN_WINDOW_DURATION "gpuform.io/maintenance-window-duration"
 
-static const char *str_at(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
-
-	if (b)
-		v = cJSON_GetObjectItemCaseSensitive(v, b);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static const char *annotation(const cJSON *o, const char *key)
 {
-	return str_at(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
+	return json_str_at(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
 		      "annotations", key);
 }
 
 static int is_nodepool(const cJSON *o)
 {
-	const char *k = str_at(o, "kind", NULL), *av = str_at(o, "apiVersion", NULL);
+	const char *k = json_str_at(o, "kind", NULL), *av = json_str_at(o, "apiVersion", NULL);
 	return k && av && !strcmp(k, "NodePool") && !strncmp(av, "karpenter.sh/", 13);
 }
 
@@ -251,11 +243,11 @@ static const cJSON *pool_object(const struct nodeimpact *ni,
 	const cJSON *o;
 
 	cJSON_ArrayForEach(o, ni->desired)
-		if (is_nodepool(o) && same(str_at(o, "metadata", "name"), pool))
+		if (is_nodepool(o) && same(json_str_at(o, "metadata", "name"), pool))
 			return o;
 	for (size_t i = 0; i < n; i++)
 		if (c[i].live && is_nodepool(c[i].live) &&
-		    same(str_at(c[i].live, "metadata", "name"), pool))
+		    same(json_str_at(c[i].live, "metadata", "name"), pool))
 			return c[i].live;
 	return NULL;
 }
@@ -391,17 +383,17 @@ int nodeimpact_guard(void *ctx, struct kube *k, struct recon_change *c,
 	first = ni->n;
 	for (size_t i = 0; i < n; i++) {
 		const cJSON *id = c[i].next ? c[i].next : c[i].live;
-		const char *ns = str_at(id, "metadata", "namespace");
+		const char *ns = json_str_at(id, "metadata", "namespace");
 		struct ni_entry *e;
 
 		GROW(ni->e, ni->n + 1, ni->alloc);
 		e = &ni->e[ni->n++];
-		e->api_version = xstrdup(str_at(id, "apiVersion", NULL) ?
-					 str_at(id, "apiVersion", NULL) : "");
-		e->kind = xstrdup(str_at(id, "kind", NULL) ? str_at(id, "kind", NULL) : "");
+		e->api_version = xstrdup(json_str_at(id, "apiVersion", NULL) ?
+					 json_str_at(id, "apiVersion", NULL) : "");
+		e->kind = xstrdup(json_str_at(id, "kind", NULL) ? json_str_at(id, "kind", NULL) : "");
 		e->ns = ns ? xstrdup(ns) : NULL;
-		e->name = xstrdup(str_at(id, "metadata", "name") ?
-				  str_at(id, "metadata", "name") : "");
+		e->name = xstrdup(json_str_at(id, "metadata", "name") ?
+				  json_str_at(id, "metadata", "name") : "");
 		e->im = (struct impact)IMPACT_INIT;
 		e->claims = e->pods = -1;
 		e->held = 0;
