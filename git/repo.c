@@ -1,5 +1,5 @@
 /*
- * cmd/repo.c: Git through libgit2 (see repo.h) — the only libgit2 user.
+ * git/repo.c: Git through libgit2 (see repo.h) — the only libgit2 user.
  *
  * Trees are built in memory with treebuilders on top of the branch tip and
  * refs move by compare-and-swap (git_reference_create_matching), so a
@@ -13,8 +13,8 @@
  * Deliberately not here: merging, rebasing, signing, rendering, retries
  * (cmd/commit.c decides to fetch, reset and redo), printing.
  *
- * Uses OpenSSL for HMAC-SHA1 (hashed known_hosts entries) and SHA-256 (the
- * host key fingerprint shown when a key is refused).
+ * Beside it in git/: knownhosts.c (the SSH host key check), credstore.c
+ * (GPUFORM_GIT_CREDENTIALS), loose.c (the loose-object check, zlib).
  */
 #include "git/repo.h"
 
@@ -29,18 +29,13 @@
 #include <sys/stat.h>
 
 #include <git2.h>
-#include <zlib.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
-#include "util/base64.h"
+#include "git/credstore.h"
+#include "git/knownhosts.h"
 #include "util/digest.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
-#define KNOWN_HOSTS_MAX (16u << 20)
-#define CRED_FILE_MAX (1u << 20)
 
 struct repo {
 	git_repository *git;
@@ -257,80 +252,6 @@ void repo_free(struct repo *r)
 }
 
 /* ---- verify ------------------------------------------------------------- */
-
-/* loose_ok: the loose object file inflates to its end */
-static int loose_ok(const char *path)
-{
-	static unsigned char in[16384], out[16384];
-	FILE *f = fopen(path, "rb");
-	z_stream z;
-	int zr = Z_OK;
-
-	if (!f)
-		return 0;
-	memset(&z, 0, sizeof(z));
-	if (inflateInit(&z) != Z_OK) {
-		fclose(f);
-		return 0;
-	}
-	while (zr != Z_STREAM_END) {
-		size_t n = fread(in, 1, sizeof(in), f);
-		if (!n)
-			break;
-		z.next_in = in;
-		z.avail_in = (uInt)n;
-		do {
-			z.next_out = out;
-			z.avail_out = sizeof(out);
-			zr = inflate(&z, Z_NO_FLUSH);
-			if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
-				goto done;
-		} while (z.avail_in && zr != Z_STREAM_END);
-	}
-done:
-	inflateEnd(&z);
-	fclose(f);
-	return zr == Z_STREAM_END;
-}
-
-int repo_check_loose(const char *gitdir, struct err *err)
-{
-	char *objects = xasprintf("%s/objects", gitdir);
-	DIR *d = opendir(objects);
-	struct dirent *de;
-	int ret = 0;
-
-	while (d && ret == 0 && (de = readdir(d))) {
-		char *sub;
-		DIR *sd;
-		struct dirent *fe;
-
-		if (strlen(de->d_name) != 2 || !isxdigit((unsigned char)de->d_name[0]) ||
-		    !isxdigit((unsigned char)de->d_name[1]))
-			continue;
-		sub = xasprintf("%s/%s", objects, de->d_name);
-		sd = opendir(sub);
-		while (sd && ret == 0 && (fe = readdir(sd))) {
-			char *f;
-			if (strlen(fe->d_name) != GIT_OID_HEXSZ - 2)
-				continue;
-			f = xasprintf("%s/%s", sub, fe->d_name);
-			if (!loose_ok(f))
-				ret = err_set(err, ERR_GIT,
-					      "object %s%s in '%s' is truncated "
-					      "or corrupt",
-					      de->d_name, fe->d_name, gitdir);
-			free(f);
-		}
-		if (sd)
-			closedir(sd);
-		free(sub);
-	}
-	if (d)
-		closedir(d);
-	free(objects);
-	return ret;
-}
 
 struct verify {
 	git_repository *g;
@@ -1316,119 +1237,6 @@ void repo_cred_release(struct repo_cred *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* url_authority: "host[:port]" of scheme://[userinfo@]host[:port]/...,
- * and the scheme; 0 if url has no "://" */
-static int url_authority(const char *url, struct buf *scheme,
-			 struct buf *auth)
-{
-	const char *p = strstr(url, "://"), *a, *end, *at;
-
-	if (!p)
-		return 0;
-	buf_add(scheme, url, (size_t)(p - url));
-	a = p + 3;
-	end = a + strcspn(a, "/?#");
-	at = NULL;
-	for (const char *s = a; s < end; s++)
-		if (*s == '@')
-			at = s;
-	if (at)
-		a = at + 1;
-	buf_add(auth, a, (size_t)(end - a));
-	return 1;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static char *percent_decode(const char *s, size_t n)
-{
-	char *out = xmalloc(n + 1), *o = out;
-
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
-		    hexval(s[i + 2]) >= 0) {
-			*o++ = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
-			i += 2;
-		} else {
-			*o++ = s[i];
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-/*
- * cred_file_lookup: user and password for url from a git credential-store
- * file ("scheme://user:pass@host[:port][/path]" a line, percent-encoded);
- * the first line with the same scheme and host[:port] wins. 0 and NULLs
- * when nothing matches.
- */
-static int cred_file_lookup(const char *file, const char *url, char **user,
-			    char **pass, struct buf *why)
-{
-	struct buf data = BUF_INIT, scheme = BUF_INIT, auth = BUF_INIT;
-	struct err e = ERR_INIT;
-	const char *s;
-
-	*user = *pass = NULL;
-	if (!url_authority(url, &scheme, &auth))
-		goto out;
-	if (fs_read_file(&data, file, CRED_FILE_MAX, &e) < 0) {
-		buf_addf(why, "GPUFORM_GIT_CREDENTIALS: %s", err_msg(&e));
-		goto out;
-	}
-	for (s = buf_cstr(&data); *s;) {
-		size_t n = strcspn(s, "\r\n");
-		char *line = xstrndup(s, n);
-		struct buf ls = BUF_INIT, la = BUF_INIT;
-		const char *p = strstr(line, "://"), *at, *colon, *end;
-
-		s += n;
-		s += strspn(s, "\r\n");
-		if (!p || !url_authority(line, &ls, &la) ||
-		    strcasecmp(buf_cstr(&ls), buf_cstr(&scheme)) != 0 ||
-		    strcasecmp(buf_cstr(&la), buf_cstr(&auth)) != 0)
-			goto next;
-		p += 3;
-		end = p + strcspn(p, "/?#");
-		at = NULL;
-		for (const char *q = p; q < end; q++)
-			if (*q == '@')
-				at = q;
-		if (!at)
-			goto next;
-		colon = memchr(p, ':', (size_t)(at - p));
-		if (!colon)
-			goto next;
-		*user = percent_decode(p, (size_t)(colon - p));
-		*pass = percent_decode(colon + 1, (size_t)(at - colon - 1));
-	next:
-		digest_wipe(line, n);
-		free(line);
-		buf_release(&ls);
-		buf_release(&la);
-		if (*user)
-			break;
-	}
-out:
-	if (data.ptr)
-		digest_wipe(data.ptr, data.len);
-	buf_release(&data);
-	buf_release(&scheme);
-	buf_release(&auth);
-	err_release(&e);
-	return 0;
-}
-
 /* ---- transport callbacks ------------------------------------------------- */
 
 struct net {
@@ -1559,7 +1367,7 @@ static int cred_cb(git_credential **out, const char *url,
 			if (!n->file_pass) {
 				struct buf why = BUF_INIT;
 
-				cred_file_lookup(getenv("GPUFORM_GIT_CREDENTIALS"),
+				credstore_lookup(getenv("GPUFORM_GIT_CREDENTIALS"),
 						 url, &n->file_user,
 						 &n->file_pass, &why);
 				if (why.len) {
@@ -1598,207 +1406,11 @@ static int cred_cb(git_credential **out, const char *url,
 	return GIT_EUSER;
 }
 
-/* glob_match: OpenSSH host patterns: '*' and '?', case-insensitive */
-static int glob_match(const char *p, size_t pn, const char *s)
-{
-	if (!pn)
-		return !*s;
-	if (*p == '*') {
-		for (;; s++) {
-			if (glob_match(p + 1, pn - 1, s))
-				return 1;
-			if (!*s)
-				return 0;
-		}
-	}
-	if (!*s)
-		return 0;
-	if (*p != '?' &&
-	    tolower((unsigned char)*p) != tolower((unsigned char)*s))
-		return 0;
-	return glob_match(p + 1, pn - 1, s + 1);
-}
-
-/* host_matches: the known_hosts host field (patterns, or |1|salt|hash) */
-static int host_matches(const char *f, size_t n, const char *name)
-{
-	int pos = 0;
-
-	if (n > 3 && !strncmp(f, "|1|", 3)) {
-		const char *bar = memchr(f + 3, '|', n - 3);
-		struct buf salt = BUF_INIT, hash = BUF_INIT;
-		unsigned char md[EVP_MAX_MD_SIZE];
-		unsigned int mdlen = 0;
-		int ok = 0;
-
-		if (bar && base64_decode(&salt, f + 3, (size_t)(bar - f - 3), 0) == 0 &&
-		    base64_decode(&hash, bar + 1, n - (size_t)(bar + 1 - f), 0) == 0 &&
-		    HMAC(EVP_sha1(), salt.ptr, (int)salt.len,
-			 (const unsigned char *)name, strlen(name), md,
-			 &mdlen) &&
-		    mdlen == hash.len && CRYPTO_memcmp(md, hash.ptr, mdlen) == 0)
-			ok = 1;
-		buf_release(&salt);
-		buf_release(&hash);
-		return ok;
-	}
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		int neg;
-
-		while (j < n && f[j] != ',')
-			j++;
-		neg = f[i] == '!';
-		if (glob_match(f + i + neg, j - i - (size_t)neg, name)) {
-			if (neg)
-				return 0;
-			pos = 1;
-		}
-		i = j + 1;
-	}
-	return pos;
-}
-
-/* key_type: the algorithm name at the start of an SSH public key blob */
-static void key_type(const unsigned char *k, size_t n, struct buf *out)
-{
-	size_t l;
-
-	if (n < 4) {
-		buf_adds(out, "unknown");
-		return;
-	}
-	l = (size_t)k[0] << 24 | (size_t)k[1] << 16 | (size_t)k[2] << 8 | k[3];
-	if (l > n - 4 || l > 64)
-		buf_adds(out, "unknown");
-	else
-		buf_add(out, k + 4, l);
-}
-
-/*
- * known_hosts_check: is (name, key) listed in the known_hosts file? 0 if
- * so; otherwise fills n->fail and returns -1. Lines are "[@marker]
- * hostpatterns keytype base64key [comment]"; @revoked keys are refused,
- * @cert-authority lines ignored (host certificates are not supported).
- */
-static int known_hosts_check(struct net *n, const unsigned char *key,
-			     size_t keylen)
-{
-	const char *file = n->cred->known_hosts;
-	struct buf data = BUF_INIT, name = BUF_INIT, type = BUF_INIT;
-	struct buf fp = BUF_INIT, others = BUF_INIT;
-	struct err e = ERR_INIT;
-	unsigned char d[32];
-	unsigned int dn = 0;
-	int found = 0, revoked = 0, listed = 0, ret = -1;
-
-	if (n->port == 22)
-		buf_adds(&name, n->host);
-	else
-		buf_addf(&name, "[%s]:%d", n->host, n->port);
-	key_type(key, keylen, &type);
-	buf_adds(&fp, "SHA256:");
-	if (EVP_Digest(key, keylen, d, &dn, EVP_sha256(), NULL))
-		base64_encode(&fp, d, dn, BASE64_NOPAD);
-	if (!file) {
-		net_failf(n, ERR_AUTH,
-			  "cannot verify the host key of '%s': set "
-			  "GPUFORM_GIT_SSH_KNOWN_HOSTS (or HOME)",
-			  buf_cstr(&name));
-		goto out;
-	}
-	if (fs_read_file(&data, file, KNOWN_HOSTS_MAX, &e) < 0) {
-		net_failf(n, ERR_AUTH,
-			  "cannot verify the host key of '%s' (%s %s): %s",
-			  buf_cstr(&name), buf_cstr(&type), buf_cstr(&fp),
-			  err_msg(&e));
-		goto out;
-	}
-	for (const char *s = buf_cstr(&data); *s && !found && !revoked;) {
-		size_t ln = strcspn(s, "\r\n"), hn, tn, kn;
-		const char *l = s, *end = s + ln, *h, *t, *k;
-		struct buf blob = BUF_INIT;
-		int marker = 0; /* 1 revoked, 2 cert-authority */
-
-		s = end + strspn(end, "\r\n");
-		while (l < end && (*l == ' ' || *l == '\t'))
-			l++;
-		if (l == end || *l == '#')
-			continue;
-		if (*l == '@') {
-			size_t mn = strcspn(l, " \t\r\n");
-			marker = mn == 8 && !strncmp(l, "@revoked", 8) ? 1 : 2;
-			l += mn;
-			while (l < end && (*l == ' ' || *l == '\t'))
-				l++;
-		}
-		h = l;
-		hn = strcspn(h, " \t\r\n");
-		t = h + hn;
-		while (t < end && (*t == ' ' || *t == '\t'))
-			t++;
-		tn = strcspn(t, " \t\r\n");
-		k = t + tn;
-		while (k < end && (*k == ' ' || *k == '\t'))
-			k++;
-		kn = strcspn(k, " \t\r\n");
-		if (!hn || !tn || !kn || k + kn > end || marker == 2)
-			continue;
-		if (marker != 1 && !host_matches(h, hn, buf_cstr(&name)))
-			continue;
-		if (base64_decode(&blob, k, kn, 0) < 0) {
-			buf_release(&blob);
-			continue;
-		}
-		if (blob.len == keylen && !memcmp(blob.ptr, key, keylen)) {
-			if (marker == 1)
-				revoked = 1;
-			else
-				found = 1;
-		} else if (marker != 1) {
-			listed = 1;
-			if (others.len)
-				buf_adds(&others, ", ");
-			buf_add(&others, t, tn);
-		}
-		buf_release(&blob);
-	}
-	if (revoked)
-		net_failf(n, ERR_AUTH,
-			  "host key of '%s' (%s %s) is marked @revoked in '%s'; "
-			  "refusing to connect",
-			  buf_cstr(&name), buf_cstr(&type), buf_cstr(&fp), file);
-	else if (found)
-		ret = 0;
-	else if (listed)
-		net_failf(n, ERR_AUTH,
-			  "host key of '%s' (%s %s) does not match the key%s "
-			  "listed in '%s' (%s): the server's key changed or "
-			  "someone is intercepting the connection; refusing "
-			  "to connect",
-			  buf_cstr(&name), buf_cstr(&type), buf_cstr(&fp),
-			  strchr(buf_cstr(&others), ',') ? "s" : "", file,
-			  buf_cstr(&others));
-	else
-		net_failf(n, ERR_AUTH,
-			  "host key of '%s' (%s %s) is not in '%s'; refusing "
-			  "to connect to an unknown host: add its verified key "
-			  "to that file (GPUFORM_GIT_SSH_KNOWN_HOSTS names it)",
-			  buf_cstr(&name), buf_cstr(&type), buf_cstr(&fp), file);
-out:
-	buf_release(&others);
-	buf_release(&fp);
-	buf_release(&type);
-	buf_release(&name);
-	buf_release(&data);
-	err_release(&e);
-	return ret;
-}
-
 static int cert_cb(git_cert *cert, int valid, const char *host, void *payload)
 {
 	struct net *n = payload;
 	const git_cert_hostkey *hk;
+	struct err e = ERR_INIT;
 
 	if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2)
 		return GIT_PASSTHROUGH; /* TLS: libgit2 verifies (valid) */
@@ -1812,9 +1424,13 @@ static int cert_cb(git_cert *cert, int valid, const char *host, void *payload)
 			  n->host);
 		return GIT_EUSER;
 	}
-	if (known_hosts_check(n, (const unsigned char *)hk->hostkey,
-			      hk->hostkey_len) < 0)
+	if (knownhosts_check(n->cred->known_hosts, n->host, n->port,
+			     (const unsigned char *)hk->hostkey,
+			     hk->hostkey_len, &e) < 0) {
+		net_failf(n, e.code, "%s", err_msg(&e));
+		err_release(&e);
 		return GIT_EUSER;
+	}
 	return 0;
 }
 

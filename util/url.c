@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "util/xalloc.h"
+
 /* the user info of url: [*start, *start + *len), or 0 when none */
 static int find_userinfo(const char *url, size_t *start, size_t *len)
 {
@@ -45,4 +47,32 @@ void url_strip_userinfo(const char *url, struct buf *out)
 	}
 	buf_add(out, url, s);
 	buf_adds(out, url + s + n + 1);
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+char *url_percent_decode(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1), *o = out;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
+		    hexval(s[i + 2]) >= 0) {
+			*o++ = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	return out;
 }

@@ -5,6 +5,8 @@
 #ifndef UTIL_URL_H
 #define UTIL_URL_H
 
+#include <stddef.h>
+
 #include "util/buf.h"
 
 /*
@@ -17,5 +19,9 @@ int url_userinfo(const char *url, int *has_password);
 
 /* url_strip_userinfo: url without "USERINFO@" (appended to out) */
 void url_strip_userinfo(const char *url, struct buf *out);
+
+/* url_percent_decode: s[0..n) with %XX escapes decoded (malformed ones
+ * kept as they are), NUL-terminated, to free() */
+char *url_percent_decode(const char *s, size_t n);
 
 #endif
