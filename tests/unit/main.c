@@ -45,6 +45,7 @@ static Suite *(*const suites[])(void) = {
 	owner_suite,
 	preflight_suite,
 	helpers_suite,
+	git_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 
