@@ -444,6 +444,114 @@ out:
 	return ret;
 }
 
+/*
+ * 2. the shared files for the profile: the credentials file first, then
+ * the config (static keys, then a web identity role). 1 when they decided
+ * (*ret: 0 or -1 with err set); 0 to go on down the chain; -1 for a profile
+ * named by AWS_PROFILE (named) that needs what gpuform does not support.
+ */
+static int from_profile(struct aws *a, const char *cfg, const char *cred,
+			const char *profile, const char *csec, int named,
+			int *ret, struct err *err)
+{
+	char *id = awscreds_ini_get(cred, profile, "aws_access_key_id");
+	char *sec = awscreds_ini_get(cred, profile, "aws_secret_access_key");
+	char *tok = awscreds_ini_get(cred, profile, "aws_session_token");
+	char *role, *wif, *src = NULL, *v = NULL;
+
+	if (!id || !sec) {
+		free(id);
+		digest_wipe_str(sec);
+		digest_wipe_str(tok);
+		id = awscreds_ini_get(cfg, csec, "aws_access_key_id");
+		sec = awscreds_ini_get(cfg, csec, "aws_secret_access_key");
+		tok = awscreds_ini_get(cfg, csec, "aws_session_token");
+	}
+	if (id && sec) {
+		src = xasprintf("profile '%s'", profile);
+		set_creds(a, id, sec, tok, src);
+	}
+	free(id);
+	digest_wipe_str(sec);
+	digest_wipe_str(tok);
+	if (src) {
+		free(src);
+		*ret = 0;
+		return 1;
+	}
+	role = awscreds_ini_get(cfg, csec, "role_arn");
+	wif = awscreds_ini_get(cfg, csec, "web_identity_token_file");
+	if (role && wif) {
+		src = xasprintf("profile '%s' (web identity)", profile);
+		*ret = web_identity(a, role, wif, NULL, src, err);
+		free(src);
+		free(role);
+		free(wif);
+		return 1;
+	}
+	free(wif);
+	if (role || (v = awscreds_ini_get(cfg, csec, "sso_session")) ||
+	    (v = awscreds_ini_get(cfg, csec, "credential_process"))) {
+		free(v);
+		free(role);
+		if (named)
+			return err_set(err, ERR_AUTH,
+				       "profile '%s' uses a role with a source "
+				       "profile, SSO or a credential process, "
+				       "which gpuform does not support; export "
+				       "its credentials (aws configure "
+				       "export-credentials --format env)",
+				       profile);
+	}
+	return 0;
+}
+
+/* 3.-5. web identity (IRSA), container credentials, IMDSv2: 0 or -1 */
+static int from_environment(struct aws *a, const char *profile,
+			    struct err *err)
+{
+	/* 3. web identity (IRSA) */
+	if (env("AWS_WEB_IDENTITY_TOKEN_FILE") && env("AWS_ROLE_ARN"))
+		return web_identity(a, env("AWS_ROLE_ARN"),
+				    env("AWS_WEB_IDENTITY_TOKEN_FILE"),
+				    env("AWS_ROLE_SESSION_NAME"),
+				    "web identity (AWS_ROLE_ARN)", err);
+	/* 4. container credentials (EKS Pod Identity, ECS) */
+	if (env("AWS_CONTAINER_CREDENTIALS_FULL_URI") ||
+	    env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"))
+		return container(a, err);
+	/* 5. IMDSv2 */
+	if (!env_true("AWS_EC2_METADATA_DISABLED")) {
+		if (imds(a, 1, err) == 0)
+			return 0;
+		err_release(err);
+	}
+	return err_set(err, ERR_AUTH,
+		       "no AWS credentials: tried the environment "
+		       "(AWS_ACCESS_KEY_ID), profile '%s' in the shared files, "
+		       "web identity (AWS_WEB_IDENTITY_TOKEN_FILE + "
+		       "AWS_ROLE_ARN), container credentials "
+		       "(AWS_CONTAINER_CREDENTIALS_FULL_URI) and IMDSv2",
+		       profile);
+}
+
+/* the region when no flag, variable or profile gave one: IMDS */
+static int region_fallback(struct aws *a, struct err *err)
+{
+	struct err e = ERR_INIT;
+
+	if (!a->region) {
+		if (!env_true("AWS_EC2_METADATA_DISABLED") &&
+		    imds(a, 0, &e) < 0)
+			err_release(&e);
+		if (!a->region)
+			return err_set(err, ERR_INVALID,
+				       "no AWS region: give --region, or set "
+				       "AWS_REGION or the profile's region");
+	}
+	return 0;
+}
+
 int awscreds_load(struct aws *a, const char *region_flag, struct err *err)
 {
 	const char *prof_env = env("AWS_PROFILE");
@@ -455,8 +563,8 @@ int awscreds_load(struct aws *a, const char *region_flag, struct err *err)
 	char *csec = !strcmp(profile, "default")
 			     ? xstrdup("default")
 			     : xasprintf("profile %s", profile);
-	char *src = NULL, *v;
-	int have_profile = 0, ret = -1;
+	char *v;
+	int have_profile = 0, ret = -1, r;
 	struct err e = ERR_INIT;
 
 	/* the files are optional; unreadable ones count as absent, as in
@@ -491,109 +599,17 @@ int awscreds_load(struct aws *a, const char *region_flag, struct err *err)
 			  env("AWS_SECRET_ACCESS_KEY"), env("AWS_SESSION_TOKEN"),
 			  "environment");
 		ret = 0;
-		goto region;
+	} else if (have_profile &&
+		   (r = from_profile(a, buf_cstr(&cfg), buf_cstr(&cred),
+				     profile, csec, prof_env != NULL, &ret,
+				     err)) != 0) {
+		if (r < 0)
+			goto out; /* ret is -1 */
+	} else {
+		ret = from_environment(a, profile, err);
 	}
-	/* 2. shared files: credentials file first, then config */
-	if (have_profile) {
-		char *id = awscreds_ini_get(buf_cstr(&cred), profile,
-					    "aws_access_key_id");
-		char *sec = awscreds_ini_get(buf_cstr(&cred), profile,
-					     "aws_secret_access_key");
-		char *tok = awscreds_ini_get(buf_cstr(&cred), profile,
-					     "aws_session_token");
-		char *role, *wif;
-
-		if (!id || !sec) {
-			free(id);
-			digest_wipe_str(sec);
-			digest_wipe_str(tok);
-			id = awscreds_ini_get(buf_cstr(&cfg), csec,
-					      "aws_access_key_id");
-			sec = awscreds_ini_get(buf_cstr(&cfg), csec,
-					       "aws_secret_access_key");
-			tok = awscreds_ini_get(buf_cstr(&cfg), csec,
-					       "aws_session_token");
-		}
-		if (id && sec) {
-			src = xasprintf("profile '%s'", profile);
-			set_creds(a, id, sec, tok, src);
-		}
-		free(id);
-		digest_wipe_str(sec);
-		digest_wipe_str(tok);
-		if (src) {
-			ret = 0;
-			goto region;
-		}
-		role = awscreds_ini_get(buf_cstr(&cfg), csec, "role_arn");
-		wif = awscreds_ini_get(buf_cstr(&cfg), csec,
-				       "web_identity_token_file");
-		if (role && wif) {
-			src = xasprintf("profile '%s' (web identity)", profile);
-			ret = web_identity(a, role, wif, NULL, src, err);
-			free(role);
-			free(wif);
-			goto region;
-		}
-		free(wif);
-		if (role || (v = awscreds_ini_get(buf_cstr(&cfg), csec,
-						  "sso_session")) ||
-		    (v = awscreds_ini_get(buf_cstr(&cfg), csec,
-					  "credential_process"))) {
-			if (!role)
-				free(v);
-			free(role);
-			if (prof_env) {
-				err_set(err, ERR_AUTH,
-					"profile '%s' uses a role with a source "
-					"profile, SSO or a credential process, "
-					"which gpuform does not support; export "
-					"its credentials (aws configure "
-					"export-credentials --format env)",
-					profile);
-				goto out;
-			}
-		}
-	}
-	/* 3. web identity (IRSA) */
-	if (env("AWS_WEB_IDENTITY_TOKEN_FILE") && env("AWS_ROLE_ARN")) {
-		ret = web_identity(a, env("AWS_ROLE_ARN"),
-				   env("AWS_WEB_IDENTITY_TOKEN_FILE"),
-				   env("AWS_ROLE_SESSION_NAME"),
-				   "web identity (AWS_ROLE_ARN)", err);
-		goto region;
-	}
-	/* 4. container credentials (EKS Pod Identity, ECS) */
-	if (env("AWS_CONTAINER_CREDENTIALS_FULL_URI") ||
-	    env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) {
-		ret = container(a, err);
-		goto region;
-	}
-	/* 5. IMDSv2 */
-	if (!env_true("AWS_EC2_METADATA_DISABLED")) {
-		if (imds(a, 1, err) == 0) {
-			ret = 0;
-			goto region;
-		}
-		err_release(err);
-	}
-	err_set(err, ERR_AUTH,
-		"no AWS credentials: tried the environment (AWS_ACCESS_KEY_ID), "
-		"profile '%s' in the shared files, web identity "
-		"(AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN), container "
-		"credentials (AWS_CONTAINER_CREDENTIALS_FULL_URI) and IMDSv2",
-		profile);
-	goto out;
-region:
-	if (ret == 0 && !a->region) {
-		if (!env_true("AWS_EC2_METADATA_DISABLED") &&
-		    imds(a, 0, &e) < 0)
-			err_release(&e);
-		if (!a->region)
-			ret = err_set(err, ERR_INVALID,
-				      "no AWS region: give --region, or set "
-				      "AWS_REGION or the profile's region");
-	}
+	if (ret == 0)
+		ret = region_fallback(a, err);
 out:
 	digest_wipe_buf(&cred);
 	digest_wipe_buf(&cfg);
@@ -602,6 +618,5 @@ out:
 	free(cpath);
 	free(kpath);
 	free(csec);
-	free(src);
 	return ret;
 }
