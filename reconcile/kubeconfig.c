@@ -1103,35 +1103,29 @@ static void describe_ms(struct buf *out, long ms)
  * complete except for the subject ("exec plugin 'x' of user 'u'"), which
  * the caller adds.
  */
-static int run_plugin(const struct kube_config *c, long timeout_ms,
-		      struct buf *out, struct buf *errout, int *status,
-		      struct err *err)
+/* start the plugin with stdout and stderr on pipes (the read ends in
+ * opipe[0], epipe[0]; the write ends closed here) */
+static int spawn_plugin(const struct kube_config *c, char **envp,
+			int opipe[2], int epipe[2], pid_t *pid,
+			struct err *err)
 {
-	int opipe[2] = { -1, -1 }, epipe[2] = { -1, -1 };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	char *info = exec_info(c);
-	char **envp = exec_envp(c, info);
-	struct pollfd pfd[2];
-	long long deadline = mono_ms() + timeout_ms;
-	int fa_ok = 0, attr_ok = 0, over = 0, timed_out = 0, reaped = 0;
-	int ret = -1, rc;
 	sigset_t sigs;
-	pid_t pid = -1;
+	int rc;
 
-	if (pipe(opipe) < 0 || pipe(epipe) < 0) {
-		err_errno(err, "cannot create a pipe");
-		goto out;
-	}
+	if (pipe(opipe) < 0 || pipe(epipe) < 0)
+		return err_errno(err, "cannot create a pipe");
 	set_cloexec(opipe[0]);
 	set_cloexec(epipe[0]);
 	set_cloexec(opipe[1]);
 	set_cloexec(epipe[1]);
-	if (posix_spawn_file_actions_init(&fa) || posix_spawnattr_init(&attr)) {
-		err_set(err, ERR_IO, "cannot prepare to run it");
-		goto out;
+	if (posix_spawn_file_actions_init(&fa))
+		return err_set(err, ERR_IO, "cannot prepare to run it");
+	if (posix_spawnattr_init(&attr)) {
+		posix_spawn_file_actions_destroy(&fa);
+		return err_set(err, ERR_IO, "cannot prepare to run it");
 	}
-	fa_ok = attr_ok = 1;
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, opipe[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, epipe[1], 2);
@@ -1149,53 +1143,69 @@ static int run_plugin(const struct kube_config *c, long timeout_ms,
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
 						POSIX_SPAWN_SETSIGMASK |
 						POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawnp(&pid, c->exec_argv[0], &fa, &attr, c->exec_argv,
+	rc = posix_spawnp(pid, c->exec_argv[0], &fa, &attr, c->exec_argv,
 			  envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	if (rc) {
-		pid = -1;
-		err_set(err, ERR_AUTH, "cannot run it: %s%s", strerror(rc),
-			rc == ENOENT ? " (is it installed and on PATH?)" : "");
-		goto out;
+		*pid = -1;
+		return err_set(err, ERR_AUTH, "cannot run it: %s%s",
+			       strerror(rc),
+			       rc == ENOENT ? " (is it installed and on PATH?)"
+					    : "");
 	}
 	close(opipe[1]);
 	close(epipe[1]);
 	opipe[1] = epipe[1] = -1;
+	return 0;
+}
 
-	pfd[0].fd = opipe[0];
-	pfd[1].fd = epipe[0];
+/*
+ * read the plugin's stdout and stderr until both close or it exits, the
+ * deadline passes (*timed_out) or stdout is too long (*over), then reap it
+ * (killing its process group in the last two cases). -1 only for a failed
+ * poll.
+ */
+static int read_plugin(pid_t pid, int ofd, int efd, long long deadline,
+		       struct buf *out, struct buf *errout, int *status,
+		       int *timed_out, int *over, struct err *err)
+{
+	struct pollfd pfd[2];
+	int reaped = 0, rc;
+
+	pfd[0].fd = ofd;
+	pfd[1].fd = efd;
 	pfd[0].events = pfd[1].events = POLLIN;
 	while (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
 		long long left = deadline - mono_ms();
 		int n;
 
 		if (left <= 0) {
-			timed_out = 1;
+			*timed_out = 1;
 			break;
 		}
 		/* wake up now and then: if the plugin exited but left a child
 		 * holding the pipes, stop at what is there */
 		n = poll(pfd, 2, (int)(left < 100 ? left : 100));
-		if (n < 0 && errno != EINTR) {
-			err_errno(err, "poll");
-			goto out;
-		}
+		if (n < 0 && errno != EINTR)
+			return err_errno(err, "poll");
 		for (int i = 0; n > 0 && i < 2; i++) {
 			if (pfd[i].fd < 0 || !pfd[i].revents)
 				continue;
 			rc = drain(pfd[i].fd, i ? errout : out,
 				   i ? KC_MAX_STDERR
 				     : KUBECONFIG_EXEC_MAX_OUTPUT,
-				   i ? NULL : &over);
+				   i ? NULL : over);
 			if (rc == 1)
 				pfd[i].fd = -1;
 		}
-		if (over)
+		if (*over)
 			break;
 		if (!reaped && waitpid(pid, status, WNOHANG) == pid) {
 			reaped = 1;
 			/* take what is still buffered in the pipes, without
 			 * waiting for grandchildren that may hold them */
-			for (int i = 0; i < 2 && !over; i++) {
+			for (int i = 0; i < 2 && !*over; i++) {
 				if (pfd[i].fd < 0)
 					continue;
 				fcntl(pfd[i].fd, F_SETFL,
@@ -1205,13 +1215,13 @@ static int run_plugin(const struct kube_config *c, long timeout_ms,
 						pfd[i].fd, i ? errout : out,
 						i ? KC_MAX_STDERR
 						  : KUBECONFIG_EXEC_MAX_OUTPUT,
-						i ? NULL : &over);
-				} while (rc == 0 && !over);
+						i ? NULL : over);
+				} while (rc == 0 && !*over);
 				pfd[i].fd = -1;
 			}
 		}
 	}
-	if (timed_out || over) {
+	if (*timed_out || *over) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 	}
@@ -1221,8 +1231,8 @@ static int run_plugin(const struct kube_config *c, long timeout_ms,
 			reaped = 1;
 			break;
 		}
-		if (mono_ms() >= deadline && !timed_out) {
-			timed_out = 1;
+		if (mono_ms() >= deadline && !*timed_out) {
+			*timed_out = 1;
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 		}
@@ -1231,6 +1241,24 @@ static int run_plugin(const struct kube_config *c, long timeout_ms,
 			nanosleep(&ts, NULL);
 		}
 	}
+	return 0;
+}
+
+static int run_plugin(const struct kube_config *c, long timeout_ms,
+		      struct buf *out, struct buf *errout, int *status,
+		      struct err *err)
+{
+	int opipe[2] = { -1, -1 }, epipe[2] = { -1, -1 };
+	char *info = exec_info(c);
+	char **envp = exec_envp(c, info);
+	long long deadline = mono_ms() + timeout_ms;
+	int over = 0, timed_out = 0, ret = -1;
+	pid_t pid = -1;
+
+	if (spawn_plugin(c, envp, opipe, epipe, &pid, err) < 0 ||
+	    read_plugin(pid, opipe[0], epipe[0], deadline, out, errout,
+			status, &timed_out, &over, err) < 0)
+		goto out;
 	if (timed_out) {
 		struct buf d = BUF_INIT;
 		describe_ms(&d, timeout_ms);
@@ -1246,10 +1274,6 @@ static int run_plugin(const struct kube_config *c, long timeout_ms,
 	}
 	ret = 0;
 out:
-	if (fa_ok)
-		posix_spawn_file_actions_destroy(&fa);
-	if (attr_ok)
-		posix_spawnattr_destroy(&attr);
 	for (int i = 0; i < 2; i++) {
 		if (opipe[i] >= 0)
 			close(opipe[i]);
