@@ -551,6 +551,68 @@ static void report_parse_error(const yaml_parser_t *p, const char *data,
 		p->context ? ")" : "");
 }
 
+/* a scalar event: a new node, attached (and remembered under its anchor) */
+static int on_scalar(struct parse_state *ps, const yaml_event_t *ev,
+		     struct err *err)
+{
+	struct ynode *n;
+
+	if (check_tag(ps, ev->data.scalar.tag, &ev->start_mark, err) < 0)
+		return -1;
+	if (ps->budget == 0)
+		return err_set(err, ERR_INVALID,
+			       "%s:%zu:%zu: more than %d nodes; the document "
+			       "is too large",
+			       ps->file, ev->start_mark.line + 1,
+			       ev->start_mark.column + 1, YAML_MAX_NODES);
+	ps->budget--;
+	n = ynode_new(YNODE_SCALAR, &ev->start_mark);
+	n->len = ev->data.scalar.length;
+	n->value = xmalloc(n->len + 1);
+	memcpy(n->value, ev->data.scalar.value, n->len);
+	n->value[n->len] = '\0';
+	n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		   ev->data.scalar.plain_implicit;
+	if (ev->data.scalar.tag &&
+	    strcmp((const char *)ev->data.scalar.tag, "!"))
+		n->tag = xstrdup((const char *)ev->data.scalar.tag);
+	else if (ev->data.scalar.tag)
+		n->plain = 0; /* "!" forces a string */
+	if (attach(ps, n, err) < 0)
+		return -1;
+	if (ev->data.scalar.anchor)
+		remember_anchor(ps, (const char *)ev->data.scalar.anchor, n);
+	return 0;
+}
+
+/* an alias event: a copy of the anchored node, within the node budget */
+static int on_alias(struct parse_state *ps, const yaml_event_t *ev,
+		    struct err *err)
+{
+	const char *name = (const char *)ev->data.alias.anchor;
+	struct ynode *src = NULL, *copy;
+
+	for (size_t i = 0; i < ps->nanchors; i++)
+		if (!strcmp(ps->anchors[i].name, name))
+			src = ps->anchors[i].node;
+	if (!src)
+		return err_set(err, ERR_INVALID,
+			       "%s:%zu:%zu: unknown alias '*%.80s'", ps->file,
+			       ev->start_mark.line + 1,
+			       ev->start_mark.column + 1, name);
+	copy = ynode_copy(src, &ps->budget);
+	if (!copy)
+		return err_set(err, ERR_INVALID,
+			       "%s:%zu:%zu: alias '*%.80s' expands past the "
+			       "limit of %d nodes; avoid nested aliases",
+			       ps->file, ev->start_mark.line + 1,
+			       ev->start_mark.column + 1, name,
+			       YAML_MAX_NODES);
+	copy->line = (int)ev->start_mark.line + 1;
+	copy->col = (int)ev->start_mark.column + 1;
+	return attach(ps, copy, err);
+}
+
 int yaml_parse(struct ystream *out, const char *data, size_t len,
 	       const char *file, struct err *err)
 {
@@ -600,75 +662,14 @@ int yaml_parse(struct ystream *out, const char *data, size_t len,
 			s.nr++;
 			reset_document(&ps);
 			break;
-		case YAML_SCALAR_EVENT: {
-			struct ynode *n;
-			if (check_tag(&ps, ev.data.scalar.tag, &ev.start_mark,
-				      err) < 0)
-				goto fail_event;
-			if (ps.budget == 0) {
-				err_set(err, ERR_INVALID,
-					"%s:%zu:%zu: more than %d nodes; the "
-					"document is too large",
-					file, ev.start_mark.line + 1,
-					ev.start_mark.column + 1,
-					YAML_MAX_NODES);
-				goto fail_event;
-			}
-			ps.budget--;
-			n = ynode_new(YNODE_SCALAR, &ev.start_mark);
-			n->len = ev.data.scalar.length;
-			n->value = xmalloc(n->len + 1);
-			memcpy(n->value, ev.data.scalar.value, n->len);
-			n->value[n->len] = '\0';
-			n->plain = ev.data.scalar.style ==
-					   YAML_PLAIN_SCALAR_STYLE &&
-				   ev.data.scalar.plain_implicit;
-			if (ev.data.scalar.tag &&
-			    strcmp((const char *)ev.data.scalar.tag, "!"))
-				n->tag = xstrdup(
-					(const char *)ev.data.scalar.tag);
-			else if (ev.data.scalar.tag)
-				n->plain = 0; /* "!" forces a string */
-			if (attach(&ps, n, err) < 0)
-				goto fail_event;
-			if (ev.data.scalar.anchor)
-				remember_anchor(&ps,
-						(const char *)ev.data.scalar.anchor,
-						n);
-			break;
-		}
-		case YAML_ALIAS_EVENT: {
-			struct ynode *src = NULL, *copy;
-			for (size_t i = 0; i < ps.nanchors; i++)
-				if (!strcmp(ps.anchors[i].name,
-					    (const char *)ev.data.alias.anchor))
-					src = ps.anchors[i].node;
-			if (!src) {
-				err_set(err, ERR_INVALID,
-					"%s:%zu:%zu: unknown alias '*%.80s'",
-					file, ev.start_mark.line + 1,
-					ev.start_mark.column + 1,
-					(const char *)ev.data.alias.anchor);
-				goto fail_event;
-			}
-			copy = ynode_copy(src, &ps.budget);
-			if (!copy) {
-				err_set(err, ERR_INVALID,
-					"%s:%zu:%zu: alias '*%.80s' expands past "
-					"the limit of %d nodes; avoid nested "
-					"aliases",
-					file, ev.start_mark.line + 1,
-					ev.start_mark.column + 1,
-					(const char *)ev.data.alias.anchor,
-					YAML_MAX_NODES);
-				goto fail_event;
-			}
-			copy->line = (int)ev.start_mark.line + 1;
-			copy->col = (int)ev.start_mark.column + 1;
-			if (attach(&ps, copy, err) < 0)
+		case YAML_SCALAR_EVENT:
+			if (on_scalar(&ps, &ev, err) < 0)
 				goto fail_event;
 			break;
-		}
+		case YAML_ALIAS_EVENT:
+			if (on_alias(&ps, &ev, err) < 0)
+				goto fail_event;
+			break;
 		case YAML_SEQUENCE_START_EVENT:
 			if (check_tag(&ps, ev.data.sequence_start.tag,
 				      &ev.start_mark, err) < 0 ||
