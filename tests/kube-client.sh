@@ -28,7 +28,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTION
 if [ -z "${BUILD_DIR:-}" ]; then
 	if [ -d build/san/reconcile ]; then BUILD_DIR=build/san; else BUILD_DIR=build/rel; fi
 fi
-PKGS="yaml-0.1 libcjson libcurl libgit2 openssl"
+PKGS="yaml-0.1 libcjson libcurl libgit2 openssl zlib"
 CFLAGS_T="-std=c11 -D_POSIX_C_SOURCE=200809L -I. -Wall -Wextra -Wno-unused-parameter -g"
 case $(basename "$BUILD_DIR") in
 san*) CFLAGS_T="$CFLAGS_T -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" ;;
@@ -37,7 +37,7 @@ LITE=$WORK/kubectl-lite
 FAULTSRV=$WORK/faultsrv
 # shellcheck disable=SC2086 # word splitting intended
 if ! out=$(cc $CFLAGS_T $(pkg-config --cflags $PKGS) -o "$LITE" tests/tools/kubectl-lite.c \
-	"$BUILD_DIR"/util/*.o "$BUILD_DIR"/generator/*.o "$BUILD_DIR"/reconcile/*.o \
+	"$BUILD_DIR"/util/*.o "$BUILD_DIR"/generator/*.o "$BUILD_DIR"/git/*.o "$BUILD_DIR"/reconcile/*.o \
 	"$BUILD_DIR"/embedded.o $(pkg-config --libs $PKGS) -lm 2>&1) ||
 	! out2=$(cc $CFLAGS_T -o "$FAULTSRV" tests/tools/faultsrv.c 2>&1); then
 	t_fail "build the test drivers against $BUILD_DIR" "${out:-}${out2:-}"

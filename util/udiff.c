@@ -71,7 +71,7 @@ int udiff(struct buf *out, const char *a, const char *b, const char *label_a,
 {
 	struct lines la, lb;
 	struct op *ops;
-	size_t nops = 0, n, m;
+	size_t nops = 0, n, m, p = 0;
 	unsigned *tbl = NULL;
 
 	if (!strcmp(a, b))
@@ -81,37 +81,48 @@ int udiff(struct buf *out, const char *a, const char *b, const char *label_a,
 	n = la.n;
 	m = lb.n;
 	ops = xmalloc(st_mul(n + m + 1, sizeof(*ops)));
-	if ((n + 1) * (m + 1) <= UDIFF_MAX_CELLS) {
-		/* tbl[i][j] = LCS length of a[i..] and b[j..] */
-		tbl = xcalloc((n + 1) * (m + 1), sizeof(*tbl));
-		for (size_t i = n; i-- > 0;)
-			for (size_t j = m; j-- > 0;)
-				tbl[i * (m + 1) + j] =
-					line_eq(&la, i, &lb, j)
-						? tbl[(i + 1) * (m + 1) + j + 1] + 1
-					: tbl[(i + 1) * (m + 1) + j] >
-							tbl[i * (m + 1) + j + 1]
-						? tbl[(i + 1) * (m + 1) + j]
-						: tbl[i * (m + 1) + j + 1];
+	/* the common leading lines are matched first whatever the table
+	 * says (the walk below takes equal lines as they come), so the
+	 * table only covers what follows them */
+	while (p < n && p < m && line_eq(&la, p, &lb, p)) {
+		ops[nops++] = (struct op){ ' ', p, p };
+		p++;
+	}
+	if ((n - p + 1) * (m - p + 1) <= UDIFF_MAX_CELLS) {
+		/* tbl[i][j] = LCS length of a[p + i..] and b[p + j..] */
+		size_t w = m - p + 1;
+		tbl = xcalloc((n - p + 1) * w, sizeof(*tbl));
+		for (size_t i = n - p; i-- > 0;)
+			for (size_t j = m - p; j-- > 0;)
+				tbl[i * w + j] =
+					line_eq(&la, p + i, &lb, p + j)
+						? tbl[(i + 1) * w + j + 1] + 1
+					: tbl[(i + 1) * w + j] > tbl[i * w + j + 1]
+						? tbl[(i + 1) * w + j]
+						: tbl[i * w + j + 1];
 		{
-			size_t i = 0, j = 0;
-			while (i < n || j < m) {
-				if (i < n && j < m && line_eq(&la, i, &lb, j)) {
-					ops[nops++] = (struct op){ ' ', i++, j++ };
-				} else if (j < m &&
-					   (i == n || tbl[i * (m + 1) + j + 1] >=
-							      tbl[(i + 1) * (m + 1) + j])) {
-					ops[nops++] = (struct op){ '+', i, j++ };
+			size_t i = 0, j = 0, ni = n - p, mj = m - p;
+			while (i < ni || j < mj) {
+				if (i < ni && j < mj &&
+				    line_eq(&la, p + i, &lb, p + j)) {
+					ops[nops++] = (struct op){ ' ', p + i++,
+								   p + j++ };
+				} else if (j < mj &&
+					   (i == ni || tbl[i * w + j + 1] >=
+							       tbl[(i + 1) * w + j])) {
+					ops[nops++] = (struct op){ '+', p + i,
+								   p + j++ };
 				} else {
-					ops[nops++] = (struct op){ '-', i++, j };
+					ops[nops++] = (struct op){ '-', p + i++,
+								   p + j };
 				}
 			}
 		}
 		free(tbl);
 	} else {
-		for (size_t i = 0; i < n; i++)
-			ops[nops++] = (struct op){ '-', i, 0 };
-		for (size_t j = 0; j < m; j++)
+		for (size_t i = p; i < n; i++)
+			ops[nops++] = (struct op){ '-', i, p };
+		for (size_t j = p; j < m; j++)
 			ops[nops++] = (struct op){ '+', n, j };
 	}
 	/* reorder so that within a change block removals come first */

@@ -2,8 +2,10 @@
  * util/udiff.h: line-based unified diff of two texts (like `diff -u`).
  *
  * LCS over lines; meant for Kubernetes objects (hundreds of lines), not for
- * huge files: past UDIFF_MAX_CELLS of the n*m table it falls back to
- * "everything removed, everything added".
+ * huge files. The common leading lines are matched without the table, so
+ * only the rest counts: past UDIFF_MAX_CELLS of that (n-k)*(m-k) table it
+ * falls back to "the rest removed, the rest added". Why this and not
+ * libgit2's diff: docs/development.md, "The text diff".
  */
 #ifndef UTIL_UDIFF_H
 #define UTIL_UDIFF_H

@@ -375,24 +375,41 @@ START_TEST(test_one_line_ranges)
 }
 END_TEST
 
-/* past UDIFF_MAX_CELLS: everything removed, everything added */
+/* past UDIFF_MAX_CELLS (the lines after the common leading ones): the
+ * rest removed, the rest added */
 START_TEST(test_huge_fallback)
 {
 	int n = 2100; /* (n + 1)^2 > 4 Mi cells */
-	char *a = numbered(n, 0, 0), *b = numbered(n, 1000, 0);
+	char *a = numbered(n, 0, 0), *b = numbered(n, 2, 0);
 	struct buf out = BUF_INIT, want = BUF_INIT;
 
-	ck_assert_uint_gt((unsigned)(n + 1) * (unsigned)(n + 1),
-			  UDIFF_MAX_CELLS);
-	buf_addf(&want, "--- a\n+++ b\n@@ -1,%d +1,%d @@\n", n, n);
-	for (int i = 1; i <= n; i++)
+	ck_assert_uint_gt((unsigned)n * (unsigned)n, UDIFF_MAX_CELLS);
+	/* line 1 is common: matched, shown as context */
+	buf_addf(&want, "--- a\n+++ b\n@@ -1,%d +1,%d @@\n l1\n", n, n);
+	for (int i = 2; i <= n; i++)
 		buf_addf(&want, "-l%d\n", i);
-	for (int i = 1; i <= n; i++)
-		buf_addf(&want, "+%s%d\n", i == 1000 ? "L" : "l", i);
+	for (int i = 2; i <= n; i++)
+		buf_addf(&want, "+%s%d\n", i == 2 ? "L" : "l", i);
 	ck_assert_int_eq(udiff(&out, a, b, "a", "b", 3), 1);
-	ck_assert_str_eq(buf_cstr(&out), buf_cstr(&want));
+	ck_assert(!strcmp(buf_cstr(&out), buf_cstr(&want)));
 	buf_release(&out);
 	buf_release(&want);
+	free(a);
+	free(b);
+}
+END_TEST
+
+/* a big object with a change far down: the common leading lines do not
+ * count against the table, so it gets a real hunk (before: the fallback) */
+START_TEST(test_huge_common_prefix)
+{
+	int n = 2100;
+	char *a = numbered(n, 0, 0), *b = numbered(n, 1500, 0);
+
+	expect_diff(a, b, 3,
+		    "--- a\n+++ b\n@@ -1497,7 +1497,7 @@\n"
+		    " l1497\n l1498\n l1499\n-l1500\n+L1500\n l1501\n l1502\n"
+		    " l1503\n");
 	free(a);
 	free(b);
 }
@@ -420,6 +437,7 @@ Suite *udiff_suite(void)
 	tcase_add_test(tc, test_mixed_block);
 	tcase_add_test(tc, test_one_line_ranges);
 	tcase_add_test(tc, test_huge_fallback);
+	tcase_add_test(tc, test_huge_common_prefix);
 	suite_add_tcase(s, tc);
 	return s;
 }
