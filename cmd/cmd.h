@@ -17,6 +17,7 @@
 #define CMD_CMD_H
 
 #include "cmd/options.h"
+#include "generator/render.h"
 #include "util/diag.h"
 #include "util/err.h"
 
@@ -60,5 +61,10 @@ int cmd_print_help(const char *cmd);
 void report_diags(const struct diags *d);
 int report_err(const struct err *e);
 int exit_code_for(const struct err *e);
+
+/* cmd_output_format: -o/--format for render and install (cmd/render.c);
+ * -1 after a usage error */
+int cmd_output_format(const char *cmd, int val, const char *arg,
+		      enum render_format *fmt, const char **dir);
 
 #endif

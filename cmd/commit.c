@@ -12,7 +12,7 @@
  * (default DIR: clusters), exactly what `render -o DIR/<cluster>` writes
  * for it, and nothing else under DIR changes. A cluster directory that is
  * not empty and has no kustomization.yaml of gpuform's (the marker `render
- * -o` checks too) is never replaced. Git itself is cmd/repo.c.
+ * -o` checks too) is never replaced. Git itself is the git/ module.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cmd/cmd.h"

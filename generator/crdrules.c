@@ -1,5 +1,5 @@
 /*
- * generator/check.c: CEL rules of the Karpenter v1 (and the v1alpha1
+ * generator/crdrules.c: CEL rules of the Karpenter v1 (and the v1alpha1
  * NodeOverlay) and Kueue v1beta2 CRDs,
  * enforced locally (see check.h). Rules are taken from the CRDs in
  * tests/fixtures/crds; each function names the CRD it follows.

@@ -1,13 +1,13 @@
 /*
- * generator/check.h: the rules the Karpenter and Kueue CRDs state as CEL
+ * generator/crdrules.h: the rules the Karpenter and Kueue CRDs state as CEL
  * (x-kubernetes-validations) that an API server without CEL (1.20), a
  * server-side dry run against it, or a schema-only validator never checks.
  *
  * Pure. Used on every render (gpuform's own output must pass) and on every
  * object a reconcile is about to apply (hand-written or edited files).
  */
-#ifndef GENERATOR_CHECK_H
-#define GENERATOR_CHECK_H
+#ifndef GENERATOR_CRDRULES_H
+#define GENERATOR_CRDRULES_H
 
 #include <stddef.h>
 

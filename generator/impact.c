@@ -1,5 +1,5 @@
 /*
- * reconcile/impact.c: node impact of a change, by Karpenter's drift rules
+ * generator/impact.c: node impact of a change, by Karpenter's drift rules
  * (see impact.h).
  *
  * Field lists follow the Go types of Karpenter v1 (kubernetes-sigs/karpenter

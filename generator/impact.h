@@ -1,5 +1,5 @@
 /*
- * reconcile/impact.h: what a change to one object does to running nodes,
+ * generator/impact.h: what a change to one object does to running nodes,
  * by Karpenter's own drift rules (karpenter.sh/v1, karpenter.k8s.aws/v1).
  *
  * Karpenter marks a NodeClaim drifted in two ways:
@@ -20,8 +20,8 @@
  *
  * Pure: no I/O, no clock; objects in, a classification out.
  */
-#ifndef RECONCILE_IMPACT_H
-#define RECONCILE_IMPACT_H
+#ifndef GENERATOR_IMPACT_H
+#define GENERATOR_IMPACT_H
 
 #include <stddef.h>
 

@@ -1,4 +1,4 @@
-/* cmd/inputs.c: render the intent files of a command line (see inputs.h). */
+/* generator/inputs.c: render the intent files of a command line (see inputs.h). */
 #include "generator/inputs.h"
 
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /*
- * cmd/inputs.h: read and render the intent files named on a command line,
+ * generator/inputs.h: read and render the intent files named on a command line,
  * collecting every diagnostic of every file before anything is written.
  */
-#ifndef CMD_INPUTS_H
-#define CMD_INPUTS_H
+#ifndef GENERATOR_INPUTS_H
+#define GENERATOR_INPUTS_H
 
 #include <stddef.h>
 
@@ -30,11 +30,6 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 		  const struct tmpl_set *t, int validate_only,
 		  struct diags *d, struct err *err);
 void inputs_release(struct inputs *in);
-
-/* cmd_output_format: -o/--format for render and install (cmd/render.c);
- * -1 after a usage error */
-int cmd_output_format(const char *cmd, int val, const char *arg,
-		      enum render_format *fmt, const char **dir);
 
 /*
  * inputs_tree: the files `render -o` writes for these rendered intents —

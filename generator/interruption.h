@@ -2,8 +2,8 @@
  * generator/interruption.h: what each interruption class lets Karpenter do
  * to a pool's nodes, inside and outside the maintenance window — the one
  * definition the renderer (budgets, consolidation policy, expiry), the
- * node-impact rules (reconcile/impact.c) and the reconcile guard
- * (cmd/nodeimpact.c) all read. docs/kueue-and-disruption.md has the table.
+ * node-impact rules (generator/impact.c) and the reconcile guard
+ * (reconcile/nodeimpact.c) all read. docs/kueue-and-disruption.md has the table.
  *
  * Karpenter v1.14 facts it rests on (kubernetes-sigs/karpenter):
  *  - budgets restrict the graceful reasons Empty, Underutilized and

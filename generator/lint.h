@@ -3,7 +3,7 @@
  * intents (`gpuform lint`).
  *
  * Pure: documents in, findings out. The caller reads the files; lint_run
- * parses them (generator/yaml.c keeps line:column for every node), tells
+ * parses them (util/yaml.c keeps line:column for every node), tells
  * intents (apiVersion gpuform.io/v1alpha1, kind ClusterIntent) from plain
  * Kubernetes manifests by content, renders intents in memory the way
  * `gpuform render` does, and runs every rule over the whole set at once, so

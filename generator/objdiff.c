@@ -1,5 +1,5 @@
 /*
- * cmd/objdiff.c: object-by-object comparison of two rendered object sets,
+ * generator/objdiff.c: object-by-object comparison of two rendered object sets,
  * and its text, Markdown and JSON forms (see objdiff.h).
  *
  * Deliberately not here: reading revisions, rendering intents, printing.

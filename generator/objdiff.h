@@ -1,5 +1,5 @@
 /*
- * cmd/objdiff.h: compare two sets of rendered Kubernetes objects (a "base"
+ * generator/objdiff.h: compare two sets of rendered Kubernetes objects (a "base"
  * and a "head"), object by object, and format the result as text, Markdown
  * or JSON. `gpuform diff --base` reads and renders the two revisions; this
  * module only compares the documents it is handed.
@@ -17,8 +17,8 @@
  * Order: by cluster, then by kind in apply order (render_kind_rank), kind,
  * namespace, name, group: the order `gpuform render` writes them in.
  */
-#ifndef CMD_OBJDIFF_H
-#define CMD_OBJDIFF_H
+#ifndef GENERATOR_OBJDIFF_H
+#define GENERATOR_OBJDIFF_H
 
 #include <stddef.h>
 

@@ -1,4 +1,4 @@
-/* cmd/gitpath.c: see gitpath.h. */
+/* git/gitpath.c: see gitpath.h. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "git/gitpath.h"
 

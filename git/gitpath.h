@@ -1,9 +1,9 @@
 /*
- * cmd/gitpath.h: intent arguments of `diff --base` as paths inside the
+ * git/gitpath.h: intent arguments of `diff --base` as paths inside the
  * repository, the way git reads pathspecs.
  */
-#ifndef CMD_GITPATH_H
-#define CMD_GITPATH_H
+#ifndef GIT_GITPATH_H
+#define GIT_GITPATH_H
 
 #include "util/buf.h"
 

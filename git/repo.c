@@ -173,7 +173,7 @@ int repo_open(struct repo **out, const char *path, struct err *err)
 		return -1;
 	}
 	/* libgit2 1.5 loops forever reading a truncated loose object: look
-	 * at them first (the cache gets the same check in cmd/source.c) */
+	 * at them first (the cache gets the same check in reconcile/source.c) */
 	if (repo_check_loose(git_repository_path(g), err) < 0) {
 		err_wrap(err, "cannot use repository '%s' ('git fsck' shows the "
 			      "damage)", path);

@@ -1,12 +1,12 @@
 /*
- * cmd/repo.h: Git through libgit2 — the only libgit2 user.
+ * git/repo.h: Git through libgit2 — the only libgit2 user.
  *
  * Everything works on object ids and trees in memory: no working tree is
  * needed (bare repositories are fine), nothing is checked out. Credentials
  * come from struct repo_cred and never appear in messages.
  */
-#ifndef CMD_REPO_H
-#define CMD_REPO_H
+#ifndef GIT_REPO_H
+#define GIT_REPO_H
 
 #include <stddef.h>
 

@@ -2,7 +2,7 @@
  * reconcile/kubeconfig.c: kubeconfig files (several, merged like kubectl),
  * the in-cluster service account, and exec credential plugins.
  *
- * YAML is read through generator/yaml.h and kept as a ynode tree (not
+ * YAML is read through util/yaml.h and kept as a ynode tree (not
  * cJSON) so that every complaint about a field can say file:line:col.
  * Secrets (tokens, keys) are copied only into struct kube_config, are never
  * put into messages and are wiped before they are freed. This file does not

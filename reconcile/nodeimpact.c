@@ -1,8 +1,8 @@
 /*
- * cmd/nodeimpact.c: node impact of a reconcile, live counts and the guard
+ * reconcile/nodeimpact.c: node impact of a reconcile, live counts and the guard
  * for protected pools (see nodeimpact.h).
  *
- * Deliberately not here: the drift rules (reconcile/impact.c), the requests
+ * Deliberately not here: the drift rules (generator/impact.c), the requests
  * (reconcile/nodecount.c), the window arithmetic (generator/window.c).
  */
 #include "reconcile/nodeimpact.h"

@@ -1,8 +1,8 @@
 /*
- * cmd/nodeimpact.h: node impact in `reconcile` and `diff --live`, and the
+ * reconcile/nodeimpact.h: node impact in `reconcile` and `diff --live`, and the
  * guard that holds back node-replacing changes to protected pools.
  *
- * A node-replacing change (reconcile/impact.h) to a NodePool whose
+ * A node-replacing change (generator/impact.h) to a NodePool whose
  * annotation gpuform.io/interruption names a class that allows Drifted only
  * inside the maintenance window — "none" and "checkpointed", by the one
  * definition in generator/interruption.h that also renders the pool's
@@ -14,8 +14,8 @@
  * writes nothing. Live counts of NodeClaims and do-not-disrupt pods
  * (reconcile/nodecount.h) are fetched only when some change replaces nodes.
  */
-#ifndef CMD_NODEIMPACT_H
-#define CMD_NODEIMPACT_H
+#ifndef RECONCILE_NODEIMPACT_H
+#define RECONCILE_NODEIMPACT_H
 
 #include <stddef.h>
 #include <time.h>

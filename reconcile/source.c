@@ -1,4 +1,4 @@
-/* cmd/source.c: load the desired objects (see source.h). */
+/* reconcile/source.c: load the desired objects (see source.h). */
 #include "reconcile/source.h"
 
 #include <errno.h>

@@ -1,9 +1,9 @@
 /*
- * cmd/source.h: the desired objects of a reconcile or live diff — intent
+ * reconcile/source.h: the desired objects of a reconcile or live diff — intent
  * files rendered in memory, or a directory written by `render -o`.
  */
-#ifndef CMD_SOURCE_H
-#define CMD_SOURCE_H
+#ifndef RECONCILE_SOURCE_H
+#define RECONCILE_SOURCE_H
 
 #include <stddef.h>
 

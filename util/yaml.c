@@ -1,5 +1,5 @@
 /*
- * generator/yaml.c: YAML reader (libyaml events -> struct ynode with
+ * util/yaml.c: YAML reader (libyaml events -> struct ynode with
  * positions) and emitter (cJSON -> libyaml events). The only libyaml user.
  *
  * libyaml returns 1 for success and 0 for failure; that convention does not

@@ -1,5 +1,5 @@
 /*
- * generator/yaml.h: YAML in and out — the only module that uses libyaml.
+ * util/yaml.h: YAML in and out — the only module that uses libyaml.
  *
  * Reading produces a tree of struct ynode that keeps the 1-based line and
  * column of every node, so validation can say file:line:col. Aliases are
@@ -11,8 +11,8 @@
  * strings quoted whenever a YAML 1.1 or 1.2 reader could take them for
  * anything but a string ("true", "no", "0", "1e3", "~", ...).
  */
-#ifndef GENERATOR_YAML_H
-#define GENERATOR_YAML_H
+#ifndef UTIL_YAML_H
+#define UTIL_YAML_H
 
 #include <stddef.h>
 

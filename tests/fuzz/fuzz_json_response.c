@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_json_response.c: server-shaped JSON through the code that
- * walks arbitrary objects: check_object() (generator/check.h), which
+ * walks arbitrary objects: check_object() (generator/crdrules.h), which
  * reconcile runs on every object it is about to apply (hand-written or
  * edited files included) and render runs on every rendered object.
  *

@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_yaml.c: the YAML reader and the emitter (generator/yaml.h).
+ * tests/fuzz/fuzz_yaml.c: the YAML reader and the emitter (util/yaml.h).
  *
  * yaml_parse() on the input; for every document that converts with
  * yaml_to_json(), yaml_emit() the result and parse it back: the round trip

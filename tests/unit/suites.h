@@ -12,7 +12,7 @@
 #include <check.h>
 
 Suite *util_suite(void);    /* test_util.c: util/ (buf, err, diag, fs, xalloc, vec) */
-Suite *yaml_suite(void);    /* test_yaml.c: generator/yaml.c */
+Suite *yaml_suite(void);    /* test_yaml.c: util/yaml.c */
 Suite *catalog_suite(void); /* test_catalog.c: generator/catalog */
 Suite *intent_suite(void);   /* test_intent.c: generator/intent.c */
 Suite *validate_suite(void); /* test_validate.c: generator/validate.c */
@@ -22,11 +22,11 @@ Suite *tmpl_suite(void);     /* test_tmpl.c: generator/tmpl.c */
 Suite *render_suite(void);   /* test_render.c: generator/render.c, pipeline.c */
 Suite *udiff_suite(void);    /* test_udiff.c: util/udiff.c */
 Suite *kubeconfig_suite(void); /* test_kubeconfig.c: reconcile/kubeconfig.c */
-Suite *check_suite(void);    /* test_check.c: generator/check.c */
-Suite *digest_suite(void);   /* test_digest.c: reconcile/digest.c, ApplySet id */
+Suite *check_suite(void);    /* test_crdrules.c: generator/crdrules.c */
+Suite *digest_suite(void);   /* test_digest.c: util/digest.c, ApplySet id */
 Suite *yaml_fuzz_regressions_suite(void); /* test_yaml.c: fuzz finds */
 Suite *check_fuzz_regressions_suite(void); /* test_check.c: fuzz finds */
-Suite *impact_suite(void);   /* test_impact.c: reconcile/impact.c */
+Suite *impact_suite(void);   /* test_impact.c: generator/impact.c */
 
 Suite *lint_suite(void);     /* test_lint.c: generator/lint.c, lint_rules.c */
 Suite *kubejson_suite(void); /* test_kubejson.c: reconcile/kubejson.c */
