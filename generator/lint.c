@@ -1290,23 +1290,15 @@ static void pool_names(struct buf *b, const struct resolved *r)
 		buf_addf(b, "%s'%s'", i ? ", " : "", r->pools[i]->name);
 }
 
-static void check_podset(struct lctx *c, const struct workload_ref *w,
-			 const struct podset *p, long gang)
+/* GPU012 (more GPUs than one instance has) and GPU006 (EFA on types
+ * without enough EFA): both from the candidate instance types */
+static void podset_fit(struct lctx *c, const struct workload_ref *w,
+		       const struct podset *p, long gang, struct resolved r,
+		       struct buf names, int dnd)
 {
 	const struct doc *d = w->d;
-	struct resolved r;
-	const struct ynode *ann = kid(p->meta, "annotations");
-	const struct ynode *tols = kid(p->spec, "tolerations");
-	const struct ynode *at = p->meta ? p->meta : p->tmpl;
-	int dnd = str(kid(ann, ANN_DND)) != NULL, max_g = 0, max_e = 0, ncand;
-	struct buf names = BUF_INIT;
+	int max_g = 0, max_e = 0, ncand;
 
-	if (p->gpus <= 0 && p->efa <= 0)
-		return;
-	resolve(c, d, p, &r);
-	pool_names(&names, &r);
-
-	/* GPU012: more GPUs than one instance has */
 	ncand = candidates(c, p, &r, &max_g, &max_e, p->gpus);
 	if (p->gpus > 0) {
 		long cap = (long)max_g * pool_mult(&r);
@@ -1354,8 +1346,13 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 			       p->efa, p->efa == 1 ? "" : "s", buf_cstr(&what));
 		buf_release(&what);
 	}
+}
 
-	/* GPU005: EFA pods on a node class without an explicit SG term */
+/* GPU005: EFA pods on a node class without an explicit SG term */
+static void podset_efa_sg(struct lctx *c, const struct workload_ref *w,
+			  const struct podset *p, long gang, struct resolved r,
+			  struct buf names, int dnd)
+{
 	for (size_t i = 0; p->efa > 0 && i < r.npools; i++) {
 		const struct doc *nc = r.pools[i]->nc;
 		const struct ynode *sg;
@@ -1374,8 +1371,16 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 			       "group",
 			       nc->name ? nc->name : "", r.pools[i]->name);
 	}
+}
 
-	/* GPU009: do-not-disrupt */
+/* GPU009: do-not-disrupt */
+static void podset_dnd(struct lctx *c, const struct workload_ref *w,
+		       const struct podset *p, long gang, struct resolved r,
+		       struct buf names, int dnd)
+{
+	const struct doc *d = w->d;
+	const struct ynode *at = p->meta ? p->meta : p->tmpl;
+
 	if (!dnd && p->gpus > 0 && w->kind == WK_BATCH) {
 		const struct pool *prot = NULL;
 		for (size_t i = 0; i < r.npools; i++)
@@ -1399,8 +1404,15 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 				   "evict one pod and restart the whole gang",
 				   gang, ANN_DND);
 	}
+}
 
-	/* GPU010: Kueue queue */
+/* GPU010: Kueue queue */
+static void podset_queue(struct lctx *c, const struct workload_ref *w,
+			 const struct podset *p, long gang, struct resolved r,
+			 struct buf names, int dnd)
+{
+	const struct doc *d = w->d;
+
 	if (p->gpus > 0 && w->kind == WK_BATCH) {
 		if (!r.queue && r.ns_has_queues)
 			report(c, R_QUEUE, d, kid(d->root, "metadata"),
@@ -1422,8 +1434,16 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 				       d->ns ? d->ns : "");
 		}
 	}
+}
 
-	/* GPU011: toleration for the GPU taint */
+/* GPU011: toleration for the GPU taint */
+static void podset_tolerations(struct lctx *c, const struct workload_ref *w,
+			       const struct podset *p, long gang, struct resolved r,
+			       struct buf names, int dnd)
+{
+	const struct doc *d = w->d;
+	const struct ynode *tols = kid(p->spec, "tolerations");
+
 	if (p->gpus > 0 && w->kind != WK_DAEMON) {
 		const struct ynode *ctols = r.contract
 			? kid(r.contract->root, "tolerations") : NULL;
@@ -1472,8 +1492,15 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 				   "NodePools are conventionally tainted "
 				   "%s=true:NoSchedule", GPU_TAINT, GPU_TAINT);
 	}
+}
 
-	/* GPU008: serving on time-sliced GPUs */
+/* GPU008: serving on time-sliced GPUs */
+static void podset_timesliced(struct lctx *c, const struct workload_ref *w,
+			      const struct podset *p, long gang, struct resolved r,
+			      struct buf names, int dnd)
+{
+	const struct doc *d = w->d;
+
 	for (size_t i = 0; w->kind == WK_SERVING && i < r.npools; i++)
 		if (r.pools[i]->timesliced && !r.pools[i]->d->in) {
 			report(c, R_TIMESLICE, d, p->gpu_node,
@@ -1484,8 +1511,15 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 			       r.pools[i]->name, r.pools[i]->mult);
 			break;
 		}
+}
 
-	/* GPU013: expiry vs do-not-disrupt */
+/* GPU013: expiry vs do-not-disrupt */
+static void podset_expiry(struct lctx *c, const struct workload_ref *w,
+			  const struct podset *p, long gang, struct resolved r,
+			  struct buf names, int dnd)
+{
+	const struct doc *d = w->d;
+
 	for (size_t i = 0; dnd && i < r.npools; i++) {
 		const struct pool *pl = r.pools[i];
 		const char *ea = sget(pl->tspec, "expireAfter");
@@ -1500,6 +1534,31 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 		       pl->name, ea ? ea : "720h (the default)", d->kind,
 		       d->name ? d->name : "", ANN_DND);
 	}
+}
+
+/* the rules about one pod set of a workload that asks for GPUs or EFA,
+ * against the pools, queues and pod contract it resolves to */
+static void check_podset(struct lctx *c, const struct workload_ref *w,
+			 const struct podset *p, long gang)
+{
+	const struct doc *d = w->d;
+	struct resolved r;
+	const struct ynode *ann = kid(p->meta, "annotations");
+	int dnd = str(kid(ann, ANN_DND)) != NULL;
+	struct buf names = BUF_INIT;
+
+	if (p->gpus <= 0 && p->efa <= 0)
+		return;
+	resolve(c, d, p, &r);
+	pool_names(&names, &r);
+
+	podset_fit(c, w, p, gang, r, names, dnd);
+	podset_efa_sg(c, w, p, gang, r, names, dnd);
+	podset_dnd(c, w, p, gang, r, names, dnd);
+	podset_queue(c, w, p, gang, r, names, dnd);
+	podset_tolerations(c, w, p, gang, r, names, dnd);
+	podset_timesliced(c, w, p, gang, r, names, dnd);
+	podset_expiry(c, w, p, gang, r, names, dnd);
 	buf_release(&names);
 }
 
@@ -1788,65 +1847,13 @@ static void check_overlays(struct lctx *c, const struct pool *p)
 	}
 }
 
-static void check_pool(struct lctx *c, struct pool *p)
+/* GPU001: one type or one family where the class has more */
+static void pool_confined(struct lctx *c, struct pool *p,
+			  const struct ynode *fam, const struct ynode *typ)
 {
-	const struct ynode *fam = find_req(p->reqs,
-					   "karpenter.k8s.aws/instance-family",
-					   "In"),
-			   *typ = find_req(p->reqs,
-					   "node.kubernetes.io/instance-type",
-					   "In");
-	const struct ynode *at_reqs = p->reqs ? p->reqs : p->tspec;
 	const struct doc *d = p->d;
-	struct buf b = BUF_INIT;
+	const struct ynode *at_reqs = p->reqs ? p->reqs : p->tspec;
 
-	if (!p->gpu) {
-		/* GPU004: a general pool that can launch GPU types */
-		int gpu = 0, mis = 0;
-		for (size_t i = 0; i < c->cat->ntypes; i++) {
-			const struct cat_family *f;
-			if (!p->admit[i])
-				continue;
-			f = fam_of(c, &c->cat->types[i]);
-			if (f && f->misreports)
-				mis = 1;
-			else if (c->cat->types[i].gpus > 0)
-				gpu = 1;
-		}
-		if (gpu || mis)
-			report(c, R_GENERAL, d, at_reqs,
-			       "NodePool '%s' has no GPU taint or requirement "
-			       "but can launch %s%s%s", p->name,
-			       gpu ? "GPU instances (g/p families)" : "",
-			       gpu && mis ? " and " : "",
-			       mis ? "g6f/gr6f, which report 0 GPUs "
-				     "(aws/karpenter-provider-aws#8368)" : "");
-		return;
-	}
-
-	/* GPU003: explicit family allow-list, without misreporting ones */
-	if (!fam && !typ && !(p->d->in))
-		report(c, R_ALLOWLIST, d, at_reqs,
-		       "GPU NodePool '%s' has no instance-family In [...] "
-		       "allow-list; families that misreport their GPU count "
-		       "(g6f, gr6f; aws/karpenter-provider-aws#8368) or new "
-		       "ones can be launched", p->name);
-	else if (fam) {
-		const struct ynode *vals = kid(fam, "values");
-		for (int i = 0; i < seq_len(vals); i++) {
-			const struct cat_family *f =
-				catalog_family(c->cat, str(vals->kids[i]) ?
-						       str(vals->kids[i]) : "");
-			if (f && f->misreports)
-				report(c, R_ALLOWLIST, d, vals->kids[i],
-				       "instance family '%s' reports 0 GPUs "
-				       "(aws/karpenter-provider-aws#8368, #8324); "
-				       "pods asking for a GPU can get a fraction",
-				       f->name);
-		}
-	}
-
-	/* GPU001: one type or one family where the class has more */
 	if (p->confined && p->ntypes > 0) {
 		const struct cat_type *only = NULL;
 		const char *onefam = NULL;
@@ -1908,8 +1915,15 @@ static void check_pool(struct lctx *c, struct pool *p)
 			       p->name, onefam, cls->name, alt_fams,
 			       alt_fams == 1 ? "y" : "ies");
 	}
+}
 
-	/* GPU006: static EFA interfaces on types without EFA */
+/* GPU006: static EFA interfaces on types without EFA */
+static void pool_efa_interfaces(struct lctx *c, struct pool *p,
+				const struct ynode *fam, const struct ynode *typ)
+{
+	const struct doc *d = p->d;
+	const struct ynode *at_reqs = p->reqs ? p->reqs : p->tspec;
+
 	if (p->nc && p->confined) {
 		const struct ynode *nis = get(p->nc->root,
 					      "spec.networkInterfaces");
@@ -1935,6 +1949,71 @@ static void check_pool(struct lctx *c, struct pool *p)
 			       p->name, p->nc->name ? p->nc->name : "", efa_ifs,
 			       efa_ifs == 1 ? "" : "s", without, example);
 	}
+}
+
+static void check_pool(struct lctx *c, struct pool *p)
+{
+	const struct ynode *fam = find_req(p->reqs,
+					   "karpenter.k8s.aws/instance-family",
+					   "In"),
+			   *typ = find_req(p->reqs,
+					   "node.kubernetes.io/instance-type",
+					   "In");
+	const struct ynode *at_reqs = p->reqs ? p->reqs : p->tspec;
+	const struct doc *d = p->d;
+	struct buf b = BUF_INIT;
+
+	if (!p->gpu) {
+		/* GPU004: a general pool that can launch GPU types */
+		int gpu = 0, mis = 0;
+		for (size_t i = 0; i < c->cat->ntypes; i++) {
+			const struct cat_family *f;
+			if (!p->admit[i])
+				continue;
+			f = fam_of(c, &c->cat->types[i]);
+			if (f && f->misreports)
+				mis = 1;
+			else if (c->cat->types[i].gpus > 0)
+				gpu = 1;
+		}
+		if (gpu || mis)
+			report(c, R_GENERAL, d, at_reqs,
+			       "NodePool '%s' has no GPU taint or requirement "
+			       "but can launch %s%s%s", p->name,
+			       gpu ? "GPU instances (g/p families)" : "",
+			       gpu && mis ? " and " : "",
+			       mis ? "g6f/gr6f, which report 0 GPUs "
+				     "(aws/karpenter-provider-aws#8368)" : "");
+		return;
+	}
+
+	/* GPU003: explicit family allow-list, without misreporting ones */
+	if (!fam && !typ && !(p->d->in))
+		report(c, R_ALLOWLIST, d, at_reqs,
+		       "GPU NodePool '%s' has no instance-family In [...] "
+		       "allow-list; families that misreport their GPU count "
+		       "(g6f, gr6f; aws/karpenter-provider-aws#8368) or new "
+		       "ones can be launched", p->name);
+	else if (fam) {
+		const struct ynode *vals = kid(fam, "values");
+		for (int i = 0; i < seq_len(vals); i++) {
+			const struct cat_family *f =
+				catalog_family(c->cat, str(vals->kids[i]) ?
+						       str(vals->kids[i]) : "");
+			if (f && f->misreports)
+				report(c, R_ALLOWLIST, d, vals->kids[i],
+				       "instance family '%s' reports 0 GPUs "
+				       "(aws/karpenter-provider-aws#8368, #8324); "
+				       "pods asking for a GPU can get a fraction",
+				       f->name);
+		}
+	}
+
+	/* GPU001: one type or one family where the class has more */
+	pool_confined(c, p, fam, typ);
+
+	/* GPU006: static EFA interfaces on types without EFA */
+	pool_efa_interfaces(c, p, fam, typ);
 
 	/* GPU021: a shared pool whose capacity Karpenter does not know */
 	check_overlays(c, p);
