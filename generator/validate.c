@@ -537,14 +537,11 @@ static void report_density(const struct intent *in, const struct workload *w,
 	buf_release(&msg);
 }
 
-static void check_workload(const struct intent *in, size_t idx,
-			   const struct catalog *cat, struct diags *d)
+/* the workload's name and namespace (duplicates: check_duplicate_names) */
+static void check_workload_names(const struct intent *in,
+				 const struct workload *w, struct diags *d)
 {
-	const struct workload *w = &in->workloads[idx];
 	const char *f = in->file;
-	const struct cat_family *fams[VALIDATE_MAX_FAMILIES];
-	struct buf why = BUF_INIT;
-	int n;
 
 	if (w->name && !validate_dns_label(w->name, 50))
 		diags_add(d, DIAG_ERROR, f, AT(w->name_pos),
@@ -570,8 +567,14 @@ static void check_workload(const struct intent *in, size_t idx,
 		diags_add(d, DIAG_ERROR, f, AT(w->ns_pos),
 			  "choose a namespace for the workload's own jobs",
 			  "namespace '%s' is reserved for the system", w->ns);
-	if (!w->ok)
-		return;
+}
+
+/* GPU sharing: time-slicing one GPU per pod and bounded ranges, MIG not
+ * on AL2023 */
+static void check_workload_sharing(const struct intent *in,
+				   const struct workload *w, struct diags *d)
+{
+	const char *f = in->file;
 
 	if (w->sharing == SHARE_TIMESLICING && w->gpus_per_pod > 1)
 		diags_add(d, DIAG_ERROR, f, AT(w->gpus_per_pod_pos),
@@ -601,6 +604,22 @@ static void check_workload(const struct intent *in, size_t idx,
 				  "are what spot offers",
 				  w->gpu[i]);
 	}
+}
+
+static void check_workload(const struct intent *in, size_t idx,
+			   const struct catalog *cat, struct diags *d)
+{
+	const struct workload *w = &in->workloads[idx];
+	const char *f = in->file;
+	const struct cat_family *fams[VALIDATE_MAX_FAMILIES];
+	struct buf why = BUF_INIT;
+	int n;
+
+	check_workload_names(in, w, d);
+	if (!w->ok)
+		return;
+
+	check_workload_sharing(in, w, d);
 
 	/* an unknown class is reported at the list item that names it */
 	for (size_t i = 0; i < w->ngpu; i++) {
