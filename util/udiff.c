@@ -66,25 +66,21 @@ struct op {
 	size_t ia, ib;
 };
 
-int udiff(struct buf *out, const char *a, const char *b, const char *label_a,
-	  const char *label_b, int context)
+/*
+ * align: the operations that turn a into b (' ', '-', '+'), in order, into
+ * ops (room for n + m); returns how many. An LCS over lines that takes
+ * equal lines as they come and prefers '+' on ties.
+ */
+static size_t align(const struct lines *la, const struct lines *lb,
+		    struct op *ops)
 {
-	struct lines la, lb;
-	struct op *ops;
-	size_t nops = 0, n, m, p = 0;
-	unsigned *tbl = NULL;
+	size_t nops = 0, n = la->n, m = lb->n, p = 0;
+	unsigned *tbl;
 
-	if (!strcmp(a, b))
-		return 0;
-	split(a, &la);
-	split(b, &lb);
-	n = la.n;
-	m = lb.n;
-	ops = xmalloc(st_mul(n + m + 1, sizeof(*ops)));
 	/* the common leading lines are matched first whatever the table
 	 * says (the walk below takes equal lines as they come), so the
 	 * table only covers what follows them */
-	while (p < n && p < m && line_eq(&la, p, &lb, p)) {
+	while (p < n && p < m && line_eq(la, p, lb, p)) {
 		ops[nops++] = (struct op){ ' ', p, p };
 		p++;
 	}
@@ -95,7 +91,7 @@ int udiff(struct buf *out, const char *a, const char *b, const char *label_a,
 		for (size_t i = n - p; i-- > 0;)
 			for (size_t j = m - p; j-- > 0;)
 				tbl[i * w + j] =
-					line_eq(&la, p + i, &lb, p + j)
+					line_eq(la, p + i, lb, p + j)
 						? tbl[(i + 1) * w + j + 1] + 1
 					: tbl[(i + 1) * w + j] > tbl[i * w + j + 1]
 						? tbl[(i + 1) * w + j]
@@ -104,7 +100,7 @@ int udiff(struct buf *out, const char *a, const char *b, const char *label_a,
 			size_t i = 0, j = 0, ni = n - p, mj = m - p;
 			while (i < ni || j < mj) {
 				if (i < ni && j < mj &&
-				    line_eq(&la, p + i, &lb, p + j)) {
+				    line_eq(la, p + i, lb, p + j)) {
 					ops[nops++] = (struct op){ ' ', p + i++,
 								   p + j++ };
 				} else if (j < mj &&
@@ -125,6 +121,24 @@ int udiff(struct buf *out, const char *a, const char *b, const char *label_a,
 		for (size_t j = p; j < m; j++)
 			ops[nops++] = (struct op){ '+', n, j };
 	}
+	return nops;
+}
+
+int udiff(struct buf *out, const char *a, const char *b, const char *label_a,
+	  const char *label_b, int context)
+{
+	struct lines la, lb;
+	struct op *ops;
+	size_t nops, n, m;
+
+	if (!strcmp(a, b))
+		return 0;
+	split(a, &la);
+	split(b, &lb);
+	n = la.n;
+	m = lb.n;
+	ops = xmalloc(st_mul(n + m + 1, sizeof(*ops)));
+	nops = align(&la, &lb, ops);
 	/* reorder so that within a change block removals come first */
 	for (size_t k = 0; k < nops;) {
 		size_t e = k;
