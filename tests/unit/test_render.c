@@ -1649,7 +1649,8 @@ START_TEST(test_tree_name_collision)
 END_TEST
 
 /*
- * BUG (generator/render.c, render_tree): the duplicate-file check looks up
+ * Fixed bug (generator/render.c, render_tree); the test guards the fix.
+ * Before it: the duplicate-file check looks up
  * the bare file name ("configmap-a.yaml") while the files are added as
  * prefix + name, so with a prefix ("ml-prod/") two objects mapping to the
  * same file are never detected: render_tree returns 0 with two entries
