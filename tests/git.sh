@@ -326,7 +326,7 @@ HURL=http://127.0.0.1:$GS_HTTP_PORT/git
 printf 'x-access-token:tok-%s\n' "$HTTP_PASS" >>"$HDIR/users"
 SRV=$HDIR/repos/srv.git
 seed_bare "$SRV"
-check "lighttpd + git http-backend on 127.0.0.1:$GS_HTTP_PORT: git ls-remote with the password works, without fails" \
+t_setup "lighttpd + git http-backend on 127.0.0.1:$GS_HTTP_PORT: git ls-remote with the password works, without fails" \
 	'git ls-remote "http://$HTTP_USER:$HTTP_PASS@127.0.0.1:$GS_HTTP_PORT/git/srv.git" main >/dev/null 2>&1 &&
 	 ! GIT_TERMINAL_PROMPT=0 git ls-remote "$HURL/srv.git" >/dev/null 2>&1'
 
@@ -386,7 +386,7 @@ if ! gs_ssh_start "$SDIR" >"$WORK/sshd-start.out" 2>&1; then
 	t_abort "start sshd" "$(cat "$WORK/sshd-start.out")"
 fi
 SURL=ssh://$(id -un)@127.0.0.1:$GS_SSH_PORT$SRV
-check "sshd on 127.0.0.1:$GS_SSH_PORT: git ls-remote over ssh with the test key and known_hosts" \
+t_setup "sshd on 127.0.0.1:$GS_SSH_PORT: git ls-remote over ssh with the test key and known_hosts" \
 	'GIT_SSH_COMMAND="ssh -i $SDIR/client_key -o IdentitiesOnly=yes -o UserKnownHostsFile=$SDIR/known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes" \
 	 timeout 30 git ls-remote "$SURL" main >/dev/null 2>&1'
 S=$WORK/s.git
