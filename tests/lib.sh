@@ -161,6 +161,7 @@ check() {
 	fi
 }
 
+# shellcheck disable=SC2034 # the variables it sets are for the suites
 t_testenv_start() {
 	_t_te=$(pwd)/tests/kube-testenv
 	T_OWN_SERVER=0
