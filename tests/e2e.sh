@@ -34,13 +34,8 @@ testenv=(bash "$here/kube-testenv")
 unset HTTPS_PROXY https_proxy HTTP_PROXY http_proxy ALL_PROXY all_proxy
 export NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost
 
-if [[ -z ${GPUFORM:-} || ! -x ${GPUFORM:-} ]]; then
-	t_fail "e2e: GPUFORM is not an executable (GPUFORM='${GPUFORM:-}')"
-	t_summary; exit
-fi
-for tool in kubectl jq; do
-	command -v "$tool" >/dev/null || { t_fail "e2e: $tool not on PATH (run: sh tests/deps.sh)"; t_summary; exit; }
-done
+t_gpuform
+t_need kubectl jq
 
 tmp=
 t_tmpdir tmp
@@ -68,30 +63,18 @@ t_on_exit "${testenv[*]@Q} stop ${env_dir@Q} >/dev/null 2>&1"
 # shellcheck disable=SC2016 # expanded when it runs
 t_on_exit '[[ -z $_T_CHILD ]] || kill -TERM "$_T_CHILD" 2>/dev/null'   # runs first
 # the API server binary: built once per machine (about 5 minutes; its messages show here)
-if ! "${testenv[@]}" build >/dev/null; then
-	t_fail "testenv: build kube-apiserver (see the messages above)"
-	t_summary; exit
-fi
-if ! "${testenv[@]}" start "$env_dir" >"$tmp/log/testenv" 2>&1; then
-	t_fail "testenv: start" "$(tail -n 40 "$tmp/log/testenv")"
-	t_summary; exit
-fi
+"${testenv[@]}" build >/dev/null || t_abort "testenv: build kube-apiserver (see the messages above)"
+"${testenv[@]}" start "$env_dir" >"$tmp/log/testenv" 2>&1 ||
+	t_abort "testenv: start" "$(tail -n 40 "$tmp/log/testenv")"
 KUBECONFIG=$(sed -n 's/^KUBECONFIG=//p' "$env_dir/env")
 KUBECACHEDIR=$(sed -n 's/^KUBECACHEDIR=//p' "$env_dir/env")
 server=$(sed -n 's/^KUBE_TESTENV_URL=//p' "$env_dir/env")
 export KUBECONFIG KUBECACHEDIR
-if [[ $server != https://127.0.0.1:* ]]; then
-	t_fail "testenv: server is not on loopback ($server)"
-	t_summary; exit
-fi
-t_pass "testenv: kube-apiserver $(k version -o json 2>/dev/null | jq -r '.serverVersion.gitVersion // "?"') on $server"
-
-if "${testenv[@]}" crds "$env_dir" "$here"/fixtures/crds/*.yaml >"$tmp/log/crds" 2>&1; then
-	t_pass "testenv: $(find "$here/fixtures/crds" -name '*.yaml' | wc -l) CRDs established and published"
-else
-	t_fail "testenv: create CRDs" "$(tail -n 40 "$tmp/log/crds")"
-	t_summary; exit
-fi
+[[ $server == https://127.0.0.1:* ]] || t_abort "testenv: server is on loopback ($server)"
+t_note "testenv: kube-apiserver $(k version -o json 2>/dev/null | jq -r '.serverVersion.gitVersion // "?"') on $server"
+"${testenv[@]}" crds "$env_dir" "$here"/fixtures/crds/*.yaml >"$tmp/log/crds" 2>&1 ||
+	t_abort "testenv: create CRDs" "$(tail -n 40 "$tmp/log/crds")"
+t_note "testenv: $(find "$here/fixtures/crds" -name '*.yaml' | wc -l) CRDs established and published"
 
 # ---- helpers -------------------------------------------------------------------------
 

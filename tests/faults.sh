@@ -44,19 +44,9 @@ root=$(dirname "$here")
 cd "$root" || exit 1
 T_START=$(date +%s)
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY KUBECONFIG
-export NO_PROXY='*' no_proxy='*' LC_ALL=C
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-
-GPUFORM=${GPUFORM:-./gpuform}
-case $GPUFORM in /*) ;; *) GPUFORM=$root/$GPUFORM ;; esac
-if [[ ! -x $GPUFORM ]]; then
-	t_fail "GPUFORM is an executable (GPUFORM='$GPUFORM'; build it with make)"
-	t_summary; exit
-fi
-for tool in kubectl jq curl cc; do
-	command -v "$tool" >/dev/null || { t_fail "$tool is on PATH (sh tests/deps.sh)"; t_summary; exit; }
-done
+t_isolate
+t_gpuform
+t_need kubectl jq curl cc
 
 WORK=
 t_tmpdir WORK
@@ -73,11 +63,9 @@ sed -e '/^    - name: chat-serving$/,$d' -e 's/^      maxGpus: 128$/      maxGpu
 
 # ---- the proxy ---------------------------------------------------------------------------
 PROXY=$WORK/faultproxy
-if ! out=$(cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-parameter -g -O1 \
-	-o "$PROXY" tests/tools/faultproxy.c $(pkg-config --cflags --libs openssl) -lpthread 2>&1); then
-	t_fail "build tests/tools/faultproxy.c" "$out"
-	t_summary; exit
-fi
+out=$(cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-parameter -g -O1 \
+	-o "$PROXY" tests/tools/faultproxy.c $(pkg-config --cflags --libs openssl) -lpthread 2>&1) ||
+	t_abort "build tests/tools/faultproxy.c" "$out"
 
 # ---- helpers -----------------------------------------------------------------------------
 k() { timeout 60 kubectl --request-timeout=30s "$@"; }
@@ -88,7 +76,7 @@ exists() { k get "$@" >/dev/null 2>&1; }
 gf() {
 	local kc=$1 t0
 	shift
-	AMARK=$(wc -l <"$AUDIT")
+	t_audit_mark
 	PMARK=$(wc -l <"$PLOG")
 	t0=$(date +%s%N)
 	OUT=$(timeout 120 "$GPUFORM" reconcile --kubeconfig "$kc" "$@" 2>"$WORK/stderr")
@@ -99,40 +87,14 @@ gf() {
 }
 jv() { printf '%s\n' "$OUT" | jq -r "$1" 2>/dev/null; }
 has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
-check() {
-	if eval "$2"; then
-		t_pass "$1"
-	else
-		t_fail "$1" "$(printf 'condition: %s\nrc=%s (%s ms)\n--- stdout\n%s\n--- stderr\n%s\n--- proxy log\n%s\n' \
-			"$2" "$RC" "${MS:-?}" "$(printf '%s\n' "$OUT" | head -n 30)" "$(printf '%s\n' "$ERR" | head -n 10)" \
-			"$(plog | grep -v -- '-> pass' | head -n 12)")"
-	fi
+# check (tests/lib.sh) shows this on a failure
+t_detail() {
+	printf 'condition: %s\nrc=%s (%s ms)\n--- stdout\n%s\n--- stderr\n%s\n--- proxy log\n%s\n' \
+		"$1" "$RC" "${MS:-?}" "$(printf '%s\n' "$OUT" | head -n 30)" "$(printf '%s\n' "$ERR" | head -n 10)" \
+		"$(plog | grep -v -- '-> pass' | head -n 12)"
 }
-
-# the audit log since the mark: "verb<TAB>code<TAB>requestURI" of user tool
-audit_tsv() {
-	tail -n "+$((AMARK + 1))" "$AUDIT" | grep -F '"stage":"ResponseComplete"' |
-		jq -rR 'fromjson? | select(.user.username == "tool") |
-			[.verb, (.responseStatus.code // 0 | tostring), .requestURI] | @tsv' |
-		grep -vE '	/apis/coordination.k8s.io/|^create	[0-9]+	/api/v1/namespaces(\?|$)'
-	# (the run lock of every run that writes: its Lease, and on a first run the POST
-	# that creates the inventory namespace for it; gpuform's counts leave them out)
-}
-# successful (real) DELETEs since the mark
-ndel() { audit_writes | awk -F'\t' '$1 == "delete" && ($2 == "200" || $2 == "202")' | wc -l; }
-audit_writes() {
-	audit_tsv | awk -F'\t' '$1 ~ /^(create|update|patch|delete|deletecollection)$/ && $3 !~ /[?&]dryRun=/'
-}
-# wait (up to 5 s) until the audit log stops growing
-audit_sync() {
-	local i n last=-1
-	for ((i = 0; i < 50; i++)); do
-		n=$(audit_tsv | wc -l)
-		((n == last)) && return 0
-		last=$n
-		sleep 0.1
-	done
-}
+# successful (real) DELETEs since the mark (t_audit_*: tests/lib.sh)
+ndel() { t_audit_writes | awk -F'\t' '$1 == "delete" && ($2 == "200" || $2 == "202")' | wc -l; }
 plog() { tail -n "+$((PMARK + 1))" "$PLOG"; }
 # hits ACTION [MATCH]: how many requests of the last run the proxy met with ACTION
 hits() { plog | grep -F -- "-> $1" | grep -cF -- "${2:-}"; }
@@ -186,33 +148,8 @@ desired_keys() {
 }
 
 # ---- the API server and the proxy --------------------------------------------------------
-TESTENV=$here/kube-testenv
-if [[ -n ${GPUFORM_TESTENV_DIR:-} ]]; then
-	ENV_DIR=$GPUFORM_TESTENV_DIR
-else
-	ENV_DIR=$WORK/env
-	t_on_exit "bash '$TESTENV' stop '$ENV_DIR' >/dev/null 2>&1"
-	if ! out=$(timeout 600 bash "$TESTENV" start "$ENV_DIR" 2>&1); then
-		t_fail "testenv: start kube-apiserver + etcd" "$(printf '%s\n' "$out" | tail -n 30)"
-		t_summary; exit
-	fi
-fi
-KC=$ENV_DIR/kubeconfig-tool
-AUDIT=$ENV_DIR/audit.log
-SERVER=$(sed -n 's/^KUBE_TESTENV_URL=//p' "$ENV_DIR/env" 2>/dev/null)
-export KUBECONFIG=$ENV_DIR/kubeconfig KUBECACHEDIR=$ENV_DIR/kube-cache
-if ! exists crd nodepools.karpenter.sh; then
-	if ! out=$(timeout 240 bash "$TESTENV" crds "$ENV_DIR" "$here"/fixtures/crds/*.yaml 2>&1); then
-		t_fail "testenv: create the Karpenter and Kueue CRDs" "$out"
-		t_summary; exit
-	fi
-fi
-if exists configmap -n "$INV_NS" "$INV"; then
-	t_fail "testenv: the server holds no $INV_NS/$INV yet (use a fresh GPUFORM_TESTENV_DIR)"
-	t_summary; exit
-fi
-TOOL_TOKEN=$(sed -n 's/.*token: "\([^"]*\)".*/\1/p' "$KC")
-ADMIN_TOKEN=$(sed -n 's/^KUBE_TESTENV_TOKEN=//p' "$ENV_DIR/env")
+t_testenv_start
+t_testenv_unused "$INV_NS" "$INV"
 
 RULES=$WORK/rules
 PLOG=$WORK/proxy.log
@@ -238,12 +175,9 @@ contexts: [{name: proxied, context: {cluster: proxied, user: tool}}]
 current-context: proxied
 EOF
 out=$(curl -s --noproxy '*' --max-time 10 -H "Authorization: Bearer $TOOL_TOKEN" "$PURL/api/v1/namespaces/default")
-if [[ $(printf '%s' "$out" | jq -r .metadata.name 2>/dev/null) == default ]]; then
-	t_pass "testenv on $SERVER, faultproxy on $PURL passes a GET through (TLS verified, token passed on)"
-else
-	t_fail "testenv on $SERVER, faultproxy on $PURL passes a GET through" "$out$(cat "$WORK/proxy.err")"
-	t_summary; exit
-fi
+[[ $(printf '%s' "$out" | jq -r .metadata.name 2>/dev/null) == default ]] ||
+	t_abort "faultproxy on $PURL passes a GET through to $SERVER (TLS verified, token passed on)" \
+		"$out$(cat "$WORK/proxy.err")"
 
 # ---- the references: fault-free runs ------------------------------------------------------
 # objects of our own that no run may touch: one without our labels, one with all of them
@@ -305,8 +239,8 @@ fault() {
 	to_a
 	printf '%s\n' "$rules" >"$RULES"
 	gf "$KCP" --insecure-loopback-http --no-lock -o json --prune --request-timeout 1s --timeout 40s "$@" "$SPEC_B"
-	audit_sync
-	FAULT_WRITES=$(audit_writes)
+	t_audit_sync
+	FAULT_WRITES=$(t_audit_writes)
 	# ACTION: one, or several separated by '|' (each must have hit at least once)
 	local hit=999 a h acts
 	IFS='|' read -ra acts <<<"$action"
@@ -346,7 +280,7 @@ fault() {
 # converge NAME: a clean run to B converges to the reference, the one after writes nothing
 converge() {
 	gf "$KC" -o json --prune "$SPEC_B"
-	audit_sync
+	t_audit_sync
 	CONV_DELS=$(ndel)
 	local d S
 	S=$(snap)
@@ -361,9 +295,9 @@ converge() {
 	OUT=$(diff <(printf '%s\n' "$inv") <(printf '%s\n' "$live"))
 	check "  every inventory entry carries the live UID; nothing ours is missing from it" '[[ $inv == "$live" ]]'
 	gf "$KC" -o json --prune "$SPEC_B"
-	audit_sync
+	t_audit_sync
 	check "  the run after that: 0 writes (report and audit log)" \
-		'[[ $RC == 0 && $(jv .requests.writes) == 0 && -z $(audit_writes) ]]'
+		'[[ $RC == 0 && $(jv .requests.writes) == 0 && -z $(t_audit_writes) ]]'
 	STATE=B
 }
 

@@ -40,15 +40,8 @@ SUPP=$here/git-servers/lsan.supp          # third-party leaks, see the files
 SUPP_SSH=$here/git-servers/lsan-ssh.supp
 export LSAN_OPTIONS="suppressions=$SUPP${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
-GPUFORM=${GPUFORM:-./gpuform}
-case $GPUFORM in /*) ;; *) GPUFORM=$root/$GPUFORM ;; esac
-if [[ ! -x $GPUFORM ]]; then
-	t_fail "GPUFORM is an executable (GPUFORM='$GPUFORM'; build it with make)"
-	t_summary; exit
-fi
-for tool in git lighttpd ssh-keygen /usr/sbin/sshd; do
-	command -v "$tool" >/dev/null || { t_fail "$tool is installed (sh tests/deps.sh)"; t_summary; exit; }
-done
+t_gpuform
+t_need git lighttpd ssh-keygen /usr/sbin/sshd
 
 WORK=
 t_tmpdir WORK
@@ -91,15 +84,7 @@ ssh_env() { # [KNOWN_HOSTS [KEY]]
 has() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
 has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
 no_secret() { ! printf '%s\n%s\n' "$OUT" "$ERR" | grep -qF -- "$HTTP_PASS"; }
-# check NAME 'CONDITION': eval the shell condition; pass, or fail showing the last run
-check() {
-	if eval "$2"; then
-		t_pass "$1"
-	else
-		t_fail "$1" "$(printf 'condition: %s\nrc=%s\n--- stdout\n%s\n--- stderr\n%s\n' \
-			"$2" "$RC" "$(printf '%s\n' "$OUT" | head -n 30)" "$(printf '%s\n' "$ERR" | head -n 30)")"
-	fi
-}
+# check NAME 'CONDITION' (tests/lib.sh): pass, or fail showing the last run
 tip() { git --git-dir="$1" rev-parse -q --verify "refs/heads/${2:-main}" 2>/dev/null; }
 # same_tree REPO REV PATH DIR: the files under PATH in REV are exactly DIR's, byte for byte
 same_tree() {
@@ -335,14 +320,13 @@ check "  git fsck is clean" 'git -C "$W" fsck --no-progress >/dev/null 2>&1 && g
 # ==== 2. push over HTTP (git http-backend behind lighttpd, basic auth) ===========================
 t_on_exit 'gs_http_stop "$HDIR"'
 if ! gs_http_start "$HDIR" "$HTTP_USER" "$HTTP_PASS" >"$WORK/http-start.out" 2>&1; then
-	t_fail "start lighttpd + git http-backend" "$(cat "$WORK/http-start.out")"
-	t_summary; exit
+	t_abort "start lighttpd + git http-backend" "$(cat "$WORK/http-start.out")"
 fi
 HURL=http://127.0.0.1:$GS_HTTP_PORT/git
 printf 'x-access-token:tok-%s\n' "$HTTP_PASS" >>"$HDIR/users"
 SRV=$HDIR/repos/srv.git
 seed_bare "$SRV"
-check "lighttpd + git http-backend on 127.0.0.1:$GS_HTTP_PORT: git ls-remote with the password works, without fails" \
+t_setup "lighttpd + git http-backend on 127.0.0.1:$GS_HTTP_PORT: git ls-remote with the password works, without fails" \
 	'git ls-remote "http://$HTTP_USER:$HTTP_PASS@127.0.0.1:$GS_HTTP_PORT/git/srv.git" main >/dev/null 2>&1 &&
 	 ! GIT_TERMINAL_PROMPT=0 git ls-remote "$HURL/srv.git" >/dev/null 2>&1'
 
@@ -399,11 +383,10 @@ check "  --push=PATH that does not exist: exit 4 before committing" \
 # ==== 3. push over SSH (sshd, key authentication, known_hosts) ==================================
 t_on_exit 'gs_ssh_stop'
 if ! gs_ssh_start "$SDIR" >"$WORK/sshd-start.out" 2>&1; then
-	t_fail "start sshd" "$(cat "$WORK/sshd-start.out")"
-	t_summary; exit
+	t_abort "start sshd" "$(cat "$WORK/sshd-start.out")"
 fi
 SURL=ssh://$(id -un)@127.0.0.1:$GS_SSH_PORT$SRV
-check "sshd on 127.0.0.1:$GS_SSH_PORT: git ls-remote over ssh with the test key and known_hosts" \
+t_setup "sshd on 127.0.0.1:$GS_SSH_PORT: git ls-remote over ssh with the test key and known_hosts" \
 	'GIT_SSH_COMMAND="ssh -i $SDIR/client_key -o IdentitiesOnly=yes -o UserKnownHostsFile=$SDIR/known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes" \
 	 timeout 30 git ls-remote "$SURL" main >/dev/null 2>&1'
 S=$WORK/s.git

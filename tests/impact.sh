@@ -37,37 +37,20 @@ root=$(dirname "$here")
 . "$here/lib.sh"
 cd "$root" || exit 1
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY KUBECONFIG GPUFORM_NOW
-export NO_PROXY='*' no_proxy='*' LC_ALL=C
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-
-GPUFORM=${GPUFORM:-./gpuform}
-case $GPUFORM in /*) ;; *) GPUFORM=$root/$GPUFORM ;; esac
+t_isolate
+unset GPUFORM_NOW
+t_gpuform
 update=0
 [ "${1:-}" = --update ] && update=1
 GOLDEN=$root/tests/golden-diff/frontier-node-impact.md
-if [[ ! -x $GPUFORM ]]; then
-	t_fail "GPUFORM is an executable (GPUFORM='$GPUFORM'; build it with make)"
-	t_summary; exit
-fi
-for tool in git jq kubectl curl; do
-	command -v "$tool" >/dev/null || { t_fail "$tool is on PATH"; t_summary; exit; }
-done
+t_need git jq kubectl curl
 
 WORK=
 t_tmpdir WORK
 LOG=$WORK/all-runs.log
 : >"$LOG"
 
-# check NAME 'CONDITION': eval'd; on failure show the last run
-check() {
-	if eval "$2"; then
-		t_pass "$1"
-	else
-		t_fail "$1" "$(printf 'condition: %s\nrc=%s\n--- stdout\n%s\n--- stderr\n%s\n' \
-			"$2" "$RC" "$(printf '%s\n' "$OUT" | head -n 40)" "$(printf '%s\n' "$ERR" | head -n 20)")"
-	fi
-}
+# check NAME 'CONDITION' (tests/lib.sh): eval'd; on failure shows the last run
 has() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
 has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
 jv() { printf '%s\n' "$OUT" | jq -r "$1" 2>/dev/null; }
@@ -92,10 +75,7 @@ NEW_AMI=al2023@v20250601
 NEWER_AMI=al2023@v20250701
 
 # ==== 1. diff --base ========================================================================
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-export GIT_AUTHOR_NAME='Test Author' GIT_AUTHOR_EMAIL=author@example.com
-export GIT_COMMITTER_NAME='Test Committer' GIT_COMMITTER_EMAIL=committer@example.com
-export GIT_AUTHOR_DATE='2025-01-01T00:00:00Z' GIT_COMMITTER_DATE='2025-01-01T00:00:00Z'
+t_git_isolate
 g() { git -C "$WORK/repo" "$@"; }
 gd() {
 	(cd "$WORK/repo" && "$GPUFORM" diff "$@" >"$WORK/stdout" 2>"$WORK/stderr")
@@ -113,8 +93,8 @@ sed -i "s/$OLD_AMI/$NEW_AMI/" "$INTENT"
 USERS=$(jq -r '[.items[] | select(.kind == "NodePool")] | group_by(.spec.template.spec.nodeClassRef.name) |
 	.[] | "\(.[0].spec.template.spec.nodeClassRef.name) \([.[].metadata.name] | sort | join(","))"' "$WORK/rendered.json")
 N_POOLS=$(jq '[.items[] | select(.kind == "NodePool")] | length' "$WORK/rendered.json")
-RC=- OUT=$USERS ERR=
-check "1: setup: 3 pools, all on EC2NodeClass gpu-efa" '[ "$N_POOLS" = 3 ] && [ "$USERS" = "gpu-efa b200-pretrain,ckpt,h200-pretrain" ]'
+[ "$N_POOLS" = 3 ] && [ "$USERS" = "gpu-efa b200-pretrain,ckpt,h200-pretrain" ] ||
+	t_abort "the intent renders 3 pools, all on EC2NodeClass gpu-efa" "$USERS"
 
 gd --base HEAD --format json specs/frontier.yaml
 REPORTED=$(jv '.objects[] | select(.kind == "EC2NodeClass") | "\(.name) \(.impact.pools | join(","))"')
@@ -145,7 +125,7 @@ check "1: markdown: node-replacing changes first in the table and the details (r
 	grep -q "^\*\*1 node-replacing change (pool h200-pretrain), 0 may disrupt, [0-9]* no node effect; [0-9]* objects changed" "$WORK/got.md"'
 if ((update)); then
 	cp "$WORK/got.md" "$GOLDEN"
-	t_pass "1: $GOLDEN (updated; review it)"
+	t_note "1: $GOLDEN updated (not a check; review it)"
 elif d=$(diff -u "$GOLDEN" "$WORK/got.md" 2>&1); then
 	t_pass "1: markdown equals the reviewed tests/golden-diff/frontier-node-impact.md"
 else
@@ -154,64 +134,26 @@ fi
 g checkout -q -- specs
 
 # ==== 2. the cluster ========================================================================
-TESTENV=$here/kube-testenv
-if [[ -n ${GPUFORM_TESTENV_DIR:-} ]]; then
-	ENV_DIR=$GPUFORM_TESTENV_DIR
-else
-	ENV_DIR=$WORK/env
-	t_on_exit "bash '$TESTENV' stop '$ENV_DIR' >/dev/null 2>&1"
-	if ! out=$(timeout 600 bash "$TESTENV" start "$ENV_DIR" 2>&1); then
-		t_fail "testenv: start kube-apiserver + etcd" "$(printf '%s\n' "$out" | tail -n 30)"
-		t_summary; exit
-	fi
-fi
-KC=$ENV_DIR/kubeconfig-tool
-AUDIT=$ENV_DIR/audit.log
-export KUBECONFIG=$ENV_DIR/kubeconfig KUBECACHEDIR=$ENV_DIR/kube-cache
+t_testenv_start nodeclaims.karpenter.sh
 k() { timeout 60 kubectl --request-timeout=30s "$@"; }
 exists() { k get "$@" >/dev/null 2>&1; }
-if ! exists crd nodeclaims.karpenter.sh; then
-	if ! out=$(timeout 240 bash "$TESTENV" crds "$ENV_DIR" "$here"/fixtures/crds/*.yaml 2>&1); then
-		t_fail "testenv: create the Karpenter (with NodeClaim) and Kueue CRDs" "$out"
-		t_summary; exit
-	fi
-fi
-RC=- OUT= ERR=
-check "2: testenv: the NodeClaim CRD (tests/fixtures/crds/karpenter.sh_nodeclaims.yaml) is served" \
-	'exists crd nodeclaims.karpenter.sh && k get nodeclaims.karpenter.sh >/dev/null 2>&1'
+exists crd nodeclaims.karpenter.sh && k get nodeclaims.karpenter.sh >/dev/null 2>&1 ||
+	t_abort "the NodeClaim CRD (tests/fixtures/crds/karpenter.sh_nodeclaims.yaml) is served"
 
 GF_KC=
 # gf SUBCOMMAND ARGS...: gpuform as user "tool"; marks the audit log first
 gf() {
 	local sub=$1
 	shift
-	AMARK=$(wc -l <"$AUDIT")
+	t_audit_mark
 	OUT=$(timeout 240 "$GPUFORM" "$sub" --kubeconfig "${GF_KC:-$KC}" "$@" 2>"$WORK/stderr")
 	RC=$?
 	ERR=$(cat "$WORK/stderr")
 	printf '%s\n' "--- gpuform $sub $* (rc=$RC, GPUFORM_NOW=${GPUFORM_NOW:-})" "$OUT" "--- stderr" "$ERR" >>"$LOG"
 }
-audit_tsv() {
-	tail -n "+$((AMARK + 1))" "$AUDIT" | grep -F '"stage":"ResponseComplete"' |
-		jq -rR --arg u "${1:-tool}" 'fromjson? | select(.user.username == $u) |
-			[.verb, (.responseStatus.code // 0 | tostring), .requestURI] | @tsv' |
-		grep -vE '	/apis/coordination.k8s.io/|^create	[0-9]+	/api/v1/namespaces(\?|$)'
-	# (the run lock of every run that writes: its Lease, and on a first run the POST
-	# that creates the inventory namespace for it; gpuform's counts leave them out)
-}
-audit_writes() {
-	audit_tsv "${1:-tool}" | awk -F'\t' '$1 ~ /^(create|update|patch|delete|deletecollection)$/ && $3 !~ /[?&]dryRun=/'
-}
-audit_nwrites() { audit_writes "${1:-tool}" | wc -l; }
-audit_sync() { # wait until the server logged the run's requests (gpuform's own count)
-	local i
-	for ((i = 0; i < 50; i++)); do
-		(($(audit_tsv "${2:-tool}" | wc -l) >= $1)) && return 0
-		sleep 0.1
-	done
-}
+# (t_audit_*: tests/lib.sh)
 total() { jv '.requests.total // empty'; }
-lists_of() { audit_tsv "${2:-tool}" | awk -F'\t' -v r="$1" '$1 == "list" && $3 ~ r' | wc -l; }
+lists_of() { t_audit_tsv "${2:-tool}" | awk -F'\t' -v r="$1" '$1 == "list" && $3 ~ r' | wc -l; }
 ami() { k get ec2nodeclass gpu-efa -o jsonpath='{.spec.amiSelectorTerms[0].alias}'; }
 # every object of the cluster's kinds with its resourceVersion, and the inventory
 snapshot() {
@@ -271,15 +213,15 @@ k patch nodeclaim h200-pending --subresource=status --type merge -p '{"status":{
 pod train-0 node-h200-a true && pod train-1 node-h200-a true && pod train-2 node-h200-b 30m &&
 	pod plain node-h200-c - && pod not-protected node-b200-a false && pod train-3 node-b200-b true &&
 	pod elsewhere node-other-a true || setup_ok=0
-RC=- OUT="$(k get nodeclaims -o wide 2>&1; k get pods -n jobs -o wide 2>&1)" ERR=
-check "2: setup: 8 NodeClaims (4 h200, 2 b200, 1 ckpt, 1 other pool) with status.nodeName, 7 bound pods" \
-	'((setup_ok)) && [ "$(k get nodeclaims -o json | jq "[.items[] | select(.status.nodeName)] | length")" = 7 ] &&
-	[ "$(k get pods -n jobs -o json | jq "[.items[] | select(.spec.nodeName)] | length")" = 7 ]'
+((setup_ok)) && [ "$(k get nodeclaims -o json | jq "[.items[] | select(.status.nodeName)] | length")" = 7 ] &&
+	[ "$(k get pods -n jobs -o json | jq "[.items[] | select(.spec.nodeName)] | length")" = 7 ] ||
+	t_abort "8 NodeClaims (4 h200, 2 b200, 1 ckpt, 1 other pool), 7 with status.nodeName, 7 bound pods" \
+		"$(k get nodeclaims -o wide 2>&1; k get pods -n jobs -o wide 2>&1)"
 # expected: h200-pretrain 4 NodeClaims, 3 pods with do-not-disrupt (true, true, 30m; not the
 # plain one); b200-pretrain 2 and 1 ("false" does not protect); ckpt 1 and 0; "other" not ours
 
 gf reconcile -o json "$INTENT"
-audit_sync "$(total)"
+t_audit_sync "$(total)"
 check "2: no-op reconcile: exit 0, <= 9 requests, no NodeClaim or Pod LIST" \
 	'[ "$RC" = 0 ] && [ "$(jv .requests.writes)" = 0 ] && [ "$(total)" -le 9 ] &&
 	[ "$(lists_of nodeclaims)" = 0 ] && [ "$(lists_of /pods)" = 0 ]'
@@ -288,7 +230,7 @@ check "2: no-op reconcile: exit 0, <= 9 requests, no NodeClaim or Pod LIST" \
 sed -i "s/$OLD_AMI/$NEW_AMI/" "$INTENT"
 export GPUFORM_NOW=$OUTSIDE
 gf reconcile --dry-run "$INTENT"
-audit_sync 1
+t_audit_sync 1
 check "2: reconcile --dry-run: exit 1, 'replaces nodes' with live counts for every pool on gpu-efa" \
 	'[ "$RC" = 1 ] && has "ec2nodeclass.karpenter.k8s.aws/gpu-efa configured (dry run)" &&
 	has "  node impact: replaces nodes [pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods]: dynamic drift: AMI ($OLD_AMI -> $NEW_AMI)" &&
@@ -297,14 +239,14 @@ check "2: reconcile --dry-run outside the window: stderr says what a real run wo
 	'has_err "would be held back: EC2NodeClass gpu-efa (dynamic drift: AMI ($OLD_AMI -> $NEW_AMI)) replaces the nodes of pool h200-pretrain (interruption: none; 4 NodeClaims, 3 do-not-disrupt pods)" &&
 	has_err "pool b200-pretrain (interruption: none; 2 NodeClaims, 1 do-not-disrupt pod)" &&
 	has_err "pool ckpt (interruption: checkpointed; 1 NodeClaim, 0 do-not-disrupt pods)" &&
-	[ "$(audit_nwrites)" = 0 ]'
+	[ "$(t_audit_nwrites)" = 0 ]'
 gf reconcile --dry-run -o json "$INTENT"
-audit_sync "$(total)"
+t_audit_sync "$(total)"
 check "2: -o json: per-pool counts, exactly one NodeClaim LIST and one Pod LIST (audit)" \
 	'[ "$RC" = 1 ] && [ "$(jv "[.nodeImpact.pools[] | \"\(.name)=\(.nodeClaims)/\(.doNotDisruptPods)\"] | join(\",\")")" = "b200-pretrain=2/1,ckpt=1/0,h200-pretrain=4/3" ] &&
 	[ "$(jv "[.items[] | select(.kind == \"EC2NodeClass\") | .impact.class] | join(\",\")")" = "replaces nodes" ] &&
 	[ "$(lists_of nodeclaims)" = 1 ] && [ "$(lists_of /pods)" = 1 ] &&
-	audit_tsv | grep -q "labelSelector=karpenter.sh%2Fnodepool"'
+	t_audit_tsv | grep -q "labelSelector=karpenter.sh%2Fnodepool"'
 gf diff --live "$INTENT"
 check "2: diff --live: the impact line with counts and when it takes effect before the diff, the summary last" \
 	'[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | head -n 1)" = "node impact: replaces nodes [pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods]: dynamic drift: AMI ($OLD_AMI -> $NEW_AMI); takes effect at the next opening of the maintenance window \"0 0 * * sun\" (8h); drift is blocked outside it" ] &&
@@ -313,7 +255,7 @@ check "2: diff --live: the impact line with counts and when it takes effect befo
 
 BEFORE=$(snapshot)
 gf reconcile "$INTENT"
-audit_sync 1
+t_audit_sync 1
 AFTER=$(snapshot)
 # (issue 17: only the node-replacing object is held back; one held change that replaces
 # the nodes of two protected pools counts once)
@@ -325,19 +267,19 @@ check "2: reconcile outside the window: exit 5, held back, the change, pools, no
 	has_err "1 change was held back (held back: a node-replacing change to a pool with '"'"'interruption: none'"'"' or '"'"'checkpointed'"'"' outside its maintenance window; pass --allow-node-replacement to apply it); everything else was applied" &&
 	has "ec2nodeclass.karpenter.k8s.aws/gpu-efa skipped: held back: a node-replacing change"'
 check "2: ... it was the only change, so nothing was written: 0 writes (audit), every object and resourceVersion unchanged, old AMI live" \
-	'[ "$(audit_nwrites)" = 0 ] && [ -n "$BEFORE" ] && [ "$BEFORE" = "$AFTER" ] && [ "$(ami)" = "$OLD_AMI" ]'
+	'[ "$(t_audit_nwrites)" = 0 ] && [ -n "$BEFORE" ] && [ "$BEFORE" = "$AFTER" ] && [ "$(ami)" = "$OLD_AMI" ]'
 
 # the guard holds back only the node-replacing object: in the same run, a change without node
 # effect (ckpt's quota) is applied, and the exit status still says something was held (5)
 sed -i 's/^      maxGpus: 16$/      maxGpus: 20/' "$INTENT"
 gf reconcile "$INTENT"
-audit_sync 1
+t_audit_sync 1
 check "2: AMI bump + quota change outside the window: exit 5, the AMI held back (old AMI live), the quota applied" \
 	'[ "$RC" = 5 ] && has "ec2nodeclass.karpenter.k8s.aws/gpu-efa skipped: held back" &&
 	has "nodepool.karpenter.sh/ckpt configured" && [ "$(ami)" = "$OLD_AMI" ] &&
 	has_err "1 change was held back" && has_err "everything else was applied" &&
-	audit_writes | grep -q "^patch	200	/apis/karpenter.sh/v1/nodepools/ckpt?" &&
-	! audit_writes | grep -q "ec2nodeclasses/gpu-efa"'
+	t_audit_writes | grep -q "^patch	200	/apis/karpenter.sh/v1/nodepools/ckpt?" &&
+	! t_audit_writes | grep -q "ec2nodeclasses/gpu-efa"'
 
 # a change that replaces no node is not held back
 sed -i "s/$NEW_AMI/$OLD_AMI/" "$INTENT"
@@ -351,7 +293,7 @@ sed -i "s/$OLD_AMI/$NEW_AMI/" "$INTENT"
 export GPUFORM_NOW=$INSIDE
 gf reconcile "$INTENT"
 check "2: inside the window: the AMI bump applies without the flag (exit 0, new AMI live)" \
-	'[ "$RC" = 0 ] && [ "$(ami)" = "$NEW_AMI" ] && [ -z "$ERR" ] && [ "$(audit_nwrites)" -ge 1 ]'
+	'[ "$RC" = 0 ] && [ "$(ami)" = "$NEW_AMI" ] && [ -z "$ERR" ] && [ "$(t_audit_nwrites)" -ge 1 ]'
 
 export GPUFORM_NOW=$OUTSIDE
 sed -i "s/$NEW_AMI/$NEWER_AMI/" "$INTENT"
@@ -381,7 +323,7 @@ gf reconcile "$WORK/rendered"
 check "2: ... held back outside the window (exit 5) with that count, no object written (the inventory notes the new source)" \
 	'[ "$RC" = 5 ] && has_err "held back: NodePool h200-pretrain (dynamic drift: requirements" &&
 	has_err "replaces the nodes of pool h200-pretrain (interruption: none; 2 NodeClaims, 0 do-not-disrupt pods)" &&
-	[ "$(audit_writes | grep -vc "/namespaces/gpuform-system/configmaps/gpuform-")" = 0 ]'
+	[ "$(t_audit_writes | grep -vc "/namespaces/gpuform-system/configmaps/gpuform-")" = 0 ]'
 k label --overwrite nodeclaim h200-c h200-pending karpenter.k8s.aws/instance-family=p5e >/dev/null
 gf reconcile "$WORK/rendered"
 check "2: ... and once every node satisfies them (all on p5e) nothing drifts: applied outside the window (exit 0)" \
@@ -390,7 +332,7 @@ check "2: ... and once every node satisfies them (all on p5e) nothing drifts: ap
 
 GPUFORM_NOW=yesterday gf reconcile "$INTENT"
 check "2: a malformed GPUFORM_NOW is a usage error (exit 2), nothing sent" \
-	'[ "$RC" = 2 ] && has_err "GPUFORM_NOW" && [ "$(audit_tsv | wc -l)" = 0 ]'
+	'[ "$RC" = 2 ] && has_err "GPUFORM_NOW" && [ "$(t_audit_tsv | wc -l)" = 0 ]'
 
 # ---- counts unknown: 403, and no NodeClaim CRD --------------------------------------------
 sed -i "s/$NEWER_AMI/$NEW_AMI/" "$INTENT"

@@ -28,22 +28,13 @@ root=$(dirname "$here")
 cd "$root" || exit 1
 T_START=$(date +%s)
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY KUBECONFIG
-export NO_PROXY='*' no_proxy='*' LC_ALL=C
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+t_isolate
 # the CronJob's command line goes through libgit2: its known leaks, as in tests/reconcile-git.sh
 export LSAN_OPTIONS="suppressions=$root/tests/git-servers/lsan.supp:${LSAN_OPTIONS:-}"
 
-GPUFORM=${GPUFORM:-./gpuform}
-case $GPUFORM in /*) ;; *) GPUFORM=$root/$GPUFORM ;; esac
-if [[ ! -x $GPUFORM ]]; then
-	t_fail "GPUFORM is an executable (GPUFORM='$GPUFORM'; build it with make)"
-	t_summary; exit
-fi
+t_gpuform
 PY=/usr/bin/python3
-for tool in kubectl jq curl "$PY"; do
-	command -v "$tool" >/dev/null || { t_fail "$tool is on PATH (sh tests/deps.sh)"; t_summary; exit; }
-done
+t_need kubectl jq curl "$PY"
 
 WORK=
 t_tmpdir WORK
@@ -61,17 +52,10 @@ mkdir -p "$WORK/home" "$WORK/sa"
 k() { timeout 60 kubectl --request-timeout=30s "$@"; }
 has() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
 has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
-check() {
-	if eval "$2"; then
-		t_pass "$1"
-	else
-		t_fail "$1" "$(printf 'condition: %s\nrc=%s\n--- stdout\n%s\n--- stderr\n%s\n' \
-			"$2" "${RC:-}" "$(printf '%s\n' "${OUT:-}" | head -n 30)" "$(printf '%s\n' "${ERR:-}" | head -n 20)")"
-	fi
-}
+# (check, t_audit_*: tests/lib.sh)
 # ic ARGS...: gpuform in the in-cluster configuration (no kubeconfig at all); OUT, ERR, RC
 ic() {
-	AMARK=$(wc -l <"$AUDIT")
+	t_audit_mark
 	OUT=$(env -u KUBECONFIG HOME="$WORK/home" GPUFORM_SERVICEACCOUNT_DIR="$WORK/sa" \
 		KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="$PORT" \
 		timeout 120 "$GPUFORM" "$@" 2>"$WORK/stderr")
@@ -87,14 +71,9 @@ ic_bg() {
 		KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="$PORT" \
 		"$GPUFORM" "$@" >"$of" 2>"$of.err" &
 }
-# the requests of the last ic run as USER (default the ServiceAccount):
-# "verb<TAB>code<TAB>requestURI"
-audit_tsv() {
-	sleep 1 # the audit log is written asynchronously
-	tail -n "+$((AMARK + 1))" "$AUDIT" | grep -F '"stage":"ResponseComplete"' |
-		jq -rR --arg u "${1:-$SA_USER}" 'fromjson? | select(.user.username == $u) |
-			[.verb, (.responseStatus.code // 0 | tostring), .requestURI] | @tsv'
-}
+# t_audit_all: the requests of the last ic run as the ServiceAccount, its run lock's
+# included, read a second after the run (the audit log is written asynchronously)
+T_AUDIT_USER=$SA_USER T_AUDIT_SETTLE=1
 # http CODE-VAR METHOD PATH [BODY]: a raw request with the ServiceAccount's token
 sa_http() {
 	local method=$1 path=$2 body=${3:-}
@@ -116,36 +95,8 @@ install_for() { # CLUSTER: render and server-side apply the install manifests fo
 }
 
 # ---- the API server ----------------------------------------------------------------------
-TESTENV=$here/kube-testenv
-if [[ -n ${GPUFORM_TESTENV_DIR:-} ]]; then
-	ENV_DIR=$GPUFORM_TESTENV_DIR
-else
-	ENV_DIR=$WORK/env
-	t_on_exit "bash '$TESTENV' stop '$ENV_DIR' >/dev/null 2>&1"
-	if ! out=$(timeout 600 bash "$TESTENV" start "$ENV_DIR" 2>&1); then
-		t_fail "testenv: start kube-apiserver + etcd" "$(printf '%s\n' "$out" | tail -n 30)"
-		t_summary; exit
-	fi
-fi
-AUDIT=$ENV_DIR/audit.log
-SERVER=$(sed -n 's/^KUBE_TESTENV_URL=//p' "$ENV_DIR/env" 2>/dev/null)
-PORT=${SERVER##*:}
-export KUBECONFIG=$ENV_DIR/kubeconfig KUBECACHEDIR=$ENV_DIR/kube-cache
-if [[ ! -f $AUDIT || $SERVER != https://127.0.0.1:* ]]; then
-	t_fail "testenv at $ENV_DIR: audit.log, a server on 127.0.0.1 ($SERVER)"
-	t_summary; exit
-fi
-if ! k get crd nodepools.karpenter.sh >/dev/null 2>&1; then
-	if ! out=$(timeout 240 bash "$TESTENV" crds "$ENV_DIR" "$here"/fixtures/crds/*.yaml 2>&1); then
-		t_fail "testenv: create the Karpenter and Kueue CRDs" "$out"
-		t_summary; exit
-	fi
-fi
-if k get configmap -n "$NS" "$INV" >/dev/null 2>&1; then
-	t_fail "testenv: the server holds no $NS/$INV yet (use a fresh GPUFORM_TESTENV_DIR)"
-	t_summary; exit
-fi
-t_pass "testenv: kube-apiserver (RBAC authoriser) + CRDs on $SERVER ($(($(date +%s) - T_START)) s)"
+t_testenv_start
+t_testenv_unused "$NS" "$INV"
 
 # ==== 1. install: rendered, deterministic, derived RBAC, applies server-side ================
 OUT=$("$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
@@ -292,15 +243,12 @@ check "1: the -o directory applies too (kubectl apply --server-side -k), the sam
 # ==== 2. the in-cluster code path reconciles the example with a TokenRequest token =========
 cp "$ENV_DIR/tls.crt" "$WORK/sa/ca.crt"
 printf '%s\n' "$NS" >"$WORK/sa/namespace"
-if ! out=$(new_token); then
-	t_fail "2: a token for $NS/$SA_NAME from the TokenRequest API" "$out"
-	t_summary; exit
-fi
+out=$(new_token) || t_abort "2: a token for $NS/$SA_NAME from the TokenRequest API" "$out"
 N_OBJ=$("$GPUFORM" render --format json "$SPEC" | jq '.items | length')
 ic reconcile --lock --events "$SPEC"
 check "2: in-cluster (SA dir + KUBERNETES_SERVICE_HOST/PORT, no kubeconfig): $SPEC reconciled, all $N_OBJ created" \
 	'[ "$RC" = 0 ] && has "reconciled $CLUSTER: 0 node-replacing changes, 0 may disrupt, $N_OBJ no node effect; $N_OBJ created, 0 configured, 0 unchanged"'
-A=$(audit_tsv)
+A=$(t_audit_all)
 OUT=$A
 check "2: the server saw the run as $SA_USER, and none of its requests was refused (no 401/403)" \
 	'[ "$(printf "%s\n" "$A" | grep -c .)" -ge "$N_OBJ" ] && ! printf "%s\n" "$A" | cut -f2 | grep -qvE "^(200|201|404)$"'
@@ -380,7 +328,7 @@ check "3: namespace research still exists" '[ "$OUT" = "namespace/research" ]'
 # ==== 4. the run lock ========================================================================
 # two runs started together, each holding the lock 4 s once it has it (a long run)
 export GPUFORM_TEST_LOCK_HOLD_S=4
-AMARK=$(wc -l <"$AUDIT")
+t_audit_mark
 ic_bg "$WORK/run1" reconcile --lock "$SPEC"
 p1=$!
 ic_bg "$WORK/run2" reconcile --lock "$SPEC"
@@ -431,7 +379,7 @@ OUT=$(k get lease -n "$NS" "$INV" -o json | jq -r '(.spec.holderIdentity // "non
 check "4: ... and released it again (no holder; leaseTransitions counted)" \
 	'[ "$(printf "%s\n" "$OUT" | head -n1)" = none ] && [ "$(printf "%s\n" "$OUT" | tail -n1)" -ge 2 ]'
 # the update that takes a lease over carries the resourceVersion read: a concurrent change wins
-A=$(audit_tsv | grep "/leases/$INV")
+A=$(t_audit_all | grep "/leases/$INV")
 OUT=$A
 check "4: the lock is taken by an update of the Lease (audit: get, update by $SA_USER)" \
 	'printf "%s\n" "$A" | grep -q "^get" && printf "%s\n" "$A" | grep -q "^update	200"'

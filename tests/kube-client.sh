@@ -20,9 +20,7 @@ root=$(dirname "$here")
 cd "$root" || exit 1
 t_tmpdir WORK
 # never through a proxy, never the developer's kubeconfig
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY KUBECONFIG
-export NO_PROXY='*' no_proxy='*'
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+t_isolate
 
 # ---- the drivers, linked with the project's objects -------------------------------------
 if [ -z "${BUILD_DIR:-}" ]; then
@@ -40,11 +38,8 @@ if ! out=$(cc $CFLAGS_T $(pkg-config --cflags $PKGS) -o "$LITE" tests/tools/kube
 	"$BUILD_DIR"/util/*.o "$BUILD_DIR"/generator/*.o "$BUILD_DIR"/git/*.o "$BUILD_DIR"/reconcile/*.o \
 	"$BUILD_DIR"/embedded.o $(pkg-config --libs $PKGS) -lm 2>&1) ||
 	! out2=$(cc $CFLAGS_T -o "$FAULTSRV" tests/tools/faultsrv.c 2>&1); then
-	t_fail "build the test drivers against $BUILD_DIR" "${out:-}${out2:-}"
-	t_summary
-	exit 1
+	t_abort "build the test drivers against $BUILD_DIR" "${out:-}${out2:-}"
 fi
-t_pass "build the test drivers against $BUILD_DIR"
 
 ALL_LOG=$WORK/all-output.log
 UA="kubectl-lite/$$-$RANDOM"
@@ -62,14 +57,8 @@ lite() {
 # counter NAME: a counter from the last run's "stats {...}" line
 counter() { printf '%s\n' "$OUT" | sed -n "s/^stats .*\"$1\":\([0-9]*\).*/\1/p"; }
 has() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
-# check NAME 'CONDITION': eval the shell condition; pass or fail showing the last run
-check() {
-	if eval "$2"; then
-		t_pass "$1"
-	else
-		t_fail "$1" "$(printf 'condition: %s\nrc=%s %sms\n%s\n' "$2" "$RC" "$MS" "$OUT" | head -n 40)"
-	fi
-}
+# check NAME 'CONDITION' (tests/lib.sh) shows this on a failure
+t_detail() { printf 'condition: %s\nrc=%s %sms\n%s\n' "$1" "$RC" "$MS" "$OUT" | head -n 40; }
 
 # ---- faultsrv: retries, Retry-After, timeouts, body cap, connection reuse --------------
 FS_PID=''
@@ -150,29 +139,10 @@ check "body cap: a 2 MiB response with a 1 MiB cap fails cleanly" \
 fault_stop
 
 # ---- the API server -----------------------------------------------------------------
-if [ -n "${GPUFORM_TESTENV_DIR:-}" ]; then
-	ENV_DIR=$GPUFORM_TESTENV_DIR
-	own_server=0
-else
-	ENV_DIR=$WORK/env
-	own_server=1
-	if ! out=$(timeout 300 bash "$here/kube-testenv" start "$ENV_DIR" 2>&1); then
-		t_fail "start kube-testenv" "$out"
-		t_summary
-		exit 1
-	fi
-	t_on_exit "bash '$here/kube-testenv' stop '$ENV_DIR' >/dev/null 2>&1"
-fi
-KC=$ENV_DIR/kubeconfig-tool
-if [ ! -f "$KC" ]; then
-	t_fail "testenv at $ENV_DIR has a kubeconfig-tool"
-	t_summary
-	exit 1
-fi
-SERVER=$(sed -n 's/^KUBE_TESTENV_URL=//p' "$ENV_DIR/env")
-TOOL_TOKEN=$(sed -n 's/.*token: "\([^"]*\)".*/\1/p' "$KC")
+t_testenv_start --no-crds   # (the CRDs are created below, after the not-installed checks)
+unset KUBECONFIG            # every driver run names its kubeconfig
 NS=kc-test-$$-$RANDOM
-[ "$own_server" = 1 ] ||
+[ "$T_OWN_SERVER" = 1 ] ||
 	t_on_exit "timeout 60 '$LITE' --kubeconfig '$KC' delete v1 Namespace - '$NS' >/dev/null 2>&1"
 
 # discovery

@@ -24,14 +24,8 @@ root=$(dirname "$here")
 # shellcheck source=tests/lib.sh
 . "$here/lib.sh"
 cd "$root" || exit 1
-export LC_ALL=C
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-GPUFORM=${GPUFORM:-./gpuform}
-case $GPUFORM in /*) ;; *) GPUFORM=$root/$GPUFORM ;; esac
-if [[ ! -x $GPUFORM ]]; then
-	t_fail "GPUFORM is an executable (GPUFORM='$GPUFORM')"
-	t_summary; exit
-fi
+t_isolate
+t_gpuform
 WORK=
 t_tmpdir WORK
 chmod 0755 "$WORK"   # (nobody reads the intents from here in the unwritable case)
@@ -52,13 +46,10 @@ gf() {
 	printf '%s\n' "--- gpuform $* (rc=$RC)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
 }
 has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
-check() {
-	if eval "$2"; then
-		t_pass "$1"
-	else
-		t_fail "$1" "$(printf 'condition: %s\nrc=%s\n--- stdout\n%s\n--- stderr\n%s\n%s\n' \
-			"$2" "$RC" "$(printf '%s\n' "$OUT" | head -n 10)" "$(printf '%s\n' "$ERR" | head -n 10)" "${EXTRA:-}")"
-	fi
+# check (tests/lib.sh) shows this on a failure
+t_detail() {
+	printf 'condition: %s\nrc=%s\n--- stdout\n%s\n--- stderr\n%s\n%s\n' \
+		"$1" "$RC" "$(printf '%s\n' "$OUT" | head -n 10)" "$(printf '%s\n' "$ERR" | head -n 10)" "${EXTRA:-}"
 }
 # tree_sum DIR: every file and its SHA-256, and every directory, sorted
 tree_sum() { (cd "$1" && find . -printf '%y %p\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum); }

@@ -159,7 +159,7 @@ s, b = send("sessionSECRET0001", token="forged", key="ASIASESSION000001")
 assert s >= 400 and "InvalidClientTokenId" in b, (s, b)
 print("ok")
 PYEOF
-	t_pass "fake: accepts botocore-signed requests, rejects a tampered body and a forged session token"
+	t_note "setup: the fake accepts botocore-signed requests, rejects a tampered body and a forged session token"
 else
 	t_fail "fake: verifier self-test" "$(cat "$T/py")"
 fi

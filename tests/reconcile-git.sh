@@ -7,8 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
 . tests/git-servers/servers.sh
-GPUFORM=${GPUFORM:-./gpuform}
-case $GPUFORM in /*) ;; */*) GPUFORM=$(pwd)/$GPUFORM ;; esac
+t_gpuform
 unset GPUFORM_GIT_USERNAME GPUFORM_GIT_PASSWORD GPUFORM_GIT_TOKEN GPUFORM_GIT_CREDENTIALS
 export LSAN_OPTIONS="suppressions=$(pwd)/tests/git-servers/lsan.supp:${LSAN_OPTIONS:-}"
 t_tmpdir W
@@ -17,21 +16,15 @@ USER_=gitops PASS_=pw-$RANDOM$RANDOM
 # ---- servers --------------------------------------------------------------
 t_on_exit 'gs_http_stop "$W/http"'
 mkdir -p "$W/http"
-if ! gs_http_start "$W/http" "$USER_" "$PASS_" >"$W/http.out" 2>&1; then
-	t_fail "start lighttpd + git http-backend" "$(cat "$W/http.out")"
-	t_summary; exit
-fi
+gs_http_start "$W/http" "$USER_" "$PASS_" >"$W/http.out" 2>&1 ||
+	t_abort "start lighttpd + git http-backend" "$(cat "$W/http.out")"
 SRV=$W/http/repos/gitops.git
 git init -q --bare -b main "$SRV" && git --git-dir="$SRV" config http.receivepack true
 URL=http://127.0.0.1:$GS_HTTP_PORT/git/gitops.git
 
-t_on_exit 'bash tests/kube-testenv stop "$W/k8s" >/dev/null 2>&1'
-if ! bash tests/kube-testenv start "$W/k8s" >"$W/k8s.out" 2>&1 ||
-	! bash tests/kube-testenv crds "$W/k8s" tests/fixtures/crds/*.yaml >>"$W/k8s.out" 2>&1; then
-	t_fail "start kube-apiserver + etcd with the CRDs" "$(tail -5 "$W/k8s.out")"
-	t_summary; exit
-fi
-export KUBECONFIG=$W/k8s/kubeconfig
+WORK=$W
+t_testenv_start
+t_testenv_unused gpuform-system gpuform-ml-prod
 export GPUFORM_GIT_USERNAME=$USER_ GPUFORM_GIT_PASSWORD=$PASS_
 
 # run gpuform; output in $W/out, $W/err, exit status in RC

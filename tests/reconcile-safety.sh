@@ -38,23 +38,14 @@ root=$(dirname "$here")
 cd "$root" || exit 1
 T_START=$(date +%s)
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY KUBECONFIG
+t_isolate
 unset GPUFORM_TEST_LOCK_HOLD_S GPUFORM_TEST_PRUNE_PAUSE_S
-export NO_PROXY='*' no_proxy='*' LC_ALL=C
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 export GPUFORM_NOW=2026-01-31T02:30:00Z
 # libgit2's known one-time allocations (a --git run below)
 export LSAN_OPTIONS="suppressions=$here/git-servers/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
-GPUFORM=${GPUFORM:-./gpuform}
-case $GPUFORM in /*) ;; *) GPUFORM=$root/$GPUFORM ;; esac
-if [[ ! -x $GPUFORM ]]; then
-	t_fail "GPUFORM is an executable (GPUFORM='$GPUFORM'; build it with make)"
-	t_summary; exit
-fi
-for tool in kubectl jq; do
-	command -v "$tool" >/dev/null || { t_fail "$tool is on PATH (sh tests/deps.sh)"; t_summary; exit; }
-done
+t_gpuform
+t_need kubectl jq
 
 WORK=
 t_tmpdir WORK
@@ -67,7 +58,7 @@ GF_KC=
 gf() { # SUBCOMMAND ARGS...: stdout $OUT, stderr $ERR, status $RC; marks the audit log
 	local sub=$1
 	shift
-	AMARK=$(wc -l <"$AUDIT")
+	t_audit_mark
 	OUT=$(timeout 240 "$GPUFORM" "$sub" --kubeconfig "${GF_KC:-$KC}" "$@" 2>"$WORK/stderr")
 	RC=$?
 	ERR=$(cat "$WORK/stderr")
@@ -76,27 +67,9 @@ gf() { # SUBCOMMAND ARGS...: stdout $OUT, stderr $ERR, status $RC; marks the aud
 jv() { printf '%s\n' "$OUT" | jq -r "$1" 2>/dev/null; }
 has() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
 has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
-check() {
-	if eval "$2"; then
-		t_pass "$1"
-	else
-		t_fail "$1" "$(printf 'condition: %s\nrc=%s\n--- stdout\n%s\n--- stderr\n%s\n' \
-			"$2" "$RC" "$(printf '%s\n' "$OUT" | head -n 40)" "$(printf '%s\n' "$ERR" | head -n 20)")"
-	fi
-}
-# requests by user "tool" since the mark, "verb<TAB>code<TAB>URI"; the run lock's Lease
-# requests are left out (every run that writes takes the lock)
-audit_tsv() {
-	sleep 0.3
-	tail -n "+$((AMARK + 1))" "$AUDIT" | grep -F '"stage":"ResponseComplete"' |
-		jq -rR 'fromjson? | select(.user.username == "tool") |
-			[.verb, (.responseStatus.code // 0 | tostring), .requestURI] | @tsv' |
-		grep -vE '	/apis/coordination.k8s.io/|^create	[0-9]+	/api/v1/namespaces(\?|$)'
-}
-audit_writes() {
-	audit_tsv | awk -F'\t' '$1 ~ /^(create|update|patch|delete|deletecollection)$/ && $3 !~ /[?&]dryRun=/'
-}
-audit_deletes() { audit_writes | awk -F'\t' '$1 == "delete"'; }
+# (check, t_audit_*: tests/lib.sh; the audit log is read 0.3 s after a run)
+T_AUDIT_SETTLE=0.3
+audit_deletes() { t_audit_writes | awk -F'\t' '$1 == "delete"'; }
 exists() { k get "$@" >/dev/null 2>&1; }
 uid_of() { k get "$@" -o jsonpath='{.metadata.uid}' 2>/dev/null; }
 applyset_id() { # CLUSTER
@@ -142,33 +115,7 @@ EOF
 }
 
 # ---- the API server ----------------------------------------------------------------------
-TESTENV=$here/kube-testenv
-if [[ -n ${GPUFORM_TESTENV_DIR:-} ]]; then
-	ENV_DIR=$GPUFORM_TESTENV_DIR
-else
-	ENV_DIR=$WORK/env
-	t_on_exit "bash '$TESTENV' stop '$ENV_DIR' >/dev/null 2>&1"
-	if ! out=$(timeout 900 bash "$TESTENV" start "$ENV_DIR" 2>&1); then
-		t_fail "testenv: start kube-apiserver + etcd" "$(printf '%s\n' "$out" | tail -n 30)"
-		t_summary; exit
-	fi
-fi
-KC=$ENV_DIR/kubeconfig-tool
-AUDIT=$ENV_DIR/audit.log
-SERVER=$(sed -n 's/^KUBE_TESTENV_URL=//p' "$ENV_DIR/env" 2>/dev/null)
-export KUBECONFIG=$ENV_DIR/kubeconfig KUBECACHEDIR=$ENV_DIR/kube-cache
-if [[ ! -f $KC || ! -f $AUDIT || $SERVER != https://127.0.0.1:* ]]; then
-	t_fail "testenv at $ENV_DIR: kubeconfig-tool, audit.log, a server on 127.0.0.1 ($SERVER)"
-	t_summary; exit
-fi
-if ! exists crd nodepools.karpenter.sh; then
-	if ! out=$(timeout 240 bash "$TESTENV" crds "$ENV_DIR" "$here"/fixtures/crds/*.yaml 2>&1); then
-		t_fail "testenv: create the Karpenter and Kueue CRDs" "$out"
-		t_summary; exit
-	fi
-fi
-TOOL_TOKEN=$(sed -n 's/.*token: "\([^"]*\)".*/\1/p' "$KC")
-t_pass "testenv: kube-apiserver + CRDs on $SERVER ($(($(date +%s) - T_START)) s)"
+t_testenv_start
 
 # ==== kinds: 20+ kinds in one run, and inventory entries of kinds gpuform does not render ====
 KDIR=$WORK/kinds
@@ -331,12 +278,12 @@ check "adopt: first run with a hand-made NodePool and Namespace: exit 4, both na
 	'[ "$RC" = 4 ] && has "nodepool.karpenter.sh/api conflict: exists and was not created by gpuform" &&
 	has "namespace/pre-ns conflict" && has "kubectl-create (Update)" && has_err "--adopt"'
 check "adopt: ... nothing written (audit: 0 writes), nodeClassRef still 'handmade', no inventory" \
-	'[ "$(audit_writes | wc -l)" = 0 ] &&
+	'[ "$(t_audit_writes | wc -l)" = 0 ] &&
 	[ "$(k get nodepool api -o jsonpath="{.spec.template.spec.nodeClassRef.name}")" = handmade ] &&
 	! exists configmap -n "$INV_NS" gpuform-pre'
 gf diff --live "$WORK/pre.yaml"
 check "adopt: diff --live shows the conflicts too (exit 4), nothing written" \
-	'[ "$RC" = 4 ] && has "nodepool.karpenter.sh/api conflict" && [ "$(audit_writes | wc -l)" = 0 ]'
+	'[ "$RC" = 4 ] && has "nodepool.karpenter.sh/api conflict" && [ "$(t_audit_writes | wc -l)" = 0 ]'
 gf reconcile --dry-run --adopt "$WORK/pre.yaml"
 check "adopt: --adopt --dry-run: the NodePool's nodeClassRef change is node-replacing (compared with live), not 'new NodePool'" \
 	'[ "$RC" = 1 ] && has "nodepool.karpenter.sh/api configured (dry run): adopted" &&
@@ -349,7 +296,7 @@ check "adopt: --adopt: exit 0, both adopted (configured) with their original UID
 	[ "$(k get nodepool api -o jsonpath="{.spec.template.spec.nodeClassRef.name}")" = gpu ]'
 gf reconcile -o json "$WORK/pre.yaml"
 check "adopt: the next run: all unchanged, no write" \
-	'[ "$RC" = 0 ] && [ "$(jv .counts.unchanged)" = "$(jv ".items | length")" ] && [ "$(audit_writes | wc -l)" = 0 ]'
+	'[ "$RC" = 0 ] && [ "$(jv .counts.unchanged)" = "$(jv ".items | length")" ] && [ "$(t_audit_writes | wc -l)" = 0 ]'
 
 # ==== prune: never what this cluster's gpuform did not create ===============================
 # made by hand before any run and never adopted; then listed in a tampered inventory with
@@ -388,7 +335,7 @@ check "prune: an inventory entry without a UID is never pruned (NodePool api kep
 # a label removed between the LIST and the DELETE: the delete's resourceVersion precondition
 gf reconcile "$WORK/pre.yaml" # api wanted again: its UID is recorded again
 gf reconcile "$WORK/pre2.yaml"
-AMARK=$(wc -l <"$AUDIT")
+t_audit_mark
 GPUFORM_TEST_PRUNE_PAUSE_S=4 timeout 120 "$GPUFORM" reconcile --kubeconfig "$KC" -o json --prune \
 	--force-prune "$WORK/pre2.yaml" >"$WORK/race.out" 2>"$WORK/race.err" &
 race=$!
@@ -397,21 +344,21 @@ k label nodepool api applyset.kubernetes.io/part-of- >/dev/null
 wait "$race"; RC=$?
 OUT=$(cat "$WORK/race.out") ERR=$(cat "$WORK/race.err")
 check "prune: part-of label removed after the LIST: the DELETE fails its precondition (409 in the audit log), NodePool api kept, reported" \
-	'[ "$RC" = 0 ] && exists nodepool api && audit_tsv | grep -q "^delete	409	.*/nodepools/api" &&
+	'[ "$RC" = 0 ] && exists nodepool api && t_audit_tsv | grep -q "^delete	409	.*/nodepools/api" &&
 	jv ".items[] | select(.kind == \"NodePool\" and .name == \"api\") | .detail" | grep -q "precondition failed"'
 
 # ==== inventory: damaged or deleted ==========================================================
 # (NodePool api lost its label above: adopted again first)
 gf reconcile --adopt "$WORK/pre.yaml"
-check "inventory: setup: NodePool api adopted again (its label was removed by hand)" '[ "$RC" = 0 ]'
+t_setup "inventory: NodePool api adopted again (its label was removed by hand)" '[ "$RC" = 0 ]'
 set_inventory pre '[{"apiVersion": "v1", "kind":'
 gf reconcile "$WORK/pre.yaml"
 check "inventory: damaged JSON: exit 4, says it is damaged and how to recover, nothing written" \
 	'[ "$RC" = 4 ] && has_err "inventory gpuform-system/gpuform-pre is damaged" && has_err "--rebuild-inventory" &&
-	[ "$(audit_writes | wc -l)" = 0 ]'
+	[ "$(t_audit_writes | wc -l)" = 0 ]'
 gf reconcile --rebuild-inventory --dry-run "$WORK/pre.yaml"
 check "inventory: --rebuild-inventory --dry-run: exit 0/1, nothing written" \
-	'[ "$RC" -le 1 ] && [ "$(audit_writes | wc -l)" = 0 ]'
+	'[ "$RC" -le 1 ] && [ "$(t_audit_writes | wc -l)" = 0 ]'
 gf reconcile --rebuild-inventory -o json "$WORK/pre.yaml"
 check "inventory: --rebuild-inventory: exit 0; the inventory lists the objects gpuform applied, with UIDs, and not the hand-labelled ones" \
 	'[ "$RC" = 0 ] && inventory pre | grep -q "^NodePool//api	$NP_UID" &&
@@ -419,7 +366,7 @@ check "inventory: --rebuild-inventory: exit 0; the inventory lists the objects g
 k delete configmap -n "$INV_NS" gpuform-pre >/dev/null
 gf reconcile "$WORK/pre.yaml"
 check "inventory: deleted while labelled objects exist: exit 4, names the count and --rebuild-inventory, nothing written" \
-	'[ "$RC" = 4 ] && has_err "does not exist, but" && has_err "--rebuild-inventory" && [ "$(audit_writes | wc -l)" = 0 ]'
+	'[ "$RC" = 4 ] && has_err "does not exist, but" && has_err "--rebuild-inventory" && [ "$(t_audit_writes | wc -l)" = 0 ]'
 gf reconcile --rebuild-inventory "$WORK/pre.yaml"
 check "inventory: --rebuild-inventory recreates it" '[ "$RC" = 0 ] && inventory pre | grep -q "^NodePool//api	$NP_UID"'
 wipe
@@ -437,11 +384,11 @@ A_EC2=$(k get ec2nodeclass gpu -o json | jq -c '{labels: .metadata.labels, spec:
 gf reconcile "$WORK/team-b.yaml"
 check "clusters: team-b renders EC2NodeClass gpu differently: exit 4, a conflict naming cluster team-a, nothing written" \
 	'[ "$RC" = 4 ] && has "ec2nodeclass.karpenter.k8s.aws/gpu conflict: owned by another gpuform inventory (cluster '"'team-a'"')" &&
-	[ "$(audit_writes | wc -l)" = 0 ] &&
+	[ "$(t_audit_writes | wc -l)" = 0 ] &&
 	[ "$(k get ec2nodeclass gpu -o json | jq -c "{labels: .metadata.labels, spec: .spec}")" = "$A_EC2" ]'
 gf reconcile --adopt --force-conflicts "$WORK/team-b.yaml"
 check "clusters: not even --adopt --force-conflicts takes another gpuform cluster's object" \
-	'[ "$RC" = 4 ] && has "ec2nodeclass.karpenter.k8s.aws/gpu conflict" && [ "$(audit_writes | wc -l)" = 0 ]'
+	'[ "$RC" = 4 ] && has "ec2nodeclass.karpenter.k8s.aws/gpu conflict" && [ "$(t_audit_writes | wc -l)" = 0 ]'
 # two teams, one EKS cluster: team-b uses team-a's EC2NodeClass gpu (an EC2NodeClass
 # carries its cluster in spec.tags: two gpuform clusters never share one)
 BDIR=$WORK/team-b
@@ -451,7 +398,7 @@ rm "$BDIR"/ec2nodeclass-gpu.yaml
 gf reconcile -o json "$BDIR"
 check "clusters: objects equal apart from the owner labels are shared: exit 0, Namespace, WPC, device-plugin ConfigMap 'shared', not written" \
 	'[ "$RC" = 0 ] && [ "$(jv "[.items[] | select(.detail // \"\" | test(\"^shared\"))] | length")" = 3 ] &&
-	! audit_writes | grep -qE "/(namespaces/shared|ec2nodeclasses/gpu|workloadpriorityclasses/gpuform-inference)\?" &&
+	! t_audit_writes | grep -qE "/(namespaces/shared|ec2nodeclasses/gpu|workloadpriorityclasses/gpuform-inference)\?" &&
 	[ "$(k get namespace shared -o jsonpath="{.metadata.labels.gpuform\.io/cluster}")" = team-a ]'
 check "clusters: team-b's inventory records them as shared with team-a" \
 	'[ "$(inventory team-b | awk -F"\t" "\$3 == \"team-a\"" | wc -l)" = 3 ]'
@@ -494,7 +441,7 @@ wipe
 intent "$WORK/lk.yaml" lk lk-a lk
 gf reconcile "$WORK/lk.yaml"
 intent "$WORK/lk-small.yaml" lk lk-b lk
-AMARK=$(wc -l <"$AUDIT")
+t_audit_mark
 GPUFORM_TEST_LOCK_HOLD_S=3 timeout 120 "$GPUFORM" reconcile --kubeconfig "$KC" "$WORK/lk.yaml" \
 	>"$WORK/lk1" 2>"$WORK/lk1.err" &
 p1=$!
@@ -558,7 +505,7 @@ current-context: c
 EOF
 GF_KC=$WORK/kc-insecure gf reconcile "$WORK/fresh.yaml"
 check "http: insecure-skip-tls-verify together with a CA is refused (as kubectl does), nothing sent" \
-	'[ "$RC" = 3 ] && has_err "with the insecure flag is not allowed" && [ "$(audit_tsv | wc -l)" = 0 ]'
+	'[ "$RC" = 3 ] && has_err "with the insecure flag is not allowed" && [ "$(t_audit_tsv | wc -l)" = 0 ]'
 
 # ==== git: credentials in --git URLs =========================================================
 OUT=$("$GPUFORM" install --git "https://alice:s3cr3t-pw@git.example.invalid/gitops.git" --cluster x 2>"$WORK/stderr")
@@ -586,7 +533,7 @@ if [[ -n ${GPUFORM_OLD:-} && -x ${GPUFORM_OLD:-} ]]; then
 	gf reconcile -o json "$WORK/up2.yaml"
 	check "upgrade: objects and inventory written by $GPUFORM_OLD: exit 0, all unchanged, no write" \
 		'[ "$RC" = 0 ] && [ "$(jv .counts.unchanged)" = 8 ] && [ "$(jv .counts.conflict)" = 0 ] &&
-		[ "$(audit_writes | wc -l)" = 0 ]'
+		[ "$(t_audit_writes | wc -l)" = 0 ]'
 	gf reconcile -o json --prune "$WORK/up2.yaml"
 	check "upgrade: --prune removes what the previous gpuform created and no longer is desired (4 objects)" \
 		'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 4 ] && ! exists nodepool up-a && exists nodepool up-b'

@@ -31,20 +31,11 @@ root=$(dirname "$here")
 cd "$root" || exit 1
 T_START=$(date +%s)
 
-# never through a proxy, never the developer's kubeconfig
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY KUBECONFIG
-export NO_PROXY='*' no_proxy='*' LC_ALL=C   # (C: one sort order for sort, comm and jq)
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-
-GPUFORM=${GPUFORM:-./gpuform}
-case $GPUFORM in /*) ;; *) GPUFORM=$root/$GPUFORM ;; esac
-if [[ ! -x $GPUFORM ]]; then
-	t_fail "GPUFORM is an executable (GPUFORM='$GPUFORM'; build it with make)"
-	t_summary; exit
-fi
-for tool in kubectl jq curl; do
-	command -v "$tool" >/dev/null || { t_fail "$tool is on PATH (sh tests/deps.sh)"; t_summary; exit; }
-done
+# never through a proxy, never the developer's kubeconfig; LC_ALL=C: one sort order for
+# sort, comm and jq
+t_isolate
+t_gpuform
+t_need kubectl jq curl
 
 WORK=
 t_tmpdir WORK
@@ -69,7 +60,7 @@ GF_KC=
 gf() {
 	local sub=$1 t0
 	shift
-	AMARK=$(wc -l <"$AUDIT")
+	t_audit_mark
 	t0=$(date +%s%N)
 	OUT=$(timeout 240 "$GPUFORM" "$sub" --kubeconfig "${GF_KC:-$KC}" "$@" 2>"$WORK/stderr")
 	RC=$?
@@ -92,45 +83,10 @@ shown_out() {
 		printf '%s\n' "$OUT" | head -n 40
 	fi
 }
-# check NAME 'CONDITION': eval the shell condition; pass, or fail showing the last run
-check() {
-	if eval "$2"; then
-		t_pass "$1"
-	else
-		t_fail "$1" "$(printf 'condition: %s\nrc=%s (%s ms)\n--- stdout\n%s\n--- stderr\n%s\n' \
-			"$2" "$RC" "${MS:-?}" "$(shown_out)" "$(printf '%s\n' "$ERR" | head -n 20)")"
-	fi
-}
-
-# audit_tsv [USER]: requests by USER (default tool) completed since the mark, one
-# "verb<TAB>code<TAB>requestURI" a line (a line cut short by a killed server is skipped)
-audit_tsv() {
-	tail -n "+$((AMARK + 1))" "$AUDIT" | grep -F '"stage":"ResponseComplete"' |
-		jq -rR --arg u "${1:-tool}" 'fromjson? | select(.user.username == $u) |
-			[.verb, (.responseStatus.code // 0 | tostring), .requestURI] | @tsv' |
-		grep -vE '	/apis/coordination.k8s.io/|^create	[0-9]+	/api/v1/namespaces(\?|$)'
-	# (the run lock of every run that writes: its Lease, and on a first run the POST
-	# that creates the inventory namespace for it; gpuform's counts leave them out)
-}
-# audit_writes [USER]: the writes among them that were not dry runs
-audit_writes() {
-	audit_tsv "${1:-tool}" | awk -F'\t' '$1 ~ /^(create|update|patch|delete|deletecollection)$/ && $3 !~ /[?&]dryRun=/'
-}
-audit_nwrites() { audit_writes "${1:-tool}" | wc -l; }
-# audit_sync [TOTAL] [USER]: wait (up to 5 s) until the server has logged TOTAL requests of
-# the run (gpuform's own count); without TOTAL, until the count stops changing
-audit_sync() {
-	local want=${1:-} user=${2:-tool} i n last=-1
-	for ((i = 0; i < 50; i++)); do
-		n=$(audit_tsv "$user" | wc -l)
-		if [[ -n $want ]]; then
-			((n >= want)) && return 0
-		elif ((n == last)); then
-			return 0
-		fi
-		last=$n
-		sleep 0.1
-	done
+# check NAME 'CONDITION' (tests/lib.sh) shows this on a failure; t_audit_*: tests/lib.sh
+t_detail() {
+	printf 'condition: %s\nrc=%s (%s ms)\n--- stdout\n%s\n--- stderr\n%s\n' \
+		"$1" "$RC" "${MS:-?}" "$(shown_out)" "$(printf '%s\n' "$ERR" | head -n 20)"
 }
 # total requests of the last run: from -o json, else from the summary line
 run_total() {
@@ -157,44 +113,8 @@ exists() { k get "$@" >/dev/null 2>&1; }
 gpu_limit() { k get nodepool "$1" -o jsonpath='{.spec.limits.nvidia\.com/gpu}' 2>/dev/null; }
 
 # ---- the API server ----------------------------------------------------------------------
-TESTENV=$here/kube-testenv
-if [[ -n ${GPUFORM_TESTENV_DIR:-} ]]; then
-	ENV_DIR=$GPUFORM_TESTENV_DIR
-	own_server=0
-else
-	ENV_DIR=$WORK/env
-	own_server=1
-	t_on_exit "bash '$TESTENV' stop '$ENV_DIR' >/dev/null 2>&1"
-	if ! out=$(timeout 600 bash "$TESTENV" start "$ENV_DIR" 2>&1); then
-		t_fail "testenv: start kube-apiserver + etcd" "$(printf '%s\n' "$out" | tail -n 30)"
-		t_summary; exit
-	fi
-fi
-KC=$ENV_DIR/kubeconfig-tool
-AUDIT=$ENV_DIR/audit.log
-SERVER=$(sed -n 's/^KUBE_TESTENV_URL=//p' "$ENV_DIR/env" 2>/dev/null)
-export KUBECONFIG=$ENV_DIR/kubeconfig KUBECACHEDIR=$ENV_DIR/kube-cache
-if [[ ! -f $KC || ! -f $AUDIT || $SERVER != https://127.0.0.1:* ]]; then
-	t_fail "testenv at $ENV_DIR: kubeconfig-tool, audit.log, a server on 127.0.0.1 ($SERVER)"
-	t_summary; exit
-fi
-if ! exists crd nodepools.karpenter.sh; then
-	if ! out=$(timeout 240 bash "$TESTENV" crds "$ENV_DIR" "$here"/fixtures/crds/*.yaml 2>&1); then
-		t_fail "testenv: create the Karpenter and Kueue CRDs" "$out"
-		t_summary; exit
-	fi
-fi
-if exists configmap -n "$INV_NS" "$INV"; then
-	t_fail "testenv: the server holds no $INV_NS/$INV yet (use a fresh GPUFORM_TESTENV_DIR)"
-	t_summary; exit
-fi
-TOOL_TOKEN=$(sed -n 's/.*token: "\([^"]*\)".*/\1/p' "$KC")
-ADMIN_TOKEN=$(sed -n 's/^KUBE_TESTENV_TOKEN=//p' "$ENV_DIR/env")
-if ((own_server)); then
-	t_pass "testenv: kube-apiserver + CRDs on $SERVER ($(($(date +%s) - T_START)) s)"
-else
-	t_pass "testenv: reusing $ENV_DIR ($SERVER)"
-fi
+t_testenv_start
+t_testenv_unused "$INV_NS" "$INV"
 
 DESIRED=$(desired_keys "$SPEC")
 N_OBJ=$(printf '%s\n' "$DESIRED" | grep -c .)
@@ -202,15 +122,15 @@ N_KINDS=$(printf '%s\n' "$DESIRED" | cut -d/ -f1 | sort -u | wc -l)
 
 # ==== 1. create, then a no-op run ===========================================================
 gf reconcile -o json "$SPEC"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 FIRST_WRITES=$(jv .requests.writes)
 check "1: first reconcile of $SPEC: exit 0, every one of the $N_OBJ rendered objects created" \
 	'[ "$RC" = 0 ] && [ "$(jv .counts.created)" = "$N_OBJ" ] && [ "$(jv .counts.failed)" = 0 ] &&
 	[ "$(jv ".items | length")" = "$N_OBJ" ]'
 check "1: first run: the audit log shows requests.writes ($FIRST_WRITES) real writes and requests.total requests by 'tool'" \
-	'[ -n "$FIRST_WRITES" ] && [ "$(audit_nwrites)" = "$FIRST_WRITES" ] &&
-	[ "$(audit_tsv | wc -l)" = "$(jv .requests.total)" ] &&
-	[ "$(audit_tsv | grep -c "[?&]dryRun=")" = "$(jv .requests.dryRuns)" ]'
+	'[ -n "$FIRST_WRITES" ] && [ "$(t_audit_nwrites)" = "$FIRST_WRITES" ] &&
+	[ "$(t_audit_tsv | wc -l)" = "$(jv .requests.total)" ] &&
+	[ "$(t_audit_tsv | grep -c "[?&]dryRun=")" = "$(jv .requests.dryRuns)" ]'
 APPLYSET_ID=$(k get configmap -n "$INV_NS" "$INV" -o jsonpath='{.metadata.labels.applyset\.kubernetes\.io/id}' 2>/dev/null)
 want_id="applyset-$(printf '%s' "$INV.$INV_NS.ConfigMap." | openssl dgst -sha256 -binary | openssl base64 -A | tr '+/' '-_' | tr -d '=')-v1"
 RC=- OUT=$APPLYSET_ID ERR=
@@ -224,12 +144,12 @@ else
 fi
 
 gf reconcile -o json "$SPEC"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "1: second run: exit 0, all $N_OBJ unchanged, requests.writes == 0, total $(jv .requests.total) <= $N_KINDS kinds + 2" \
 	'[ "$RC" = 0 ] && [ "$(jv .counts.unchanged)" = "$N_OBJ" ] && [ "$(jv .requests.writes)" = 0 ] &&
 	[ "$(jv .requests.total)" -le $((N_KINDS + 2)) ]'
-check "1: second run: the audit log shows 0 writes by 'tool' ($(audit_tsv | wc -l) requests)" \
-	'[ "$(audit_nwrites)" = 0 ] && [ "$(audit_tsv | wc -l)" = "$(jv .requests.total)" ]'
+check "1: second run: the audit log shows 0 writes by 'tool' ($(t_audit_tsv | wc -l) requests)" \
+	'[ "$(t_audit_nwrites)" = 0 ] && [ "$(t_audit_tsv | wc -l)" = "$(jv .requests.total)" ]'
 
 gf reconcile "$SPEC"
 check "1: text output: one line per object and the summary" \
@@ -242,30 +162,30 @@ check "1: text output: one line per object and the summary" \
 k patch nodepool llm-pretrain --type merge --field-manager kubectl-edit \
 	-p '{"spec":{"limits":{"nvidia.com/gpu":"999"}}}' >/dev/null
 gf diff --live "$SPEC"
-audit_sync
+t_audit_sync
 check "2: diff --live: exit 1 and a unified diff of spec.limits (999 -> 128) for llm-pretrain only" \
 	'[ "$RC" = 1 ] && has "--- live/nodepool.karpenter.sh/llm-pretrain" &&
 	has "+++ desired/nodepool.karpenter.sh/llm-pretrain" &&
 	printf "%s\n" "$OUT" | grep -qx -- "-    nvidia.com/gpu: \"999\"" &&
 	printf "%s\n" "$OUT" | grep -qx -- "+    nvidia.com/gpu: \"128\"" &&
 	printf "%s\n" "$OUT" | grep -q "^@@ " && [ "$(printf "%s\n" "$OUT" | grep -c "^--- ")" = 1 ]'
-check "2: diff --live wrote nothing (audit)" '[ "$(audit_nwrites)" = 0 ]'
+check "2: diff --live wrote nothing (audit)" '[ "$(t_audit_nwrites)" = 0 ]'
 
 gf reconcile --dry-run "$SPEC"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "2: reconcile --dry-run: exit 1, 'configured (dry run)', nothing written (audit), live value still 999" \
 	'[ "$RC" = 1 ] && has "nodepool.karpenter.sh/llm-pretrain configured (dry run)" &&
-	[ "$(audit_nwrites)" = 0 ] && [ "$(gpu_limit llm-pretrain)" = 999 ]'
+	[ "$(t_audit_nwrites)" = 0 ] && [ "$(gpu_limit llm-pretrain)" = 999 ]'
 
 gf reconcile -o json "$SPEC"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "2: reconcile takes the field back: exit 0, exactly 1 item configured (llm-pretrain), value 128" \
 	'[ "$RC" = 0 ] && [ "$(jv "[.items[] | select(.result == \"configured\")] | length")" = 1 ] &&
 	[ "$(jv ".items[] | select(.result == \"configured\") | .name")" = llm-pretrain ] &&
 	[ "$(gpu_limit llm-pretrain)" = 128 ]'
 check "2: the audit log shows exactly 1 real PATCH to nodepools (llm-pretrain)" \
-	'[ "$(audit_writes | awk -F"\t" "\$3 ~ /\\/nodepools\\//" | wc -l)" = 1 ] &&
-	audit_writes | awk -F"\t" "\$3 ~ /\\/nodepools\\//" | grep -q "^patch	.*/nodepools/llm-pretrain?"'
+	'[ "$(t_audit_writes | awk -F"\t" "\$3 ~ /\\/nodepools\\//" | wc -l)" = 1 ] &&
+	t_audit_writes | awk -F"\t" "\$3 ~ /\\/nodepools\\//" | grep -q "^patch	.*/nodepools/llm-pretrain?"'
 gf diff --live "$SPEC"
 check "2: afterwards diff --live: exit 0, no output" '[ "$RC" = 0 ] && [ -z "$OUT" ] && [ -z "$ERR" ]'
 
@@ -287,21 +207,21 @@ fi
 k patch nodepool chat-serving --type merge --field-manager kubectl-edit \
 	-p '{"spec":{"limits":{"nvidia.com/gpu":"999"}}}' >/dev/null
 gf reconcile "$SPEC"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "4: conflict: exit 4, the field .spec.limits.nvidia.com/gpu and the manager other-gitops named" \
 	'[ "$RC" = 4 ] && has "nodepool.karpenter.sh/llm-pretrain conflict" &&
 	printf "%s\n%s\n" "$OUT" "$ERR" | grep -F "other-gitops" | grep -qF ".spec.limits.nvidia.com/gpu"'
 check "4: conflict: nothing applied -- no real write in the audit log, neither value changed (64, 999)" \
-	'[ "$(audit_nwrites)" = 0 ] && [ "$(gpu_limit llm-pretrain)" = 64 ] && [ "$(gpu_limit chat-serving)" = 999 ]'
+	'[ "$(t_audit_nwrites)" = 0 ] && [ "$(gpu_limit llm-pretrain)" = 64 ] && [ "$(gpu_limit chat-serving)" = 999 ]'
 gf reconcile -o json --force-conflicts "$SPEC"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "4: --force-conflicts: exit 0, both NodePools configured, values back to 128 and 32" \
 	'[ "$RC" = 0 ] && [ "$(jv .counts.configured)" = 2 ] && [ "$(gpu_limit llm-pretrain)" = 128 ] &&
 	[ "$(gpu_limit chat-serving)" = 32 ]'
 gf reconcile -o json "$SPEC"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "4: then in sync: zero writes (report and audit)" \
-	'[ "$RC" = 0 ] && [ "$(jv .requests.writes)" = 0 ] && [ "$(audit_nwrites)" = 0 ]'
+	'[ "$RC" = 0 ] && [ "$(jv .requests.writes)" = 0 ] && [ "$(t_audit_nwrites)" = 0 ]'
 # other-gitops lost the field, but its managedFields entry still lists the map .spec.limits
 # (the API server: a new apply by gpuform conflicts only with the imperative edit below)
 k patch nodepool llm-pretrain --type merge --field-manager kubectl-edit \
@@ -376,12 +296,12 @@ else
 	k patch nodepool llm-pretrain --type merge --field-manager kubectl-edit \
 		-p '{"spec":{"limits":{"nvidia.com/gpu":"999"}}}' >/dev/null
 	GF_KC=$WORK/kc-sa gf reconcile --no-lock "$SPEC"
-	audit_sync "$(run_total)" "$SA_USER"
+	t_audit_sync "$(run_total)" "$SA_USER"
 	check "5: read-only ServiceAccount, a write needed: exit 4, '403', verb 'patch', resource 'nodepools' named, no token" \
 		'[ "$RC" = 4 ] && has_err "403" && has_err "patch" && has_err "nodepools" && has_err "llm-pretrain" &&
 		! printf "%s\n%s\n" "$OUT" "$ERR" | grep -qF -e "$SA_TOKEN" -e "$TOOL_TOKEN"'
 	check "5: ... and nothing was written (audit: 0 writes by $SA_USER, value still 999)" \
-		'[ "$(audit_tsv "$SA_USER" | wc -l)" -ge 1 ] && [ "$(audit_nwrites "$SA_USER")" = 0 ] &&
+		'[ "$(t_audit_tsv "$SA_USER" | wc -l)" -ge 1 ] && [ "$(t_audit_nwrites "$SA_USER")" = 0 ] &&
 		[ "$(gpu_limit llm-pretrain)" = 999 ]'
 fi
 gf reconcile -o json "$SPEC"
@@ -394,14 +314,14 @@ if ! out=$("$GPUFORM" render --output-dir "$RD" "$SPEC" 2>&1); then
 	t_fail "dir: gpuform render -o DIR" "$out"
 fi
 gf reconcile -o json "$RD"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "dir: reconcile of 'render -o' output: exit 0, all $N_OBJ unchanged (only the inventory may note the new source)" \
 	'[ "$RC" = 0 ] && [ "$(jv .counts.unchanged)" = "$N_OBJ" ] && [ "$(jv .requests.writes)" -le 1 ] &&
-	[ "$(audit_writes | grep -vc "/namespaces/$INV_NS/configmaps/$INV?")" = 0 ]'
+	[ "$(t_audit_writes | grep -vc "/namespaces/$INV_NS/configmaps/$INV?")" = 0 ]'
 gf reconcile -o json "$RD"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "dir: second run of the directory: zero writes (report and audit)" \
-	'[ "$RC" = 0 ] && [ "$(jv .requests.writes)" = 0 ] && [ "$(audit_nwrites)" = 0 ]'
+	'[ "$RC" = 0 ] && [ "$(jv .requests.writes)" = 0 ] && [ "$(t_audit_nwrites)" = 0 ]'
 
 # a drift, so that a valid run would write; then three broken directories: nothing may be sent
 k patch nodepool llm-pretrain --type merge --field-manager kubectl-edit \
@@ -418,9 +338,9 @@ broken b-cel
 sed -i '0,/operator: In/s//operator: Sometimes/' "$WORK/b-cel/nodepool-general.yaml"
 for b in b-yaml:"YAML syntax error" b-name:"invalid metadata.name" b-cel:"requirement operator the CRD forbids"; do
 	gf reconcile "$WORK/${b%%:*}"
-	audit_sync
+	t_audit_sync
 	check "dir: broken file (${b#*:}): exit 3, a message, nothing sent (audit)" \
-		'[ "$RC" = 3 ] && [ -n "$ERR" ] && [ "$(audit_tsv | wc -l)" = 0 ] && [ "$(gpu_limit llm-pretrain)" = 999 ]'
+		'[ "$RC" = 3 ] && [ -n "$ERR" ] && [ "$(t_audit_tsv | wc -l)" = 0 ] && [ "$(gpu_limit llm-pretrain)" = 999 ]'
 done
 gf reconcile -o json "$SPEC"
 check "dir: back to the intent: the drift is fixed (exit 0, value 128)" \
@@ -465,20 +385,20 @@ k delete workloadpriorityclass "$WPC" >/dev/null 2>&1
 k create -f "$WORK/wpc.json" >/dev/null 2>&1
 NEW_UID=$(k get workloadpriorityclass "$WPC" -o jsonpath='{.metadata.uid}' 2>/dev/null)
 RC=- OUT="stale: $STALE" ERR="uids: $OLD_UID $NEW_UID"
-check "3: setup: 7 objects leave the desired set (incl. $WPC), $WPC recreated by hand with a new UID" \
+t_setup "3: 7 objects leave the desired set (incl. $WPC), $WPC recreated by hand with a new UID" \
 	'[ "$(printf "%s\n" "$STALE" | grep -c .)" = 7 ] && printf "%s\n" "$STALE" | grep -qx "WorkloadPriorityClass//$WPC" &&
 	[ -n "$OLD_UID" ] && [ -n "$NEW_UID" ] && [ "$OLD_UID" != "$NEW_UID" ]'
 
 gf reconcile -o json "$WORK/no-chat.yaml"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "3: without --prune: exit 0, the 7 stale objects 'skipped', none deleted (audit: no write but the inventory's)" \
 	'[ "$RC" = 0 ] && [ "$(jv .counts.skipped)" = 7 ] && [ "$(jv .counts.pruned)" = 0 ] &&
 	[ "$(jv ".items[] | select(.result == \"skipped\") | \"\(.kind)/\(.namespace // \"\")/\(.name)\"" | sort)" = "$STALE" ] &&
-	[ "$(audit_writes | grep -vc "/namespaces/$INV_NS/configmaps/$INV?")" = 0 ] &&
+	[ "$(t_audit_writes | grep -vc "/namespaces/$INV_NS/configmaps/$INV?")" = 0 ] &&
 	exists nodepool chat-serving && exists clusterqueue chat-serving'
 
 gf reconcile -o json --prune "$WORK/no-chat.yaml"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 PRUNED=$(jv '.items[] | select(.result == "pruned") | "\(.kind)/\(.namespace // "")/\(.name)"' | sort)
 want_pruned=$(printf '%s\n' "$STALE" | grep -v -e '^Namespace/' -e "^WorkloadPriorityClass//$WPC\$")
 check "3: --prune: exit 0; NodePool, ResourceFlavor, ClusterQueue, LocalQueue (and EC2NodeClass gpu) of chat-serving pruned" \
@@ -487,7 +407,7 @@ check "3: --prune: exit 0; NodePool, ResourceFlavor, ClusterQueue, LocalQueue (a
 check "3: --prune: they are gone (kubectl get fails); the audit log shows exactly 5 deletes" \
 	'! exists nodepool chat-serving && ! exists resourceflavor chat-serving &&
 	! exists clusterqueue chat-serving && ! exists localqueue -n serving chat-serving && ! exists ec2nodeclass gpu &&
-	[ "$(audit_writes | grep -c "^delete	")" = 5 ]'
+	[ "$(t_audit_writes | grep -c "^delete	")" = 5 ]'
 check "3: --prune: Namespace serving is not deleted without --prune-namespaces ('skipped')" \
 	'exists namespace serving && [ "$(jv ".items[] | select(.kind == \"Namespace\" and .name == \"serving\") | .result")" = skipped ]'
 check "3: --prune: $WPC, recreated by someone else (new UID), is not pruned" \
@@ -499,31 +419,31 @@ check "3: --prune: NodePools made with kubectl survive, with and without gpuform
 
 sed '/^  workloads:$/,$d' "$SPEC" >"$WORK/general-only.yaml"
 gf reconcile -o json --prune "$WORK/general-only.yaml"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "3: --prune of more than half of the inventory: refused (exit 3 = nothing written), audit 0 writes" \
-	'[ "$RC" = 3 ] && has_err "more than half" && has_err "--force-prune" && [ "$(audit_nwrites)" = 0 ] &&
+	'[ "$RC" = 3 ] && has_err "more than half" && has_err "--force-prune" && [ "$(t_audit_nwrites)" = 0 ] &&
 	exists nodepool llm-pretrain && exists clusterqueue llm-pretrain'
 mkdir -p "$WORK/empty"
 printf '# generated by gpuform; do not edit\nresources: []\n' >"$WORK/empty/kustomization.yaml"
 gf reconcile --prune "$WORK/empty"
-audit_sync
+t_audit_sync
 check "3: an empty desired set with --prune: refused (exit 3), nothing sent" \
-	'[ "$RC" = 3 ] && [ -n "$ERR" ] && [ "$(audit_tsv | wc -l)" = 0 ] && exists nodepool llm-pretrain'
+	'[ "$RC" = 3 ] && [ -n "$ERR" ] && [ "$(t_audit_tsv | wc -l)" = 0 ] && exists nodepool llm-pretrain'
 gf reconcile -o json --prune --force-prune "$WORK/general-only.yaml"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "3: --force-prune: the large prune goes ahead (6 pruned, Namespaces kept), unmanaged NodePools survive" \
 	'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 6 ] && ! exists nodepool llm-pretrain && ! exists ec2nodeclass gpu-efa &&
 	exists namespace research && exists nodepool general && exists nodepool e2e-unmanaged && exists nodepool e2e-labelled &&
-	[ "$(audit_writes | grep -c "^delete	")" = 6 ]'
+	[ "$(t_audit_writes | grep -c "^delete	")" = 6 ]'
 # $WPC, recreated by someone else with gpuform's labels, is no longer in the inventory: not
 # this cluster's, so wanting it again is a conflict (issue 15: no takeover) until --adopt
 gf reconcile -o json "$SPEC"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "3: the full intent again: $WPC (recreated by someone else) is a conflict, exit 4, nothing written" \
 	'[ "$RC" = 4 ] && [ "$(jv ".items[] | select(.name == \"$WPC\") | .result")" = conflict ] &&
-	jv ".items[] | select(.name == \"$WPC\") | .detail" | grep -q -- "--adopt" && [ "$(audit_nwrites)" = 0 ]'
+	jv ".items[] | select(.name == \"$WPC\") | .detail" | grep -q -- "--adopt" && [ "$(t_audit_nwrites)" = 0 ]'
 gf reconcile -o json --adopt "$SPEC"
-audit_sync "$(run_total)"
+t_audit_sync "$(run_total)"
 check "3: reconcile the full intent again with --adopt: exit 0, everything back" \
 	'[ "$RC" = 0 ] && [ "$(live_keys | cut -f1 | grep -vx "NodePool//e2e-labelled")" = "$DESIRED" ]'
 
@@ -535,17 +455,14 @@ BIG=$WORK/big.yaml
 } >"$BIG"
 BIG_DESIRED=$(desired_keys "$BIG")
 BIG_OBJ=$(printf '%s\n' "$BIG_DESIRED" | grep -c .)
-if out=$("$GPUFORM" validate "$BIG" 2>&1) && ((BIG_OBJ > 4 * BIG_N)); then
-	t_pass "6: ml-prod + $BIG_N generated workloads validates ($BIG_OBJ objects)"
-else
-	t_fail "6: ml-prod + $BIG_N generated workloads validates" "$out"
-fi
+out=$("$GPUFORM" validate "$BIG" 2>&1) && ((BIG_OBJ > 4 * BIG_N)) ||
+	t_abort "6: ml-prod + $BIG_N generated workloads validates ($BIG_OBJ objects)" "$out"
 if [[ ! -f $ENV_DIR/apiserver.cmd ]]; then
 	echo "skip 6: $ENV_DIR has no apiserver.cmd (started by an older kube-testenv)"
 else
 	ETCD_PID=$(cat "$ENV_DIR/etcd.pid")
 	BEFORE=$(live_keys | cut -f1 | comm -12 - <(printf '%s\n' "$BIG_DESIRED") | wc -l)
-	AMARK=$(wc -l <"$AUDIT")
+	t_audit_mark
 	t0=$(date +%s%N)
 	# --no-lock: the run lock it would leave behind (it cannot release it with the server
 	# down) would rightly hold the next run back until it expires; the lock has its own
@@ -579,7 +496,7 @@ else
 	check "6: interrupted run: exit 4 (not a crash), a message naming the API server $SERVER" \
 		'[ "$RC" = 4 ] && has_err "API server at $SERVER" && ! has_err "Sanitizer" && ! has_err "runtime error"'
 	check "6: etcd kept running" 'kill -0 "$ETCD_PID" 2>/dev/null'
-	out=$(timeout 120 bash "$TESTENV" restart-apiserver "$ENV_DIR" 2>&1)
+	out=$(timeout 120 bash "$here/kube-testenv" restart-apiserver "$ENV_DIR" 2>&1)
 	rrc=$?
 	ready=0
 	for ((i = 0; i < 60; i++)); do
@@ -590,7 +507,7 @@ else
 		sleep 1
 	done
 	RC=$rrc OUT=$out ERR=
-	check "6: kube-testenv restart-apiserver: same etcd, same port, /readyz ok" \
+	t_setup "6: kube-testenv restart-apiserver: same etcd, same port, /readyz ok" \
 		'[ "$rrc" = 0 ] && [ "$ready" = 1 ] && [ "$(cat "$ENV_DIR/etcd.pid")" = "$ETCD_PID" ]'
 
 	LIVE=$(live_keys)
@@ -610,9 +527,9 @@ else
 		'[ "$RC" = 0 ] && [ "$(jv ".counts.created + .counts.unchanged")" = "$BIG_OBJ" ] &&
 		[ "$(jv .counts.failed)" = 0 ] && [ "$(jv .counts.pruned)" = 0 ]'
 	gf reconcile -o json "$BIG"
-	audit_sync "$(run_total)"
+	t_audit_sync "$(run_total)"
 	check "6: the run after that makes zero writes (report and audit), all $BIG_OBJ unchanged" \
-		'[ "$RC" = 0 ] && [ "$(jv .requests.writes)" = 0 ] && [ "$(audit_nwrites)" = 0 ] &&
+		'[ "$RC" = 0 ] && [ "$(jv .requests.writes)" = 0 ] && [ "$(t_audit_nwrites)" = 0 ] &&
 		[ "$(jv .counts.unchanged)" = "$BIG_OBJ" ]'
 	LIVE=$(live_keys)
 	INVK=$(inventory_keys)
@@ -624,9 +541,9 @@ else
 		'[ "$(printf "%s\n" "$INVK" | cut -f1)" = "$BIG_DESIRED" ] &&
 		[ "$(printf "%s\n" "$INVK")" = "$(printf "%s\n" "$LIVE" | grep -v "^NodePool//e2e-labelled	")" ]'
 	gf reconcile -o json --prune "$BIG"
-	audit_sync "$(run_total)"
+	t_audit_sync "$(run_total)"
 	check "6: --prune on the full set afterwards: counts.pruned == 0, no delete (audit), unmanaged NodePools intact" \
-		'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 0 ] && [ "$(audit_writes | grep -c "^delete	")" = 0 ] &&
+		'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 0 ] && [ "$(t_audit_writes | grep -c "^delete	")" = 0 ] &&
 		exists nodepool e2e-unmanaged && exists nodepool e2e-labelled'
 fi
 

@@ -1,8 +1,9 @@
 /*
  * util/diag.h: a list of diagnostics (file:line:col, message, hint).
  *
- * Validation reports every problem at once (docs/c-style.md §8.3 rule 5):
- * readers and validators append here instead of stopping at the first one.
+ * Validation reports every problem at once (docs/development.md, "Errors
+ * and style"): readers and validators append here instead of stopping at
+ * the first one.
  * Lines and columns are 1-based; 0 means "unknown" and is not printed.
  */
 #ifndef UTIL_DIAG_H

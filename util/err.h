@@ -1,10 +1,11 @@
 /*
  * util/err.h: the error record every fallible function takes last.
  *
- * Rules (docs/c-style.md §8.3): a fallible function returns 0 or -1 and fills
- * *err on failure only; the code that detects the problem writes a one-line,
- * lower-case message with its subject first; callers add context with
- * err_wrap() only when it adds information; only cmd/ prints.
+ * Rules (docs/development.md, "Errors and style"): a fallible function
+ * returns 0 or -1 and fills *err on failure only; the code that detects the
+ * problem writes a one-line, lower-case message with its subject first;
+ * callers add context with err_wrap() only when it adds information; only
+ * cmd/ prints.
  */
 #ifndef UTIL_ERR_H
 #define UTIL_ERR_H

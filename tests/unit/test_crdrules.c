@@ -12,8 +12,9 @@
  * Objects are JSON string literals written with ' for " (json() swaps them
  * back before cJSON_Parse), built from the macros below.
  *
- * Tests marked "BUG (generator/check.c, function)" assert what the CRD's
- * CEL text does where check.c differs; they fail until check.c is fixed.
+ * Tests marked "Fixed bug (generator/check.c, function)" assert what the
+ * CRD's CEL text does where check.c used to differ; check.c was fixed and
+ * they pass: they stay as regression tests.
  */
 #include <glob.h>
 #include <stdarg.h>
@@ -441,7 +442,8 @@ START_TEST(test_nodepool_node_class_ref_missing)
 END_TEST
 
 /*
- * BUG (generator/check.c, check_nodepool): the CRD's only CEL rules on
+ * Fixed bug (generator/check.c, check_nodepool); the test guards the fix.
+ * Before it: the CRD's only CEL rules on
  * nodeClassRef's fields are `self != ''` ("group/kind/name may not be
  * empty"); presence is the schema's `required`, which any server checks.
  * check.c tests presence only (str() != NULL), so "" passes it but is
@@ -568,7 +570,8 @@ START_TEST(test_nodepool_aws_keys_from_crd)
 END_TEST
 
 /*
- * BUG (generator/check.c, domain_ends_with): the CEL takes the domain as
+ * Fixed bug (generator/check.c, domain_ends_with); the test guards the fix.
+ * Before it: the CEL takes the domain as
  * x.find("^([^/]+)") — the part before the first '/', or the WHOLE key
  * when there is no '/'. So the unprefixed keys "karpenter.sh" and
  * "karpenter.k8s.aws" (valid label names by the key pattern) are
@@ -646,7 +649,8 @@ START_TEST(test_nodepool_comparison_operators)
 END_TEST
 
 /*
- * BUG (generator/check.c, non_negative_int): CEL's int(string) is a 64-bit
+ * Fixed bug (generator/check.c, non_negative_int); the test guards the fix.
+ * Before it: CEL's int(string) is a 64-bit
  * parse; "99999999999999999999" does not fit, int() fails, and a failed
  * evaluation rejects the object. non_negative_int() accepts any run of
  * digits.
@@ -847,7 +851,8 @@ START_TEST(test_ec2_id_alone_in_term)
 END_TEST
 
 /*
- * BUG (generator/check.c, check_ec2nodeclass): the exclusivity rules list
+ * Fixed bug (generator/check.c, check_ec2nodeclass); the test guards the fix.
+ * Before it: the exclusivity rules list
  * the fields that may not join 'id' (alias, tags, name, owner) and 'alias'
  * (id, tags, name, owner); ssmParameter is in neither list, so the CRD
  * accepts {id, ssmParameter} and {alias, ssmParameter}. check.c rejects
@@ -928,7 +933,8 @@ START_TEST(test_ec2_ami_family_matches_alias)
 END_TEST
 
 /*
- * BUG (generator/check.c, check_ec2nodeclass): the amiFamily rules take
+ * Fixed bug (generator/check.c, check_ec2nodeclass); the test guards the fix.
+ * Before it: the amiFamily rules take
  * the family as alias.find('^[^@]+') whether or not the alias is otherwise
  * valid, so "windows2022@v1" with amiFamily AL2023 breaks two rules
  * (windows takes only latest; amiFamily must be Windows2022 or Custom),
@@ -996,7 +1002,8 @@ START_TEST(test_ec2_security_group_terms)
 END_TEST
 
 /*
- * BUG (generator/check.c, check_term_list): the CRD also says "'name' is
+ * Fixed bug (generator/check.c, check_term_list); the test guards the fix.
+ * Before it: the CRD also says "'name' is
  * mutually exclusive" for security group terms:
  *   !self.all(x, has(x.name) && (has(x.tags) || has(x.id)))
  * so a lone {name, tags} term is rejected by the API server. check.c
@@ -1159,7 +1166,8 @@ START_TEST(test_rf_exists_value)
 END_TEST
 
 /*
- * BUG (generator/check.c, check_tolerations): the rule is
+ * Fixed bug (generator/check.c, check_tolerations); the test guards the fix.
+ * Before it: the rule is
  *   has(x.operator) && x.operator == 'Exists' ? !has(x.value) : true
  * — has() is presence, so an explicit "value": "" with Exists is rejected
  * by the API server; check.c only rejects a non-empty value.

@@ -424,103 +424,75 @@ END_TEST
 
 /* ---- the disruption matrix ---------------------------------------------- */
 
-START_TEST(test_disruption_none)
+/*
+ * A NodePool's disruption settings per interruption class, a case a row:
+ * spec.disruption equals `disruption`; when set, the capacity-type values
+ * equal `capacity` and expireAfter is `expire`; terminationGracePeriod is
+ * `grace` ("-": absent; NULL: not checked).
+ */
+/* clang-format off: a table, laid out by hand */
+#define BLOCKED_IN_WINDOW                                                      \
+	"{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","               \
+	"\"consolidateAfter\":\"30m\",\"budgets\":["                           \
+	"{\"nodes\":\"0\",\"schedule\":\"0 6 * * sat\","                       \
+	"\"duration\":\"164h\","                                               \
+	"\"reasons\":[\"Underutilized\",\"Drifted\"]},"                        \
+	"{\"nodes\":\"10%\"}]}"
+#define ALWAYS_BLOCKED                                                         \
+	"{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","               \
+	"\"consolidateAfter\":\"30m\",\"budgets\":["                           \
+	"{\"nodes\":\"0\","                                                    \
+	"\"reasons\":[\"Underutilized\",\"Drifted\"]},"                        \
+	"{\"nodes\":\"10%\"}]}"
+
+static const struct disruption_case {
+	const char *what, *intent, *pool;
+	const char *disruption, *capacity, *expire, *grace;
+} disruption_cases[] = {
+	/* none: blocked outside the window (its complement), 10% inside */
+	{ "none", br_intent, "pretrain", BLOCKED_IN_WINDOW, "[\"on-demand\"]",
+	  "Never", "-" },
+	/* none, no window: always blocked; Empty still rate-limited */
+	{ "none, no window", plain_intent, "t", ALWAYS_BLOCKED, NULL, NULL,
+	  NULL },
+	/* checkpointed: like none inside and outside the window, but spot,
+	 * and a drifted node drains within terminationGracePeriod; never
+	 * expired */
+	{ "checkpointed", br_intent, "serve", BLOCKED_IN_WINDOW,
+	  "[\"on-demand\",\"spot\"]", "Never", "1h" },
+	/* checkpointed, no window: never outside it, i.e. always blocked */
+	{ "checkpointed, no window", al_intent, "large", ALWAYS_BLOCKED, NULL,
+	  NULL, NULL },
+	{ "tolerant", br_intent, "play",
+	  "{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","
+	  "\"consolidateAfter\":\"5m\"}",
+	  "[\"on-demand\",\"spot\"]", "720h", "1h" },
+};
+/* clang-format on */
+
+START_TEST(test_disruption_class)
 {
+	const struct disruption_case *c = &disruption_cases[_i];
 	struct fx fx;
-	const cJSON *np;
+	const cJSON *np, *tgp;
 
-	render_intent(&fx, br_intent);
-	np = doc(&fx, "NodePool", "pretrain");
-	/* blocked outside the window (its complement), 10% inside */
-	assert_json(J(np, "spec", "disruption", NULL),
-		    "{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","
-		    "\"consolidateAfter\":\"30m\",\"budgets\":["
-		    "{\"nodes\":\"0\",\"schedule\":\"0 6 * * sat\","
-		    "\"duration\":\"164h\","
-		    "\"reasons\":[\"Underutilized\",\"Drifted\"]},"
-		    "{\"nodes\":\"10%\"}]}");
-	assert_json(J(requirement(np, "karpenter.sh/capacity-type"), "values",
-		      NULL),
-		    "[\"on-demand\"]");
-	ck_assert_str_eq(S(J(np, "spec", "template", "spec", "expireAfter",
-			     NULL)),
-			 "Never");
-	ck_assert_ptr_null(J(np, "spec", "template", "spec",
-			     "terminationGracePeriod", NULL));
-	release(&fx);
-
-	/* no window: always blocked; Empty still rate-limited */
-	render_intent(&fx, plain_intent);
-	np = doc(&fx, "NodePool", "t");
-	assert_json(J(np, "spec", "disruption", NULL),
-		    "{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","
-		    "\"consolidateAfter\":\"30m\",\"budgets\":["
-		    "{\"nodes\":\"0\","
-		    "\"reasons\":[\"Underutilized\",\"Drifted\"]},"
-		    "{\"nodes\":\"10%\"}]}");
-	release(&fx);
-}
-END_TEST
-
-START_TEST(test_disruption_checkpointed)
-{
-	struct fx fx;
-	const cJSON *np;
-
-	/* like none inside and outside the window, but spot, and a drifted
-	 * node drains within terminationGracePeriod; never expired */
-	render_intent(&fx, br_intent);
-	np = doc(&fx, "NodePool", "serve");
-	assert_json(J(np, "spec", "disruption", NULL),
-		    "{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","
-		    "\"consolidateAfter\":\"30m\",\"budgets\":["
-		    "{\"nodes\":\"0\",\"schedule\":\"0 6 * * sat\","
-		    "\"duration\":\"164h\","
-		    "\"reasons\":[\"Underutilized\",\"Drifted\"]},"
-		    "{\"nodes\":\"10%\"}]}");
-	assert_json(J(requirement(np, "karpenter.sh/capacity-type"), "values",
-		      NULL),
-		    "[\"on-demand\",\"spot\"]");
-	ck_assert_str_eq(S(J(np, "spec", "template", "spec", "expireAfter",
-			     NULL)),
-			 "Never");
-	ck_assert_str_eq(S(J(np, "spec", "template", "spec",
-			     "terminationGracePeriod", NULL)),
-			 "1h");
-	release(&fx);
-
-	/* no window: never outside it, i.e. always blocked */
-	render_intent(&fx, al_intent);
-	np = doc(&fx, "NodePool", "large");
-	assert_json(J(np, "spec", "disruption", NULL),
-		    "{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","
-		    "\"consolidateAfter\":\"30m\",\"budgets\":["
-		    "{\"nodes\":\"0\","
-		    "\"reasons\":[\"Underutilized\",\"Drifted\"]},"
-		    "{\"nodes\":\"10%\"}]}");
-	release(&fx);
-}
-END_TEST
-
-START_TEST(test_disruption_tolerant)
-{
-	struct fx fx;
-	const cJSON *np;
-
-	render_intent(&fx, br_intent);
-	np = doc(&fx, "NodePool", "play");
-	assert_json(J(np, "spec", "disruption", NULL),
-		    "{\"consolidationPolicy\":\"WhenEmptyOrUnderutilized\","
-		    "\"consolidateAfter\":\"5m\"}");
-	assert_json(J(requirement(np, "karpenter.sh/capacity-type"), "values",
-		      NULL),
-		    "[\"on-demand\",\"spot\"]");
-	ck_assert_str_eq(S(J(np, "spec", "template", "spec", "expireAfter",
-			     NULL)),
-			 "720h");
-	ck_assert_str_eq(S(J(np, "spec", "template", "spec",
-			     "terminationGracePeriod", NULL)),
-			 "1h");
+	render_intent(&fx, c->intent);
+	np = doc(&fx, "NodePool", c->pool);
+	assert_json(J(np, "spec", "disruption", NULL), c->disruption);
+	if (c->capacity)
+		assert_json(J(requirement(np, "karpenter.sh/capacity-type"),
+			      "values", NULL),
+			    c->capacity);
+	if (c->expire)
+		ck_assert_str_eq(S(J(np, "spec", "template", "spec",
+				     "expireAfter", NULL)),
+				 c->expire);
+	tgp = J(np, "spec", "template", "spec", "terminationGracePeriod", NULL);
+	if (c->grace && !strcmp(c->grace, "-"))
+		ck_assert_msg(tgp == NULL, "%s: terminationGracePeriod is set",
+			      c->what);
+	else if (c->grace)
+		ck_assert_str_eq(S(tgp), c->grace);
 	release(&fx);
 }
 END_TEST
@@ -1649,7 +1621,8 @@ START_TEST(test_tree_name_collision)
 END_TEST
 
 /*
- * BUG (generator/render.c, render_tree): the duplicate-file check looks up
+ * Fixed bug (generator/render.c, render_tree); the test guards the fix.
+ * Before it: the duplicate-file check looks up
  * the bare file name ("configmap-a.yaml") while the files are added as
  * prefix + name, so with a prefix ("ml-prod/") two objects mapping to the
  * same file are never detected: render_tree returns 0 with two entries
@@ -1728,9 +1701,9 @@ Suite *render_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("disruption");
-	tcase_add_test(tc, test_disruption_none);
-	tcase_add_test(tc, test_disruption_checkpointed);
-	tcase_add_test(tc, test_disruption_tolerant);
+	tcase_add_loop_test(tc, test_disruption_class, 0,
+			    (int)(sizeof(disruption_cases) /
+				  sizeof(disruption_cases[0])));
 	tcase_add_test(tc, test_disruption_daily_window);
 	tcase_add_test(tc, test_disruption_behaviour);
 	tcase_add_test(tc, test_definition);

@@ -185,7 +185,8 @@ START_TEST(test_load_embedded)
 END_TEST
 
 /*
- * BUG (generator/tmpl.c, tmpl_names): tmpl.h calls the template in
+ * Fixed bug (generator/tmpl.c, tmpl_names); the test guards the fix.
+ * Before it: tmpl.h calls the template in
  * templates/<name>.yaml "name" and tmpl_render() takes that name
  * ("nodepool"), but tmpl_names() lists the file names with the extension
  * ("nodepool.yaml"), which tmpl_render() rejects with "no template named

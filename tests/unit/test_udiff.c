@@ -184,7 +184,8 @@ START_TEST(test_no_trailing_newline)
 END_TEST
 
 /*
- * BUG (util/udiff.c, udiff): split() drops the final newline, so texts that
+ * Fixed bug (util/udiff.c, udiff); the test guards the fix.
+ * Before it: split() drops the final newline, so texts that
  * differ only in it ("x\ny" vs "x\ny\n") give identical line lists: udiff()
  * returns 1 ("they differ") but appends only the two header lines, no hunk.
  * diff -u prints the last line as changed, with "\ No newline at end of
@@ -205,7 +206,8 @@ START_TEST(test_only_final_newline_differs)
 END_TEST
 
 /*
- * BUG (util/udiff.c, udiff): the "+" start of a hunk is taken from the
+ * Fixed bug (util/udiff.c, udiff); the test guards the fix.
+ * Before it: the "+" start of a hunk is taken from the
  * first op after removals were moved before additions; when the LCS walk
  * emitted the additions first, that op's b index is past them. So a hunk
  * that begins with a change block (a change on the first line, or any
@@ -225,7 +227,8 @@ START_TEST(test_completely_different)
 }
 END_TEST
 
-/* BUG (util/udiff.c, udiff): same as test_completely_different; a
+/* Fixed bug (util/udiff.c, udiff); the test guards the fix.
+ * Before it: same as test_completely_different; a
  * changed first line gives "@@ -1,4 +2,4 @@" */
 START_TEST(test_first_line_changed)
 {
@@ -241,7 +244,8 @@ START_TEST(test_first_line_changed)
 }
 END_TEST
 
-/* BUG (util/udiff.c, udiff): same as test_completely_different; with
+/* Fixed bug (util/udiff.c, udiff); the test guards the fix.
+ * Before it: same as test_completely_different; with
  * context 0, "@@ -6,2 +6,2 @@" comes out as "@@ -6,2 +8,2 @@" */
 START_TEST(test_context_zero)
 {
@@ -360,7 +364,8 @@ START_TEST(test_mixed_block)
 END_TEST
 
 /*
- * BUG (util/udiff.c, udiff; minor): a range of exactly one line is printed
+ * Fixed bug (util/udiff.c, udiff; minor); the test guards the fix.
+ * Before it: a range of exactly one line is printed
  * as "-2,1"; diff -u (and POSIX) print just the start line, "@@ -2 +1,0 @@"
  * here (git and patch accept both, but the header promises diff -u's
  * output).

@@ -247,7 +247,8 @@ START_TEST(test_buf_release)
 END_TEST
 
 /*
- * BUG (util/buf.c, buf_release): buf.h says buf_release() "returns the
+ * Fixed bug (util/buf.c, buf_release); the test guards the fix.
+ * Before it: buf.h says buf_release() "returns the
  * struct to its BUF_INIT state", and BUF_INIT has max = 0, but buf_release
  * keeps b->max, so a released capped buffer stays capped. Either reset max
  * or change the header; this test asserts the header as written.
@@ -480,7 +481,8 @@ START_TEST(test_diag_default_cap_100)
 END_TEST
 
 /*
- * BUG (util/diag.c, diags_format): diag.h says "0 means unknown and is not
+ * Fixed bug (util/diag.c, diags_format); the test guards the fix.
+ * Before it: diag.h says "0 means unknown and is not
  * printed", but a diagnostic with a line and column 0 prints as
  * "f.yaml:7:0: error: ...". Expected "f.yaml:7: error: ...".
  */

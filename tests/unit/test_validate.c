@@ -288,67 +288,150 @@ END_TEST
 
 /* ---- GPU classes and families ------------------------------------------- */
 
-START_TEST(test_unknown_class)
-{
-	struct diags d = DIAGS_INIT;
-	struct intent in;
-
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: h10\n" /* 14 */
-				       "      maxGpus: 8\n"),
-			  1);
-	expect_error(&d, "unknown GPU class 'h10'; did you mean 'h100'?", 14,
-		     12, "classes: t4 v100 a10g l4");
-	done(&in, &d);
-
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: h10+\n" /* 14 */
-				       "      maxGpus: 8\n"),
-			  1);
-	expect_error(&d, "unknown GPU class 'h10+'; did you mean 'h100+'?",
-		     14, 12, "'l4+' means l4 or better");
-	done(&in, &d);
-
+/*
+ * One workload's rules, a case a row: one_workload(extra) must give `nerr`
+ * errors (-1: not counted) and, when `msg` is set, an error containing it at
+ * line:col with a hint containing `hint` (NULL: any), whose message does not
+ * contain `lacks`; `none`: no diagnostic contains it. extra starts at line 14.
+ */
+/* clang-format off: a table, laid out by hand */
+static const struct workload_case {
+	const char *extra;
+	int nerr;
+	const char *msg;
+	int line, col;
+	const char *hint, *lacks, *none;
+} workload_cases[] = {
+	/* unknown GPU class: a suggestion for a near miss */
+	{ "      gpu: h10\n" /* 14 */
+	  "      maxGpus: 8\n",
+	  1, "unknown GPU class 'h10'; did you mean 'h100'?", 14, 12,
+	  "classes: t4 v100 a10g l4", NULL, NULL },
+	{ "      gpu: h10+\n" /* 14 */
+	  "      maxGpus: 8\n",
+	  1, "unknown GPU class 'h10+'; did you mean 'h100+'?", 14, 12,
+	  "'l4+' means l4 or better", NULL, NULL },
 	/* no class is close: no suggestion; at the list item */
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: [l4, mi300x]\n" /* 14 */
-				       "      maxGpus: 8\n"),
-			  1);
-	expect_error(&d, "unknown GPU class 'mi300x'", 14, 17, NULL);
-	ck_assert_ptr_null(strstr(d.items[0].msg, "did you mean"));
-	done(&in, &d);
-}
-END_TEST
+	{ "      gpu: [l4, mi300x]\n" /* 14 */
+	  "      maxGpus: 8\n",
+	  1, "unknown GPU class 'mi300x'", 14, 17, NULL, "did you mean", NULL },
+	{ "      gpu: l4\n"        /* 14 */
+	  "      gpusPerPod: 16\n" /* 15 */
+	  "      maxGpus: 32\n",
+	  1, "no instance type of GPU class 'l4' has 16 GPUs", 15, 19,
+	  "choose a GPU class", NULL, NULL },
+	{ "      gpu: h100\n" /* 14 */
+	  "      efa: true\n" /* 15 */
+	  "      maxGpus: 8\n",
+	  1, "workload 'w' uses EFA but no EFA security group is set", 15, 12,
+	  "spec.network.efaSecurityGroup", NULL, NULL },
+	{ "      gpu: l4\n"                 /* 14 */
+	  "      sharing: {mig: 1g.10gb}\n" /* 15 */
+	  "      maxGpus: 8\n",
+	  1, "MIG requested, but the GPUs of class 'l4' do not support MIG", 15,
+	  22, NULL, NULL, NULL },
+	{ "      gpu: a100\n"      /* 14 */
+	  "      sharing:\n"       /* 15 */
+	  "        mig: 1g.99gb\n" /* 16 */
+	  "      maxGpus: 8\n",
+	  1,
+	  "MIG profile '1g.99gb' does not exist on class 'a100'; "
+	  "valid profiles: 1g.5gb 1g.10gb 2g.10gb 3g.20gb 4g.20gb 7g.40gb "
+	  "1g.20gb 2g.20gb 3g.40gb 4g.40gb 7g.80gb",
+	  16, 14, NULL, NULL, NULL },
+	/* a profile of another GPU model is unknown here too */
+	{ "      gpu: h200\n"
+	  "      sharing: {mig: 1g.10gb}\n" /* 15 */
+	  "      maxGpus: 8\n",
+	  1, "MIG profile '1g.10gb' does not exist on class 'h200'", 15, 22,
+	  NULL, NULL, NULL },
+	{ "      gpu: l4\n"                   /* 14 */
+	  "      gpusPerPod: 2\n"             /* 15 */
+	  "      sharing: {timeSlicing: 4}\n" /* 16 */
+	  "      maxGpus: 8\n",
+	  1,
+	  "time-sliced GPUs are requested one per pod "
+	  "(failRequestsGreaterThanOne), but gpusPerPod is 2",
+	  15, 19, "gpusPerPod: 1", NULL, NULL },
+	/* a gang larger than the quota */
+	{ "      gpu: h100\n"     /* 14 */
+	  "      gpusPerPod: 8\n" /* 15 */
+	  "      gang: 3\n"       /* 16 */
+	  "      maxGpus: 16\n",  /* 17 */
+	  1, "gang of 3 pods x 8 GPUs = 24 is more than maxGpus 16", 16, 13,
+	  "raise maxGpus", NULL, NULL },
+	/* exactly full is fine */
+	{ "      gpu: h100\n"
+	  "      gpusPerPod: 8\n"
+	  "      gang: 2\n"
+	  "      maxGpus: 16\n",
+	  0, NULL, 0, 0, NULL, NULL, NULL },
+	/* without a gang key the error points at maxGpus */
+	{ "      gpu: h100\n"     /* 14 */
+	  "      gpusPerPod: 8\n" /* 15 */
+	  "      maxGpus: 4\n",   /* 16 */
+	  1, "gang of 1 pods x 8 GPUs = 8 is more than maxGpus 4", 16, 16, NULL,
+	  NULL, NULL },
+	/* 2 GPUs x 4 replicas = 8 schedulable: a gang of 8 fits, 9 does not */
+	{ "      gpu: l4\n"
+	  "      gang: 8\n"
+	  "      sharing: {timeSlicing: 4}\n"
+	  "      maxGpus: 2\n",
+	  0, NULL, 0, 0, NULL, NULL, NULL },
+	{ "      gpu: l4\n"                   /* 14 */
+	  "      gang: 9\n"                   /* 15 */
+	  "      sharing: {timeSlicing: 4}\n" /* 16 */
+	  "      maxGpus: 2\n",
+	  1, "gang of 9 pods x 1 GPUs = 9 is more than maxGpus 8 (x replicas)",
+	  15, 13, NULL, NULL, NULL },
+	/*
+	 * A MIG pool's gang is counted in MIG instances, per GPU model: an
+	 * 80 GB A100 holds 7 x 1g.10gb, so maxGpus 8 (one p4de.24xlarge)
+	 * takes a gang of 56 one-slice pods, and 57 is refused. (It once was
+	 * refused at 7 because only time-slicing multiplied maxGpus.)
+	 */
+	{ "      gpu: a100.80gb\n"
+	  "      gang: 56\n"
+	  "      sharing: {mig: 1g.10gb}\n"
+	  "      maxGpus: 8\n",
+	  0, NULL, 0, 0, NULL, NULL, "gang of" },
+	{ "      gpu: a100.80gb\n" /* 14 */
+	  "      gang: 57\n"       /* 15 */
+	  "      sharing: {mig: 1g.10gb}\n"
+	  "      maxGpus: 8\n",
+	  1,
+	  "gang of 57 pods x 1 GPUs = 57 is more than maxGpus 56 (x MIG slices)",
+	  15, 13, NULL, NULL, NULL },
+	/* on the 40 GB A100, 1g.10gb is 4 per GPU (NVIDIA MIG user guide) */
+	{ "      gpu: a100.40gb\n"
+	  "      gang: 33\n" /* 15 */
+	  "      sharing: {mig: 1g.10gb}\n"
+	  "      maxGpus: 8\n",
+	  -1,
+	  "gang of 33 pods x 1 GPUs = 33 is more than maxGpus 32 (x MIG slices)",
+	  15, 13, NULL, NULL, NULL },
+};
+/* clang-format on */
 
-START_TEST(test_gpus_per_pod_not_offered)
+START_TEST(test_workload_rule)
 {
+	const struct workload_case *c = &workload_cases[_i];
 	struct diags d = DIAGS_INIT;
 	struct intent in;
+	size_t n = one_workload(&in, &d, NULL, c->extra);
 
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: l4\n"          /* 14 */
-				       "      gpusPerPod: 16\n"   /* 15 */
-				       "      maxGpus: 32\n"),
-			  1);
-	expect_error(&d, "no instance type of GPU class 'l4' has 16 GPUs", 15,
-		     19, "choose a GPU class");
-	done(&in, &d);
-}
-END_TEST
-
-START_TEST(test_efa_without_security_group)
-{
-	struct diags d = DIAGS_INIT;
-	struct intent in;
-
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: h100\n"     /* 14 */
-				       "      efa: true\n"     /* 15 */
-				       "      maxGpus: 8\n"),
-			  1);
-	expect_error(&d, "workload 'w' uses EFA but no EFA security group is "
-			 "set",
-		     15, 12, "spec.network.efaSecurityGroup");
+	if (c->msg) {
+		expect_error(&d, c->msg, c->line, c->col, c->hint);
+		if (c->lacks)
+			ck_assert_ptr_null(
+				strstr(find(&d, DIAG_ERROR, c->msg)->msg,
+				       c->lacks));
+	}
+	if (c->none)
+		expect_none(&d, c->none);
+	if (c->nerr >= 0)
+		ck_assert_msg(n == (size_t)c->nerr,
+			      "case %d: %zu errors, want %d", _i, n, c->nerr);
 	done(&in, &d);
 }
 END_TEST
@@ -379,177 +462,6 @@ START_TEST(test_efa_on_class_without_efa)
 		     18, 12, NULL);
 	done(&in, &d);
 	catalog_release(&cat);
-}
-END_TEST
-
-START_TEST(test_mig_on_non_mig_class)
-{
-	struct diags d = DIAGS_INIT;
-	struct intent in;
-
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: l4\n"               /* 14 */
-				       "      sharing: {mig: 1g.10gb}\n" /* 15 */
-				       "      maxGpus: 8\n"),
-			  1);
-	expect_error(&d, "MIG requested, but the GPUs of class 'l4' do not "
-			 "support MIG",
-		     15, 22, NULL);
-	done(&in, &d);
-}
-END_TEST
-
-START_TEST(test_unknown_mig_profile)
-{
-	struct diags d = DIAGS_INIT;
-	struct intent in;
-
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: a100\n"              /* 14 */
-				       "      sharing:\n"               /* 15 */
-				       "        mig: 1g.99gb\n"         /* 16 */
-				       "      maxGpus: 8\n"),
-			  1);
-	expect_error(&d, "MIG profile '1g.99gb' does not exist on class 'a100'; "
-			 "valid profiles: 1g.5gb 1g.10gb 2g.10gb 3g.20gb "
-			 "4g.20gb 7g.40gb 1g.20gb 2g.20gb 3g.40gb 4g.40gb "
-			 "7g.80gb",
-		     16, 14, NULL);
-	done(&in, &d);
-
-	/* a profile of another GPU model is unknown here too */
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: h200\n"
-				       "      sharing: {mig: 1g.10gb}\n" /* 15 */
-				       "      maxGpus: 8\n"),
-			  1);
-	expect_error(&d, "MIG profile '1g.10gb' does not exist on class 'h200'",
-		     15, 22, NULL);
-	done(&in, &d);
-}
-END_TEST
-
-START_TEST(test_timeslicing_gpus_per_pod)
-{
-	struct diags d = DIAGS_INIT;
-	struct intent in;
-
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: l4\n"                   /* 14 */
-				       "      gpusPerPod: 2\n"             /* 15 */
-				       "      sharing: {timeSlicing: 4}\n" /* 16 */
-				       "      maxGpus: 8\n"),
-			  1);
-	expect_error(&d, "time-sliced GPUs are requested one per pod "
-			 "(failRequestsGreaterThanOne), but gpusPerPod is 2",
-		     15, 19, "gpusPerPod: 1");
-	done(&in, &d);
-}
-END_TEST
-
-START_TEST(test_gang_larger_than_quota)
-{
-	struct diags d = DIAGS_INIT;
-	struct intent in;
-
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: h100\n"        /* 14 */
-				       "      gpusPerPod: 8\n"    /* 15 */
-				       "      gang: 3\n"          /* 16 */
-				       "      maxGpus: 16\n"),    /* 17 */
-			  1);
-	expect_error(&d, "gang of 3 pods x 8 GPUs = 24 is more than maxGpus 16",
-		     16, 13, "raise maxGpus");
-	done(&in, &d);
-
-	/* exactly full is fine */
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: h100\n"
-				       "      gpusPerPod: 8\n"
-				       "      gang: 2\n"
-				       "      maxGpus: 16\n"),
-			  0);
-	done(&in, &d);
-
-	/* without a gang key the error points at maxGpus */
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: h100\n"        /* 14 */
-				       "      gpusPerPod: 8\n"    /* 15 */
-				       "      maxGpus: 4\n"),     /* 16 */
-			  1);
-	expect_error(&d, "gang of 1 pods x 8 GPUs = 8 is more than maxGpus 4",
-		     16, 16, NULL);
-	done(&in, &d);
-}
-END_TEST
-
-START_TEST(test_gang_time_slicing_multiplier)
-{
-	struct diags d = DIAGS_INIT;
-	struct intent in;
-
-	/* 2 GPUs x 4 replicas = 8 schedulable: a gang of 8 fits, 9 does not */
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: l4\n"
-				       "      gang: 8\n"
-				       "      sharing: {timeSlicing: 4}\n"
-				       "      maxGpus: 2\n"),
-			  0);
-	done(&in, &d);
-
-	ck_assert_uint_eq(one_workload(&in, &d, NULL,
-				       "      gpu: l4\n"                   /* 14 */
-				       "      gang: 9\n"                   /* 15 */
-				       "      sharing: {timeSlicing: 4}\n" /* 16 */
-				       "      maxGpus: 2\n"),
-			  1);
-	expect_error(&d, "gang of 9 pods x 1 GPUs = 9 is more than maxGpus 8 "
-			 "(x replicas)",
-		     15, 13, NULL);
-	done(&in, &d);
-}
-END_TEST
-
-/*
- * A MIG pool's gang is counted in MIG instances, per GPU model: an 80 GB
- * A100 holds 7 x 1g.10gb, so maxGpus 8 (one p4de.24xlarge) takes a gang of
- * 56 one-slice pods, and 57 is refused. (It once was refused at 7 because
- * only time-slicing multiplied maxGpus.)
- */
-START_TEST(test_gang_mig_multiplier)
-{
-	struct diags d = DIAGS_INIT;
-	struct intent in;
-	size_t n;
-
-	n = one_workload(&in, &d, NULL,
-			 "      gpu: a100.80gb\n"
-			 "      gang: 56\n"
-			 "      sharing: {mig: 1g.10gb}\n"
-			 "      maxGpus: 8\n");
-	expect_none(&d, "gang of");
-	ck_assert_uint_eq(n, 0);
-	done(&in, &d);
-
-	n = one_workload(&in, &d, NULL,
-			 "      gpu: a100.80gb\n" /* 14 */
-			 "      gang: 57\n"       /* 15 */
-			 "      sharing: {mig: 1g.10gb}\n"
-			 "      maxGpus: 8\n");
-	expect_error(&d, "gang of 57 pods x 1 GPUs = 57 is more than maxGpus "
-			 "56 (x MIG slices)", 15, 13, NULL);
-	ck_assert_uint_eq(n, 1);
-	done(&in, &d);
-
-	/* on the 40 GB A100, 1g.10gb is 4 per GPU (NVIDIA MIG user guide) */
-	n = one_workload(&in, &d, NULL,
-			 "      gpu: a100.40gb\n"
-			 "      gang: 33\n" /* 15 */
-			 "      sharing: {mig: 1g.10gb}\n"
-			 "      maxGpus: 8\n");
-	expect_error(&d, "gang of 33 pods x 1 GPUs = 33 is more than maxGpus "
-			 "32 (x MIG slices)", 15, 13, NULL);
-	done(&in, &d);
 }
 END_TEST
 
@@ -1331,16 +1243,10 @@ Suite *validate_suite(void)
 	tcase_add_test(tc, test_valid_intent);
 	tcase_add_test(tc, test_ami_rules);
 	tcase_add_test(tc, test_ami_missing);
-	tcase_add_test(tc, test_unknown_class);
-	tcase_add_test(tc, test_gpus_per_pod_not_offered);
-	tcase_add_test(tc, test_efa_without_security_group);
+	tcase_add_loop_test(tc, test_workload_rule, 0,
+			    (int)(sizeof(workload_cases) /
+				  sizeof(workload_cases[0])));
 	tcase_add_test(tc, test_efa_on_class_without_efa);
-	tcase_add_test(tc, test_mig_on_non_mig_class);
-	tcase_add_test(tc, test_unknown_mig_profile);
-	tcase_add_test(tc, test_timeslicing_gpus_per_pod);
-	tcase_add_test(tc, test_gang_larger_than_quota);
-	tcase_add_test(tc, test_gang_time_slicing_multiplier);
-	tcase_add_test(tc, test_gang_mig_multiplier);
 	tcase_add_test(tc, test_bottlerocket_release_gating);
 	tcase_add_test(tc, test_mig_al2023_refused);
 	tcase_add_test(tc, test_density);

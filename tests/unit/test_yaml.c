@@ -330,7 +330,9 @@ START_TEST(test_parse_multi_document)
 END_TEST
 
 /*
- * BUG (generator/yaml.c, yaml_parse): yaml.h says ydoc.root is "NULL for an
+ * Fixed bug (generator/yaml.c, yaml_parse);
+ * the test guards the fix.
+ * Before it: yaml.h says ydoc.root is "NULL for an
  * empty document", but an empty document ("a: 1\n---\n", "--- # c\n")
  * gets a root that is an empty plain scalar (libyaml reports an empty
  * scalar event for it), so callers that skip empty documents with
@@ -769,7 +771,9 @@ START_TEST(test_scalar_bool)
 END_TEST
 
 /*
- * BUG (generator/yaml.c, is_int_text): a plain "_" (or "-_", "__") counts
+ * Fixed bug (generator/yaml.c, is_int_text);
+ * the test guards the fix.
+ * Before it: a plain "_" (or "-_", "__") counts
  * as an integer because the digit loop accepts '_' without requiring a
  * digit; yaml_to_json then fails with "integer '_' is out of range". It is
  * a string in both YAML 1.1 and 1.2.
@@ -907,7 +911,9 @@ START_TEST(test_to_json_inf_nan_rejected)
 END_TEST
 
 /*
- * BUG (generator/yaml.c, yaml_to_json, YS_FLOAT): "1e999" passes the
+ * Fixed bug (generator/yaml.c, yaml_to_json, YS_FLOAT);
+ * the test guards the fix.
+ * Before it: "1e999" passes the
  * inf/nan text check, strtod() overflows to infinity, and the JSON value is
  * inf (cJSON prints it as null). It should fail like .inf does.
  */
@@ -924,7 +930,9 @@ START_TEST(test_to_json_float_overflow_rejected)
 END_TEST
 
 /*
- * BUG (generator/yaml.c, is_float_text vs yaml_to_json): is_float_text
+ * Fixed bug (generator/yaml.c, is_float_text vs yaml_to_json);
+ * the test guards the fix.
+ * Before it: is_float_text
  * accepts '_' in the integer part (YAML 1.1), but the value is read with
  * strtod(), which stops at the '_': "1_000.5" becomes 1, silently. Either
  * strip the underscores (as parse_yaml_int does) or do not accept them.
@@ -945,7 +953,9 @@ START_TEST(test_to_json_float_underscore)
 END_TEST
 
 /*
- * BUG (generator/yaml.c, yaml_to_json): an explicit standard tag forces the
+ * Fixed bug (generator/yaml.c, yaml_to_json);
+ * the test guards the fix.
+ * Before it: an explicit standard tag forces the
  * kind without checking the text, so "!!bool maybe" becomes false and
  * "!!float abc" becomes 0, silently ("!!int abc" fails, but says "out of
  * range"). Content that does not match its tag should be ERR_INVALID.
@@ -1002,7 +1012,9 @@ START_TEST(test_needs_quotes)
 END_TEST
 
 /*
- * BUG (generator/yaml.c, yaml_plain_needs_quotes): yaml.h promises quotes
+ * Fixed bug (generator/yaml.c, yaml_plain_needs_quotes);
+ * the test guards the fix.
+ * Before it: yaml.h promises quotes
  * whenever "a YAML 1.1 or 1.2 reader could take them for anything but a
  * string", but YAML 1.1 timestamps ("2001-12-14", PyYAML reads a date) and
  * signed sexagesimal ints ("+1:30", 1.1 reads 90) are left plain.
@@ -1218,7 +1230,9 @@ START_TEST(test_emit_scalar_roots)
 END_TEST
 
 /*
- * BUG (generator/yaml.c, emit_scalar): the return value of
+ * Fixed bug (generator/yaml.c, emit_scalar);
+ * the test guards the fix.
+ * Before it: the return value of
  * yaml_scalar_event_initialize() is ignored. It fails (and leaves the event
  * uninitialised) for a string that is not valid UTF-8, and the garbage
  * event is then handed to yaml_emitter_emit(): undefined behaviour. Today
