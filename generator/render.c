@@ -754,6 +754,11 @@ static int render_addons(cJSON *addons, const struct plan *p,
 	/* the NodeOverlays are ignored unless the gate is on (Karpenter
 	 * v1.14.1 chart: settings.featureGates.nodeOverlay, default false) */
 	cJSON_AddBoolToObject(ctx, "nodeOverlay", any_overlay(p));
+	for (size_t i = 0; i < p->npools; i++)
+		if (p->pools[i].w && p->pools[i].w->capacity) {
+			cJSON_AddBoolToObject(ctx, "reservedCapacity", 1);
+			break;
+		}
 	if (add_addon(addons, t, "karpenter-values", "karpenter-values.yaml",
 		      ctx, err) < 0)
 		return -1;
