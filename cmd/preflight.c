@@ -7,11 +7,13 @@
 #include "cmd/preflight.h"
 
 #include "cmd/cluster.h"
+#include "cmd/nodeimpact.h"
 #include "cmd/sarif.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -143,6 +145,7 @@ static int preflight_core(char **paths, size_t n, const char *region,
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	int code = EXIT_OK, invalid = 0;
+	time_t now = 0;
 
 	/* every intent valid first: nothing is asked about an invalid one */
 	files = xcalloc(n ? n : 1, sizeof(*files));
@@ -186,6 +189,18 @@ static int preflight_core(char **paths, size_t n, const char *region,
 	if (code)
 		goto out;
 
+	{
+		struct buf why = BUF_INIT;
+		now = nodeimpact_now(&why);
+		if (now == (time_t)-1) {
+			fprintf(stderr, "gpuform preflight: %s\n",
+				buf_cstr(&why));
+			buf_release(&why);
+			code = EXIT_RUNTIME;
+			goto out;
+		}
+		buf_release(&why);
+	}
 	if (awscreds_load(ap, region, &err) < 0) {
 		fprintf(stderr, "gpuform preflight: cannot check: %s\n",
 			err_msg(&err));
@@ -196,6 +211,7 @@ static int preflight_core(char **paths, size_t n, const char *region,
 		struct pf_facts facts;
 
 		pf_questions(&facts, &files[i].plan, k8s);
+		facts.now = (double)now;
 		if (preflight_ask(ap, &files[i].plan, &facts, &err) < 0) {
 			fprintf(stderr, "gpuform preflight: %s: cannot check: "
 				"%s\n", files[i].path, err_msg(&err));

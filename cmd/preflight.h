@@ -33,8 +33,10 @@ extern const struct cmd_opt preflight_opts[];
 	  "subnets and security groups with the discovery tag\n"               \
 	  "(DescribeSubnets, DescribeSecurityGroups), an admitted instance\n"  \
 	  "type of each GPU pool offered in those subnets' zones\n"            \
-	  "(DescribeInstanceTypeOfferings) and Karpenter's interruption\n"     \
-	  "queue (SQS GetQueueUrl). Each finding is\n"                         \
+	  "(DescribeInstanceTypeOfferings), the capacity reservations and\n"   \
+	  "Capacity Blocks a workload names (DescribeCapacityReservations:\n"  \
+	  "active or scheduled, not ended, type, zone, size) and Karpenter's\n" \
+	  "interruption queue (SQS GetQueueUrl). Each finding is\n"            \
 	  "file:line:col: severity: message [PF00N rule-name].\n"              \
 	  "\n"                                                                  \
 	  "Requests are signed with AWS Signature Version 4. Credentials\n"    \

@@ -182,6 +182,69 @@ log_has "each check's action, signed and verified" \
 no_secrets "environment"
 cp "$T/log" "$T/log-all"
 
+# --- 1b. reserved capacity: DescribeCapacityReservations by id and by tags
+RES=tests/preflight/reserved.yaml
+: >"$T/log"
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: the block by id and the shared ones by tags match: exit 0" 0 \
+	"8 requests: 0 errors, 0 warnings"
+[ "$(grep -c '^ec2 DescribeCapacityReservations AKIDENVIRONMENT01 sig-ok$' "$T/log")" -eq 2 ] &&
+	t_pass "reservations: one signed DescribeCapacityReservations per term" ||
+	t_fail "reservations: one signed DescribeCapacityReservations per term" "$(cat "$T/log")"
+cat "$T/log" >>"$T/log-all"
+start_fake '.reservations[0].id = "cr-0ffff000000000000"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: an id EC2 does not know (InvalidCapacityReservationId.NotFound)" 1 \
+	"reserved.yaml:30:13: error: capacity reservation cr-0b10c000000000001 does not exist in this account and region (or is not shared with it) [PF007 capacity-reservation]"
+start_fake '.reservations[0].state = "expired"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: an expired block, and then it cannot hold the gang" 1 \
+	"30:13: error: capacity reservation cr-0b10c000000000001 is expired: Karpenter launches only into active reservations" \
+	"28:20: error: workload 'block' needs 2 instances (capacity.instances), but its usable reservations hold 0"
+start_fake '.reservations[0].end = "2020-01-01T00:00:00.000Z"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: an end date in the past" 1 \
+	"30:13: error: capacity reservation cr-0b10c000000000001 has ended"
+start_fake '.reservations[0].type = "p4d.24xlarge" | .reservations[0].zone = "us-west-2c" | .reservations[0].rtype = "default"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: another instance type, a zone without subnets, not a Capacity Block" 1 \
+	"30:13: error: capacity reservation cr-0b10c000000000001 is for p4d.24xlarge, which workload 'block' does not launch" \
+	"30:13: error: capacity reservation cr-0b10c000000000001 is in us-west-2c, where no discovered subnet is (us-west-2a, us-west-2b)" \
+	"27:15: error: capacity reservation cr-0b10c000000000001 is an On-Demand Capacity Reservation, not a Capacity Block"
+start_fake '.reservations[0].total = 1'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: a block smaller than the gang" 1 \
+	"28:20: error: workload 'block' needs 2 instances (capacity.instances), but its usable reservations hold 1"
+start_fake '.reservations[1].owner = "777788889999"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: the tags match only another owner's reservation (owner-id filter)" 1 \
+	"38:13: error: no active or scheduled capacity reservation carries the tags team=chat (owner 444455556666)"
+start_fake '.reservations[1].state = "cancelled"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: tags match only cancelled and expired ones (state filter)" 1 \
+	"38:13: error: no active or scheduled capacity reservation carries the tags team=chat"
+start_fake '.page_size = 1 | .reservations[2].state = "scheduled"'
+: >"$T/log"
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: paged answers (nextToken) are followed" 0 "0 errors, 0 warnings"
+[ "$(grep -c '^ec2 DescribeCapacityReservations' "$T/log")" -eq 3 ] &&
+	t_pass "reservations: 3 requests for 2 terms with 2 pages" ||
+	t_fail "reservations: 3 requests for 2 terms with 2 pages" "$(cat "$T/log")"
+start_fake '.deny = ["DescribeCapacityReservations"]'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: AccessDenied is a warning naming the permission, at each reserved workload" 0 \
+	"27:9: warning: could not check the capacity reservations: needs ec2:DescribeCapacityReservations [PF000 not-checked]" \
+	"37:9: warning: could not check the capacity reservations: needs ec2:DescribeCapacityReservations"
+start_fake '.malformed = {"DescribeCapacityReservations": "truncated"}'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: a truncated answer: exit 4 naming the action" 4 \
+	"cannot check: ec2 DescribeCapacityReservations: malformed XML answer"
+start_fake '.malformed = {"DescribeCapacityReservations": "noset"}'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: an answer without capacityReservationSet: exit 4" 4 \
+	"ec2 DescribeCapacityReservations: malformed answer (no capacityReservationSet)"
+start_fake '.'
+
 # session token (temporary credentials)
 pf AWS_ACCESS_KEY_ID=ASIASESSION000001 AWS_SECRET_ACCESS_KEY=sessionSECRET0001 \
 	AWS_SESSION_TOKEN=SESSIONTOKEN0001/+= "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
