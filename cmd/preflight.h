@@ -12,11 +12,16 @@ int cmd_preflight(int argc, char **argv);
 /*
  * preflight_gate: `reconcile --preflight` — the Kubernetes version from the
  * cluster (GET /version), then the checks of every intent file; findings
- * on stderr. Returns EXIT_OK to go on, EXIT_INVALID when a finding is an
- * error (nothing may be applied), EXIT_RUNTIME when it could not check.
+ * on stderr. mem, when not NULL, holds the files' contents (read from a
+ * Git commit; paths are then their names in the repository); cluster, when
+ * not NULL, is the cluster reconciled: an intent of another cluster is an
+ * error. Returns EXIT_OK to go on, EXIT_INVALID when a finding is an error
+ * (nothing may be applied), EXIT_RUNTIME when it could not check.
  */
 struct kube;
-int preflight_gate(struct kube *k, char **paths, size_t n);
+struct buf;
+int preflight_gate(struct kube *k, char **paths, const struct buf *mem,
+		   size_t n, const char *cluster);
 extern const struct cmd_opt preflight_opts[];
 
 #define PREFLIGHT_CMD                                                         \

@@ -105,7 +105,7 @@ enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
        OPT_PRUNE_NS, OPT_INV_NS, OPT_TEMPLATES, OPT_LIVE, OPT_GIT, OPT_REF,
        OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE, OPT_BASE, OPT_HEAD,
        OPT_REPO, OPT_FORMAT, OPT_ADOPT, OPT_REBUILD_INV, OPT_NO_LOCK,
-       OPT_PREFLIGHT, OPT_CLUSTER };
+       OPT_PREFLIGHT, OPT_CLUSTER, OPT_PREFLIGHT_INTENT };
 
 /* tests only: pause between the LISTs and the first DELETE of a prune, so
  * a test can change an object meanwhile (GPUFORM_TEST_PRUNE_PAUSE_S) */
@@ -170,8 +170,12 @@ const struct cmd_opt reconcile_opts[] = {
 	{ "preflight", 0, OPT_PREFLIGHT, CMD_ARG_NONE, NULL,
 	  "first run 'gpuform preflight' on the intent files (the cluster's "
 	  "Kubernetes version, AWS credentials as preflight finds them); an "
-	  "error finding stops before anything is applied (exit 3)",
-	  NULL, 0 },
+	  "error finding stops before anything is applied (exit 3); with "
+	  "--git, on the file --preflight-intent names", NULL, 0 },
+	{ "preflight-intent", 0, OPT_PREFLIGHT_INTENT, CMD_ARG_REQUIRED, "PATH",
+	  "with --git --preflight: the cluster's intent file in the "
+	  "repository (e.g. specs/ml-prod.yaml), read from the same commit "
+	  "as the manifests; its metadata.name must be the cluster", NULL, 0 },
 	CLUSTER_CMD_OPTS,
 	INCLUSTER_CMD_OPTS,
 	CMD_OPT_HELP,
@@ -211,7 +215,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	int any_incluster = 0;
 	struct recon_opts ro = { 0 };
 	struct source src = SOURCE_INIT;
-	struct source_git git = { NULL, NULL, NULL, NULL, NULL };
+	struct source_git git = { NULL, NULL, NULL, NULL, NULL, NULL };
 	struct recon_report rep = RECON_REPORT_INIT;
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
@@ -285,6 +289,12 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		case OPT_PREFLIGHT:
 			preflight = 1;
 			break;
+		case OPT_PREFLIGHT_INTENT:
+			if (!*optarg)
+				return cmd_usage_error(cmd, "--preflight-intent "
+							    "needs a path");
+			git.intent = optarg;
+			break;
 		case OPT_FORMAT:
 		case 'o':
 			if (!strcmp(optarg, "json"))
@@ -322,9 +332,18 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	if (diff_mode && any_incluster)
 		return cmd_usage_error(cmd, "--lock, --events, --metrics-file and "
 					    "--pushgateway go with reconcile");
-	if (preflight && (diff_mode || git.url))
-		return cmd_usage_error(cmd, "--preflight goes with reconcile "
-					    "of intent files");
+	if (preflight && diff_mode)
+		return cmd_usage_error(cmd, "--preflight goes with reconcile");
+	if (git.intent && (!preflight || !git.url))
+		return cmd_usage_error(cmd, "--preflight-intent goes with "
+					    "--git and --preflight");
+	/* Git holds rendered manifests, which carry no intent: the intent
+	 * file is read from the same commit */
+	if (preflight && git.url && !git.intent)
+		return cmd_usage_error(cmd, "--preflight with --git needs "
+					    "--preflight-intent PATH: the "
+					    "cluster's intent file in the "
+					    "repository");
 	for (int i = optind; preflight && i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && !S_ISREG(st.st_mode))
@@ -406,9 +425,16 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		code = report_err(&err);
 		goto out;
 	}
-	if (preflight && (code = preflight_gate(k, argv + optind,
-						(size_t)(argc - optind))))
+	if (preflight && git.url) {
+		char *name = (char *)git.intent;
+		if ((code = preflight_gate(k, &name, &src.intent, 1,
+					   src.cluster)))
+			goto out;
+	} else if (preflight && (code = preflight_gate(k, argv + optind, NULL,
+						       (size_t)(argc - optind),
+						       NULL))) {
 		goto out;
+	}
 	rc = incluster_lock(&ic, k, src.cluster, ro.inventory_ns, &err);
 	if (rc != 0) {
 		code = rc > 0 ? EXIT_OK : report_err(&err);

@@ -579,7 +579,68 @@ pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/nokubeconfig" "$INTENT"
 expect "preflight --kubeconfig that cannot be read: exit 4" 4 "cannot read the cluster's Kubernetes version"
 "$GPUFORM" reconcile --preflight --git https://example.com/r.git --path clusters/x >"$T/out" 2>"$T/err"
 rc=$?
-expect "reconcile --preflight with --git: usage error" 2 "--preflight goes with reconcile of intent files"
+expect "reconcile --preflight with --git but no --preflight-intent: usage error" 2 \
+	"--preflight with --git needs --preflight-intent PATH"
+"$GPUFORM" reconcile --preflight-intent specs/x.yaml --git https://example.com/r.git --cluster x >"$T/out" 2>"$T/err"
+rc=$?
+expect "reconcile --preflight-intent without --preflight: usage error" 2 \
+	"--preflight-intent goes with --git and --preflight"
+"$GPUFORM" reconcile --preflight --preflight-intent specs/x.yaml "$INTENT" >"$T/out" 2>"$T/err"
+rc=$?
+expect "reconcile --preflight-intent without --git: usage error" 2 \
+	"--preflight-intent goes with --git and --preflight"
+
+# --- 16b. reconcile --git --preflight: the intent file of the same commit
+# (the in-cluster job: Git holds rendered manifests, which carry no intent)
+R=$T/repo
+mkdir -p "$R/specs"
+cp "$INTENT" "$R/specs/ml-prod.yaml"
+sed 's/^  name: ml-prod$/  name: other/' "$INTENT" >"$R/specs/other.yaml"
+"$GPUFORM" render --output-dir "$R/clusters/ml-prod" "$R/specs/ml-prod.yaml" >/dev/null 2>&1
+git -C "$R" init -q -b main && git -C "$R" add -A &&
+	git -C "$R" -c user.name=t -c user.email=t@example.com commit -q -m one ||
+	t_fail "16b: setting up the repository"
+rgit() { # ARGS...: reconcile --git of $R for ml-prod against the fake
+	# libgit2's PCRE2 leak: tests/git-servers/lsan.supp (as tests/git.sh)
+	env -i PATH="$PATH" HOME="$T/home" AWS_EC2_METADATA_DISABLED=true $ENVKEYS $(ok_env) \
+		LSAN_OPTIONS="suppressions=$(pwd)/tests/git-servers/lsan.supp" \
+		"$GPUFORM" reconcile --git "$R" --cluster ml-prod --git-cache "$T/gitcache" \
+		--kubeconfig "$T/kubeconfig" --insecure-loopback-http --timeout 5s "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+start_fake '.kube_version = "1.32" | .queues = []'
+sed -i "s|http://127.0.0.1:[0-9]*|http://127.0.0.1:$P|" "$T/kubeconfig"
+rgit --preflight --preflight-intent specs/ml-prod.yaml
+expect "reconcile --git --preflight: the intent of the commit is checked; an error stops it (exit 3)" 3 \
+	"specs/ml-prod.yaml:6:9: error: Karpenter's interruption queue 'ml-prod' does not exist" \
+	"preflight found errors; nothing applied"
+grep -q '^kube /api' "$T/log" && t_fail "reconcile --git --preflight: talked to the API beyond /version" "$(cat "$T/log")" ||
+	t_pass "reconcile --git --preflight: no API request beyond /version before the findings"
+start_fake '.kube_version = "1.32"'
+sed -i "s|http://127.0.0.1:[0-9]*|http://127.0.0.1:$P|" "$T/kubeconfig"
+rgit --preflight --preflight-intent ./specs/ml-prod.yaml
+if [ $rc -ne 0 ] && [ $rc -ne 3 ] && grep -qF "preflight (Kubernetes 1.32, region us-west-2, credentials from environment): 0 errors" "$T/err" &&
+	grep -q '^kube /api' "$T/log"; then
+	t_pass "reconcile --git --preflight: a clean preflight goes on to reconcile (the fake API then fails it)"
+else
+	t_fail "reconcile --git --preflight clean: exit $rc" "$(cat "$T/err" "$T/log")"
+fi
+rgit --preflight --preflight-intent specs/nope.yaml
+expect "reconcile --git --preflight-intent naming no file of the commit: exit 4, nothing asked" 4 \
+	"has no intent file 'specs/nope.yaml' (--preflight-intent)"
+rgit --preflight --preflight-intent specs/other.yaml
+expect "reconcile --git --preflight-intent naming another cluster's intent: exit 3" 3 \
+	"specs/other.yaml:6:9: error: this intent describes cluster 'other', not 'ml-prod' (the cluster being reconciled)"
+"$GPUFORM" install --git https://example.com/r.git --cluster ml-prod --preflight-intent specs/ml-prod.yaml -o json >"$T/inst" 2>"$T/err"
+if jq -e '[.. | objects | select(.kind? == "CronJob")][0].spec.jobTemplate.spec.template.spec.containers[0].args |
+	index(["--preflight", "--preflight-intent", "specs/ml-prod.yaml"])' "$T/inst" >/dev/null 2>&1; then
+	t_pass "install --preflight-intent: the CronJob runs reconcile --preflight --preflight-intent PATH"
+else
+	t_fail "install --preflight-intent" "$(cat "$T/err"; head -c 800 "$T/inst")"
+fi
+"$GPUFORM" install --git https://example.com/r.git --cluster ml-prod -o json >"$T/inst" 2>"$T/err"
+grep -q -- '--preflight' "$T/inst" && t_fail "install without --preflight-intent runs preflight" ||
+	t_pass "install without --preflight-intent: no preflight in the job"
 "$GPUFORM" reconcile --preflight tests/preflight >"$T/out" 2>"$T/err"
 rc=$?
 expect "reconcile --preflight of a directory: usage error" 2 "--preflight needs intent files"
