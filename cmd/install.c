@@ -20,7 +20,7 @@
 enum { OPT_GIT = 4000, OPT_REF, OPT_PATH, OPT_CLUSTER, OPT_SCHEDULE, OPT_IMAGE,
        OPT_SECRET, OPT_NS, OPT_CRONJOB_API, OPT_PUSHGW, OPT_PRUNE, OPT_TIMEOUT,
        OPT_TEMPLATES, OPT_FORMAT, OPT_OUTPUT_DIR, OPT_DP_NS,
-       OPT_AWS_POLICY };
+       OPT_AWS_POLICY, OPT_PREFLIGHT_INTENT };
 
 const struct cmd_opt install_opts[] = {
 	{ "git", 0, OPT_GIT, CMD_ARG_REQUIRED, "URL",
@@ -68,6 +68,11 @@ const struct cmd_opt install_opts[] = {
 	{ "aws-iam-policy", 0, OPT_AWS_POLICY, CMD_ARG_NONE, NULL,
 	  "add ConfigMap gpuform-aws-iam-policy: the IAM policy document "
 	  "'gpuform preflight' needs (docs/preflight.md)", NULL, 0 },
+	{ "preflight-intent", 0, OPT_PREFLIGHT_INTENT, CMD_ARG_REQUIRED, "PATH",
+	  "the job runs reconcile --preflight on this intent file of the "
+	  "repository (e.g. specs/ml-prod.yaml), read from the commit it "
+	  "applies; give the job's service account AWS credentials (IRSA or "
+	  "Pod Identity) and the --aws-iam-policy permissions", NULL, 0 },
 	CMD_OPT_HELP,
 	CMD_OPT_END,
 };
@@ -156,6 +161,14 @@ static int install_parse(struct install_cli *ic, int argc, char **argv)
 			break;
 		case OPT_PRUNE:
 			io->prune = 1;
+			break;
+		case OPT_PREFLIGHT_INTENT:
+			if (!*optarg || optarg[0] == '/')
+				return cmd_usage_error("install",
+						       "--preflight-intent needs "
+						       "a path in the repository, "
+						       "like specs/ml-prod.yaml");
+			io->preflight_intent = optarg;
 			break;
 		case OPT_TIMEOUT:
 			s = intent_parse_duration(optarg);

@@ -159,9 +159,16 @@ int live_run(struct live *l)
 		return code;
 	if (cluster_connect(&l->k, &l->co, &l->err) < 0)
 		return report_err(&l->err);
-	if (l->preflight &&
-	    (code = preflight_gate(l->k, l->paths, l->npaths)))
+	if (l->preflight && l->git.url) {
+		char *name = (char *)l->git.intent;
+		if ((code = preflight_gate(l->k, &name, &l->src.intent, 1,
+					   l->src.cluster)))
+			return code;
+	} else if (l->preflight &&
+		   (code = preflight_gate(l->k, l->paths, NULL, l->npaths,
+					  NULL))) {
 		return code;
+	}
 	rc = incluster_lock(&l->ic, l->k, l->src.cluster, l->ro.inventory_ns,
 			    &l->err);
 	if (rc != 0)

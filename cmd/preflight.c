@@ -7,11 +7,13 @@
 #include "cmd/preflight.h"
 
 #include "cmd/cluster.h"
+#include "reconcile/nodeimpact.h"
 #include "cmd/sarif.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -134,8 +136,9 @@ static int k8s_version_ok(const char *v)
  * find credentials, ask AWS and evaluate; findings into *f. Returns 0, or
  * EXIT_INVALID / EXIT_RUNTIME after printing why.
  */
-static int preflight_core(char **paths, size_t n, const char *region,
-			  const char *k8s, struct aws *ap,
+static int preflight_core(char **paths, const struct buf *mem, size_t n,
+			  const char *region, const char *k8s,
+			  const char *cluster, struct aws *ap,
 			  struct lint_findings *fp)
 {
 	struct one *files = NULL;
@@ -143,6 +146,7 @@ static int preflight_core(char **paths, size_t n, const char *region,
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	int code = EXIT_OK, invalid = 0;
+	time_t now = 0;
 
 	/* every intent valid first: nothing is asked about an invalid one */
 	files = xcalloc(n ? n : 1, sizeof(*files));
@@ -153,7 +157,11 @@ static int preflight_core(char **paths, size_t n, const char *region,
 		struct err e = ERR_INIT;
 
 		o->path = paths[i];
-		if (fs_read_file(&o->data, o->path, YAML_MAX_INPUT, &e) < 0) {
+		if (mem) {
+			/* read already (reconcile --git: from the commit) */
+			buf_add(&o->data, buf_cstr(&mem[i]), mem[i].len);
+		} else if (fs_read_file(&o->data, o->path, YAML_MAX_INPUT,
+					&e) < 0) {
 			diags_add(&d, DIAG_ERROR, o->path, 0, 0, NULL, "%s",
 				  err_msg(&e));
 			err_release(&e);
@@ -165,6 +173,18 @@ static int preflight_core(char **paths, size_t n, const char *region,
 		if (intent_read(&o->in, o->path, buf_cstr(&o->data),
 				o->data.len, &d) < 0 ||
 		    (validate_intent(&o->in, cat, &d), d.errors != before)) {
+			invalid = 1;
+			continue;
+		}
+		if (cluster && o->in.name && strcmp(o->in.name, cluster)) {
+			/* the intent must be the one of the cluster reconciled */
+			diags_add(&d, DIAG_ERROR, o->path, o->in.name_pos.line,
+				  o->in.name_pos.col,
+				  "name the intent file of this cluster with "
+				  "--preflight-intent",
+				  "this intent describes cluster '%s', not '%s' "
+				  "(the cluster being reconciled)",
+				  o->in.name, cluster);
 			invalid = 1;
 			continue;
 		}
@@ -186,6 +206,18 @@ static int preflight_core(char **paths, size_t n, const char *region,
 	if (code)
 		goto out;
 
+	{
+		struct buf why = BUF_INIT;
+		now = nodeimpact_now(&why);
+		if (now == (time_t)-1) {
+			fprintf(stderr, "gpuform preflight: %s\n",
+				buf_cstr(&why));
+			buf_release(&why);
+			code = EXIT_RUNTIME;
+			goto out;
+		}
+		buf_release(&why);
+	}
 	if (awscreds_load(ap, region, &err) < 0) {
 		fprintf(stderr, "gpuform preflight: cannot check: %s\n",
 			err_msg(&err));
@@ -196,6 +228,7 @@ static int preflight_core(char **paths, size_t n, const char *region,
 		struct pf_facts facts;
 
 		pf_questions(&facts, &files[i].plan, k8s);
+		facts.now = (double)now;
 		if (preflight_ask(ap, &files[i].plan, &facts, &err) < 0) {
 			fprintf(stderr, "gpuform preflight: %s: cannot check: "
 				"%s\n", files[i].path, err_msg(&err));
@@ -346,8 +379,8 @@ int cmd_preflight(int argc, char **argv)
 		k8s = ver;
 	}
 
-	code = preflight_core(argv + optind, (size_t)(argc - optind), region,
-			     k8s, &a, &f);
+	code = preflight_core(argv + optind, NULL, (size_t)(argc - optind),
+			      region, k8s, NULL, &a, &f);
 	if (code)
 		goto out;
 	if (fmt == FMT_TEXT) {
@@ -380,7 +413,8 @@ out:
 	return code;
 }
 
-int preflight_gate(struct kube *k, char **paths, size_t n)
+int preflight_gate(struct kube *k, char **paths, const struct buf *mem,
+		   size_t n, const char *cluster)
 {
 	struct lint_findings f = LINT_FINDINGS_INIT;
 	struct err err = ERR_INIT;
@@ -395,7 +429,7 @@ int preflight_gate(struct kube *k, char **paths, size_t n)
 		err_release(&err);
 		return EXIT_RUNTIME;
 	}
-	code = preflight_core(paths, n, NULL, ver, &a, &f);
+	code = preflight_core(paths, mem, n, NULL, ver, cluster, &a, &f);
 	for (size_t i = 0; i < f.nr; i++) {
 		const struct lint_finding *x = &f.items[i];
 		fprintf(stderr, "%s:%d:%d: %s: %s [%s %s]\n", x->file, x->line,

@@ -12,11 +12,16 @@ int cmd_preflight(int argc, char **argv);
 /*
  * preflight_gate: `reconcile --preflight` — the Kubernetes version from the
  * cluster (GET /version), then the checks of every intent file; findings
- * on stderr. Returns EXIT_OK to go on, EXIT_INVALID when a finding is an
- * error (nothing may be applied), EXIT_RUNTIME when it could not check.
+ * on stderr. mem, when not NULL, holds the files' contents (read from a
+ * Git commit; paths are then their names in the repository); cluster, when
+ * not NULL, is the cluster reconciled: an intent of another cluster is an
+ * error. Returns EXIT_OK to go on, EXIT_INVALID when a finding is an error
+ * (nothing may be applied), EXIT_RUNTIME when it could not check.
  */
 struct kube;
-int preflight_gate(struct kube *k, char **paths, size_t n);
+struct buf;
+int preflight_gate(struct kube *k, char **paths, const struct buf *mem,
+		   size_t n, const char *cluster);
 extern const struct cmd_opt preflight_opts[];
 
 #define PREFLIGHT_CMD                                                         \
@@ -33,8 +38,10 @@ extern const struct cmd_opt preflight_opts[];
 	  "subnets and security groups with the discovery tag\n"               \
 	  "(DescribeSubnets, DescribeSecurityGroups), an admitted instance\n"  \
 	  "type of each GPU pool offered in those subnets' zones\n"            \
-	  "(DescribeInstanceTypeOfferings) and Karpenter's interruption\n"     \
-	  "queue (SQS GetQueueUrl). Each finding is\n"                         \
+	  "(DescribeInstanceTypeOfferings), the capacity reservations and\n"   \
+	  "Capacity Blocks a workload names (DescribeCapacityReservations:\n"  \
+	  "active or scheduled, not ended, type, zone, size) and Karpenter's\n" \
+	  "interruption queue (SQS GetQueueUrl). Each finding is\n"            \
 	  "file:line:col: severity: message [PF00N rule-name].\n"              \
 	  "\n"                                                                  \
 	  "Requests are signed with AWS Signature Version 4. Credentials\n"    \

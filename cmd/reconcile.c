@@ -92,8 +92,12 @@ const struct cmd_opt reconcile_opts[] = {
 	{ "preflight", 0, OPT_PREFLIGHT, CMD_ARG_NONE, NULL,
 	  "first run 'gpuform preflight' on the intent files (the cluster's "
 	  "Kubernetes version, AWS credentials as preflight finds them); an "
-	  "error finding stops before anything is applied (exit 3)",
-	  NULL, 0 },
+	  "error finding stops before anything is applied (exit 3); with "
+	  "--git, on the file --preflight-intent names", NULL, 0 },
+	{ "preflight-intent", 0, OPT_PREFLIGHT_INTENT, CMD_ARG_REQUIRED, "PATH",
+	  "with --git --preflight: the cluster's intent file in the "
+	  "repository (e.g. specs/ml-prod.yaml), read from the same commit "
+	  "as the manifests; its metadata.name must be the cluster", NULL, 0 },
 	CLUSTER_CMD_OPTS,
 	INCLUSTER_CMD_OPTS,
 	CMD_OPT_HELP,
@@ -164,6 +168,13 @@ static int parse(struct live *l, int argc, char **argv, int *no_lock)
 		case OPT_PREFLIGHT:
 			l->preflight = 1;
 			break;
+		case OPT_PREFLIGHT_INTENT:
+			if (!*optarg)
+				return cmd_usage_error("reconcile",
+						       "--preflight-intent needs "
+						       "a path");
+			l->git.intent = optarg;
+			break;
 		case 'o':
 			if (!strcmp(optarg, "json"))
 				l->json = 1;
@@ -203,9 +214,16 @@ static int parse(struct live *l, int argc, char **argv, int *no_lock)
 /* the combinations of options; 0 or the exit code of a usage error */
 static int check(struct live *l, int argc, char **argv, int no_lock)
 {
-	if (l->preflight && l->git.url)
-		return cmd_usage_error("reconcile", "--preflight goes with "
-						    "reconcile of intent files");
+	if (l->git.intent && (!l->preflight || !l->git.url))
+		return cmd_usage_error("reconcile", "--preflight-intent goes "
+						    "with --git and --preflight");
+	/* Git holds rendered manifests, which carry no intent: the intent
+	 * file is read from the same commit */
+	if (l->preflight && l->git.url && !l->git.intent)
+		return cmd_usage_error("reconcile", "--preflight with --git "
+						    "needs --preflight-intent "
+						    "PATH: the cluster's intent "
+						    "file in the repository");
 	for (int i = optind; l->preflight && i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && !S_ISREG(st.st_mode))

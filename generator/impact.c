@@ -886,6 +886,43 @@ static void ami_desc(struct buf *out, const cJSON *terms)
 	buf_adds(out, cJSON_GetArraySize(terms) ? "selector terms" : "none");
 }
 
+/*
+ * capacityReservationSelectorTerms: not hashed (hash:"ignore"); drift is
+ * dynamic and concerns reserved nodes only: a node launched into a
+ * reservation the class no longer selects drifts (CapacityReservationDrift,
+ * aws/karpenter-provider-aws v1.14.1 pkg/cloudprovider/drift.go
+ * isCapacityReservationDrifted). Only instances Karpenter launched as
+ * "reserved" count (pkg/providers/instance/types.go: preference
+ * capacity-reservations-only), so with no terms before there is none, and
+ * terms that are only added keep every reservation selected before.
+ */
+static void capacity_terms(struct impact *im, const cJSON *old,
+			   const cJSON *new)
+{
+	const cJSON *t, *u;
+	int kept = 1;
+
+	cJSON_ArrayForEach(t, old) {
+		int found = 0;
+		cJSON_ArrayForEach(u, new)
+			found |= heq(t, u);
+		kept &= found;
+	}
+	if (is_zero(old))
+		add_rule(im, IMPACT_NONE,
+			 "not hashed: capacity reservations selected for new "
+			 "nodes (no node was launched into one of this class's "
+			 "reservations before)");
+	else if (kept)
+		add_rule(im, IMPACT_NONE,
+			 "not hashed: capacity reservation terms only added "
+			 "(every reservation selected before still is)");
+	else
+		add_rule(im, IMPACT_REPLACES,
+			 "dynamic drift: capacity reservations (reserved nodes "
+			 "in a reservation no longer selected are replaced)");
+}
+
 static void nodeclass(struct impact *im, const cJSON *a, const cJSON *b)
 {
 	const cJSON *sa = get(a, "spec"), *sb = get(b, "spec"), *c;
@@ -915,10 +952,7 @@ static void nodeclass(struct impact *im, const cJSON *a, const cJSON *b)
 					 "whose groups differ from the selected "
 					 "ones are replaced)");
 			} else if (!strcmp(k, "capacityReservationSelectorTerms")) {
-				add_rule(im, IMPACT_MAY_DISRUPT,
-					 "capacity reservations: not hashed; "
-					 "reserved nodes outside the selected "
-					 "reservations may be replaced");
+				capacity_terms(im, get(sa, k), get(sb, k));
 			} else if (!strcmp(k, "ipPrefixCount")) {
 				add_rule(im, IMPACT_NONE,
 					 "not hashed: spec.ipPrefixCount (new "

@@ -411,6 +411,12 @@ static cJSON *cronjob_ctx(const struct install_opts *o, const char *ns)
 	free(s);
 	if (o->prune)
 		cJSON_AddItemToArray(args, cJSON_CreateString("--prune"));
+	if (o->preflight_intent) {
+		/* the intent file of the same commit (docs/preflight.md) */
+		cJSON_AddItemToArray(args, cJSON_CreateString("--preflight"));
+		cJSON_AddItemToArray(args, cJSON_CreateString("--preflight-intent"));
+		cJSON_AddItemToArray(args, cJSON_CreateString(o->preflight_intent));
+	}
 	if (o->pushgateway) {
 		cJSON_AddItemToArray(args, cJSON_CreateString("--pushgateway"));
 		cJSON_AddItemToArray(args, cJSON_CreateString(o->pushgateway));

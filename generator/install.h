@@ -34,6 +34,8 @@ struct install_opts {
 	const char *cronjob_api; /* "batch/v1" (default) or "batch/v1beta1" */
 	const char *pushgateway; /* passed to reconcile --pushgateway */
 	int prune;               /* the job runs reconcile --prune */
+	const char *preflight_intent; /* the job runs reconcile --preflight
+				       * --preflight-intent PATH, or NULL */
 	long timeout_s;          /* reconcile --timeout (default 300) */
 };
 

@@ -21,6 +21,8 @@
 const char *const wl_type_names[] = { "training", "inference", "dev", NULL };
 const char *const wl_interruption_names[] = { "none", "checkpointed",
 					      "tolerant", NULL };
+const char *const cap_type_names[] = { "reservation", "capacity-block", NULL };
+const char *const cap_fallback_names[] = { "wait", "on-demand", "spot", NULL };
 
 static const char *const top_keys[] = { "apiVersion", "kind", "metadata",
 					"spec", NULL };
@@ -38,9 +40,13 @@ static const char *const general_keys[] = { "enabled", NULL };
 static const char *const window_keys[] = { "schedule", "duration", NULL };
 static const char *const workload_keys[] = {
 	"name", "type", "gpu", "gpusPerPod", "gang", "interruption",
-	"efa", "sharing", "maxGpus", "namespace", NULL
+	"efa", "sharing", "maxGpus", "namespace", "capacity", NULL
 };
 static const char *const sharing_keys[] = { "timeSlicing", "mig", NULL };
+static const char *const capacity_keys[] = { "reservations", "type",
+					     "instances", "whenExhausted",
+					     NULL };
+static const char *const term_keys[] = { "id", "tags", "ownerID", NULL };
 
 struct reader {
 	const char *file;
@@ -382,6 +388,119 @@ static void read_sharing(struct reader *r, struct workload *w,
 	}
 }
 
+static void read_term(struct reader *r, struct cap_term *t,
+		      const struct ynode *n)
+{
+	const struct ynode *v;
+
+	t->pos = pos_of(n);
+	if (check_map(r, n, "a reservation term", term_keys) < 0)
+		return;
+	if (!is_null(v = ynode_get(n, "id"))) {
+		t->id = get_string(r, v, "id");
+		t->id_pos = pos_of(v);
+	}
+	if (!is_null(v = ynode_get(n, "ownerID"))) {
+		t->owner_pos = pos_of(v);
+		if (v->type == YNODE_SCALAR && yaml_scalar_kind(v) == YS_INT)
+			/* an account id read as a number loses leading zeros */
+			ERRAT(r, v, "write it in quotes: ownerID: \"012345678901\"",
+			      "'ownerID' must be a string (an AWS account id "
+			      "in quotes), not a number");
+		else
+			t->owner_id = get_string(r, v, "ownerID");
+	}
+	if (!is_null(v = ynode_get(n, "tags"))) {
+		t->tags_pos = pos_of(v);
+		if (v->type != YNODE_MAP) {
+			ERRAT(r, v, "write tags as a mapping: {key: value}",
+			      "'tags' must be a mapping, not %s", kind_name(v));
+		} else {
+			if (!YNODE_MAP_LEN(v))
+				ERRAT(r, v, "name at least one tag, e.g. "
+				      "{team: ml}",
+				      "'tags' is an empty mapping");
+			for (size_t i = 0; i < YNODE_MAP_LEN(v); i++) {
+				const struct ynode *k = YNODE_KEY(v, i);
+				char *val = get_string(r, YNODE_VAL(v, i),
+						       "a tag value");
+				if (!val)
+					continue;
+				t->tag_keys = xrealloc(t->tag_keys,
+						       (t->ntags + 1) * sizeof(char *));
+				t->tag_values = xrealloc(t->tag_values,
+							 (t->ntags + 1) * sizeof(char *));
+				t->tag_pos = xrealloc(t->tag_pos,
+						      (t->ntags + 1) * sizeof(struct pos));
+				t->tag_keys[t->ntags] = xstrdup(k->value);
+				t->tag_values[t->ntags] = val;
+				t->tag_pos[t->ntags] = pos_of(k);
+				t->ntags++;
+			}
+		}
+	}
+	/* the CRD's rules: a term has an id or tags, and an id stands alone
+	 * (karpenter.k8s.aws_ec2nodeclasses.yaml, capacityReservationSelectorTerms) */
+	if (!ynode_get(n, "id") && !ynode_get(n, "tags"))
+		ERRAT(r, n, "write {id: cr-0123456789abcdef0} or "
+		      "{tags: {key: value}}",
+		      "a reservation term needs 'id' or 'tags'");
+	else if (ynode_get(n, "id") &&
+		 (ynode_get(n, "tags") || ynode_get(n, "ownerID")))
+		ERRAT(r, n, "split it into two terms, or drop the id (an "
+		      "id names one reservation already)",
+		      "a reservation term with 'id' takes no 'tags' or "
+		      "'ownerID'");
+}
+
+static void read_capacity(struct reader *r, struct workload *w,
+			  const struct ynode *n)
+{
+	const struct ynode *v;
+	int e;
+
+	w->capacity_pos = pos_of(n);
+	if (check_map(r, n, "'capacity'", capacity_keys) < 0)
+		return;
+	w->capacity = 1;
+	if (!is_null(v = ynode_get(n, "type"))) {
+		w->cap_type_pos = pos_of(v);
+		if (get_enum(r, v, "type", cap_type_names, &e) == 0)
+			w->cap_type = (enum cap_type)e;
+	}
+	if (!is_null(v = ynode_get(n, "instances"))) {
+		w->cap_instances_pos = pos_of(v);
+		get_long(r, v, "instances", 1, 10000, &w->cap_instances);
+	}
+	w->cap_fallback = CAPF_WAIT;
+	if (!is_null(v = ynode_get(n, "whenExhausted"))) {
+		w->cap_fallback_pos = pos_of(v);
+		if (get_enum(r, v, "whenExhausted", cap_fallback_names,
+			     &e) == 0)
+			w->cap_fallback = (enum cap_fallback)e;
+	}
+	v = ynode_get(n, "reservations");
+	if (is_null(v)) {
+		ERRAT(r, n, "add 'reservations: [{id: cr-0123456789abcdef0}]'",
+		      "'capacity' is missing 'reservations'");
+		return;
+	}
+	w->cap_terms_pos = pos_of(v);
+	if (v->type != YNODE_SEQ) {
+		ERRAT(r, v, "write a list: '- id: cr-...' or '- tags: {...}'",
+		      "'reservations' must be a list, not %s", kind_name(v));
+		return;
+	}
+	if (!v->nr) {
+		ERRAT(r, v, "name at least one reservation by id or tags",
+		      "'reservations' is an empty list");
+		return;
+	}
+	w->cap_terms = xcalloc(v->nr, sizeof(*w->cap_terms));
+	for (size_t i = 0; i < v->nr; i++)
+		read_term(r, &w->cap_terms[w->ncap_terms++], v->kids[i]);
+}
+
 static void read_workload(struct reader *r, struct workload *w,
 			  const struct ynode *n)
 {
@@ -468,6 +587,11 @@ static void read_workload(struct reader *r, struct workload *w,
 		w->ns = xstrdup(w->name);
 		w->ns_pos = w->name_pos;
 		w->ns_defaulted = 1;
+	}
+	if (!is_null(v = ynode_get(n, "capacity"))) {
+		size_t before = r->d->errors;
+		read_capacity(r, w, v);
+		bad |= r->d->errors != before;
 	}
 	w->ok = !bad;
 }
@@ -865,6 +989,19 @@ void intent_release(struct intent *in)
 		free(w->gpu_item_pos);
 		free(w->mig_profile);
 		free(w->ns);
+		for (size_t j = 0; j < w->ncap_terms; j++) {
+			struct cap_term *t = &w->cap_terms[j];
+			free(t->id);
+			free(t->owner_id);
+			for (size_t k = 0; k < t->ntags; k++) {
+				free(t->tag_keys[k]);
+				free(t->tag_values[k]);
+			}
+			free(t->tag_keys);
+			free(t->tag_values);
+			free(t->tag_pos);
+		}
+		free(w->cap_terms);
 	}
 	free(in->workloads);
 	free(in->file);

@@ -24,6 +24,11 @@ enum wl_type { WL_TRAINING, WL_INFERENCE, WL_DEV };
 enum wl_interruption { INT_NONE, INT_CHECKPOINTED, INT_TOLERANT };
 enum sharing_mode { SHARE_NONE, SHARE_TIMESLICING, SHARE_MIG };
 enum ami_family { AMI_UNKNOWN, AMI_AL2023, AMI_BOTTLEROCKET };
+/* workloads[].capacity.type: On-Demand Capacity Reservations or EC2
+ * Capacity Blocks for ML (docs/reserved-capacity.md) */
+enum cap_type { CAP_RESERVATION, CAP_BLOCK };
+/* workloads[].capacity.whenExhausted */
+enum cap_fallback { CAPF_WAIT, CAPF_ON_DEMAND, CAPF_SPOT };
 
 /* default spec.nvidiaDevicePlugin.namespace: where NVIDIA's static
  * manifest and the EKS AL2023 guide put the plugin */
@@ -31,6 +36,21 @@ enum ami_family { AMI_UNKNOWN, AMI_AL2023, AMI_BOTTLEROCKET };
 
 extern const char *const wl_type_names[];         /* "training", ... */
 extern const char *const wl_interruption_names[]; /* "none", ... */
+extern const char *const cap_type_names[];        /* "reservation", ... */
+extern const char *const cap_fallback_names[];    /* "wait", ... */
+
+/* one capacityReservationSelectorTerm: an id, or tags (with an owner) */
+struct cap_term {
+	struct pos pos;
+	char *id; /* "cr-..." or NULL */
+	struct pos id_pos;
+	char **tag_keys, **tag_values;
+	struct pos *tag_pos; /* of each key */
+	size_t ntags;
+	struct pos tags_pos;
+	char *owner_id; /* 12-digit account id or NULL */
+	struct pos owner_pos;
+};
 
 struct workload {
 	struct pos pos; /* the list item */
@@ -59,6 +79,18 @@ struct workload {
 	char *ns;
 	struct pos ns_pos;
 	int ns_defaulted; /* taken from the name, not written */
+	/* capacity: reserved capacity (docs/reserved-capacity.md) */
+	int capacity; /* the key was written and is a mapping */
+	struct pos capacity_pos;
+	enum cap_type cap_type;
+	struct pos cap_type_pos;
+	long cap_instances; /* 0: not stated */
+	struct pos cap_instances_pos;
+	enum cap_fallback cap_fallback;
+	struct pos cap_fallback_pos;
+	struct cap_term *cap_terms;
+	size_t ncap_terms;
+	struct pos cap_terms_pos;
 	int ok; /* every required key present and well-typed */
 };
 

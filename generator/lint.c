@@ -43,7 +43,7 @@ enum rule_idx {
 	R_NARROW, R_AMI, R_ALLOWLIST, R_GENERAL, R_EFA_SG, R_EFA_TYPES,
 	R_PLUGIN_TOL, R_TIMESLICE, R_DND, R_QUEUE, R_TOLERATION, R_GPUS,
 	R_EXPIRE, R_GANG, R_LIMITS, R_S2S, R_CACHE, R_AL2023, R_NOLIMIT,
-	R_QUEUE_PLACEMENT, R_OVERLAY, R_COUNT
+	R_QUEUE_PLACEMENT, R_OVERLAY, R_RESERVED, R_COUNT
 };
 
 #define GPU_TAINT "nvidia.com/gpu"
@@ -1847,6 +1847,68 @@ static void check_overlays(struct lctx *c, const struct pool *p)
 	}
 }
 
+/*
+ * GPU022: a NodePool that admits karpenter.sh/capacity-type "reserved"
+ * while nothing gives Karpenter a reservation to launch into: its
+ * EC2NodeClass (in the set) has no capacityReservationSelectorTerms, or
+ * the Karpenter values of the cluster turn the ReservedCapacity gate off.
+ * Karpenter makes reserved offerings only from the reservations an
+ * EC2NodeClass selects (aws/karpenter-provider-aws v1.14.1
+ * pkg/providers/instancetype/offering/reserved_capacity_resolver.go) and
+ * only with the gate on (kubernetes-sigs/karpenter v1.14.1
+ * pkg/controllers/provisioning/scheduling/nodeclaim.go). Reserved as the
+ * only type: nothing ever launches (error); with a fallback: the pool
+ * always falls back (warning).
+ */
+static void check_reserved(struct lctx *c, const struct pool *p)
+{
+	const struct ynode *ct = find_req(p->reqs, "karpenter.sh/capacity-type",
+					  "In");
+	const struct ynode *vals = ct ? kid(ct, "values") : NULL;
+	const char *cluster = str(kid(get(p->d->root, "metadata.labels"),
+				      "gpuform.io/cluster"));
+	const struct ynode *terms;
+	enum lint_severity sev;
+	struct buf why = BUF_INIT;
+
+	if (!vals || !seq_has(vals, "reserved"))
+		return;
+	sev = seq_len(vals) == 1 ? LINT_ERROR : LINT_WARNING;
+	if (p->nc) {
+		terms = get(p->nc->root, "spec.capacityReservationSelectorTerms");
+		if (seq_len(terms) <= 0)
+			buf_addf(&why, "its EC2NodeClass '%s' selects no "
+				 "capacity reservations "
+				 "(spec.capacityReservationSelectorTerms)",
+				 p->nc->name ? p->nc->name : "");
+	}
+	for (size_t j = 0; j < c->ndocs && !why.len; j++) {
+		const struct doc *v = &c->docs[j];
+		const struct ynode *g;
+		const char *vc;
+		if (!is_values(v) || (p->d->in && v->in != p->d->in))
+			continue;
+		vc = str(get(v->root, "settings.clusterName"));
+		if (cluster && vc && strcmp(cluster, vc))
+			continue;
+		g = get(v->root, "settings.featureGates.reservedCapacity");
+		if (g && !is_true(g)) {
+			buf_adds(&why, "the Karpenter values turn the "
+				 "ReservedCapacity feature gate off (");
+			where(&why, v, g);
+			buf_adds(&why, ")");
+		}
+	}
+	if (why.len)
+		report_sev(c, R_RESERVED, sev, p->d, ct,
+			   "NodePool '%s' asks for reserved capacity, but %s: "
+			   "Karpenter has no reservation to launch into, so %s",
+			   p->name, buf_cstr(&why),
+			   sev == LINT_ERROR ? "it never launches a node"
+					     : "every node is a fallback");
+	buf_release(&why);
+}
+
 /* GPU001: one type or one family where the class has more */
 static void pool_confined(struct lctx *c, struct pool *p,
 			  const struct ynode *fam, const struct ynode *typ)
@@ -1962,6 +2024,9 @@ static void check_pool(struct lctx *c, struct pool *p)
 	const struct ynode *at_reqs = p->reqs ? p->reqs : p->tspec;
 	const struct doc *d = p->d;
 	struct buf b = BUF_INIT;
+
+	/* GPU022: reserved capacity with nothing to reserve */
+	check_reserved(c, p);
 
 	if (!p->gpu) {
 		/* GPU004: a general pool that can launch GPU types */

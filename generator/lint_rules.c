@@ -246,6 +246,20 @@ const struct lint_rule lint_rules[] = {
 	  "the same GPU count) scoped to the pool with karpenter.sh/nodepool,\n"
 	  "capacity nvidia.com/gpu = GPUs x replicas (or x MIG instances), and\n"
 	  "enable the gate; gpuform render does both.\n" },
+	{ "GPU022", "reserved-without-reservations", LINT_ERROR,
+	  "NodePool allows capacity type 'reserved' but its EC2NodeClass "
+	  "selects no capacity reservations (or the gate is off)",
+	  "Why: Karpenter launches a 'reserved' node only into a Capacity\n"
+	  "Reservation or Capacity Block that the NodePool's EC2NodeClass\n"
+	  "selects with capacityReservationSelectorTerms, and only while the\n"
+	  "ReservedCapacity feature gate is on (default on in v1.14; aws/\n"
+	  "karpenter-provider-aws pkg/providers/instancetype/offering/\n"
+	  "reserved_capacity_resolver.go). The manifests are schema-valid, but\n"
+	  "a pool whose only capacity type is 'reserved' never launches a\n"
+	  "node (error), and one with a fallback always falls back (warning).\n"
+	  "Fix: add capacityReservationSelectorTerms (by id, or by tags with\n"
+	  "ownerID) to the EC2NodeClass, keep the gate on; gpuform renders\n"
+	  "both from workloads[].capacity (docs/reserved-capacity.md).\n" },
 };
 
 const size_t lint_nrules = sizeof(lint_rules) / sizeof(lint_rules[0]);

@@ -40,6 +40,9 @@ static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 			for (const char *c = w->mig_profile; *c; c++)
 				buf_addc(&name, *c == '.' ? '-' : *c);
 		}
+		/* no other class name contains "-reserved-" */
+		if (w->capacity)
+			buf_addf(&name, "-reserved-%s", w->name);
 	}
 	for (size_t i = 0; i < p->nnodeclasses; i++)
 		if (!strcmp(p->nodeclasses[i].name, buf_cstr(&name))) {
@@ -58,6 +61,8 @@ static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 			nc->ts_replicas = w->ts_replicas;
 		if (sh == SHARE_MIG)
 			nc->mig_profile = w->mig_profile;
+		if (w && w->capacity)
+			nc->reserved_for = w;
 	}
 	return p->nnodeclasses++;
 }
@@ -136,7 +141,22 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 		return -1;
 	}
 	qsort(pool->gpu_names, pool->ngpu_names, sizeof(char *), str_cmp);
+	/*
+	 * capacity types: Karpenter launches reserved first, then spot, then
+	 * on-demand among those a NodePool allows (aws/karpenter-provider-aws
+	 * v1.14.1 pkg/providers/instance/instance.go getCapacityType); a
+	 * reserved workload allows on-demand or spot only as its stated
+	 * fallback (docs/reserved-capacity.md)
+	 */
 	pool->spot = interruption_spot(w->interruption);
+	if (w->capacity)
+		pool->spot = w->cap_fallback == CAPF_SPOT;
+	if (!w->capacity || w->cap_fallback != CAPF_WAIT)
+		pool->captypes[pool->ncaptypes++] = "on-demand";
+	if (w->capacity)
+		pool->captypes[pool->ncaptypes++] = "reserved";
+	if (pool->spot)
+		pool->captypes[pool->ncaptypes++] = "spot";
 	pool->multiplier = pool->units.per_gpu_min;
 	pool->limit_gpu = pool->units.limit;
 	pool->quota_gpu = pool->units.quota;

@@ -28,6 +28,10 @@ struct plan_nodeclass {
 	/* Bottlerocket MIG keys of the families using this class */
 	const char *mig_models[VALIDATE_MAX_FAMILIES];
 	size_t nmig_models;
+	/* the one workload whose reservations this class selects, or NULL:
+	 * capacityReservationSelectorTerms apply to every NodePool that
+	 * references the class, so a reserved workload gets its own */
+	const struct workload *reserved_for;
 };
 
 struct plan_pool {
@@ -39,6 +43,10 @@ struct plan_pool {
 	const char *gpu_names[VALIDATE_MAX_FAMILIES]; /* distinct, sorted */
 	size_t ngpu_names;
 	int spot;        /* spot allowed (with on-demand fallback) */
+	/* karpenter.sh/capacity-type values, sorted ("on-demand",
+	 * "reserved", "spot") */
+	const char *captypes[3];
+	size_t ncaptypes;
 	size_t ntypes;   /* instance types the pool can launch */
 	size_t s2s_types; /* of those, how many single-node spot-to-spot
 			   * consolidation can replace (15 cheaper types) */

@@ -35,6 +35,7 @@ const char *const pf_actions[PF_NCHECKS] = {
 	[PF_DISCOVERY_SG] = "ec2:DescribeSecurityGroups",
 	[PF_OFFERINGS] = "ec2:DescribeInstanceTypeOfferings",
 	[PF_QUEUE] = "sqs:GetQueueUrl",
+	[PF_RESERVATIONS] = "ec2:DescribeCapacityReservations",
 };
 
 static const char *const check_names[PF_NCHECKS] = {
@@ -45,6 +46,7 @@ static const char *const check_names[PF_NCHECKS] = {
 	[PF_DISCOVERY_SG] = "the discovery-tagged security groups",
 	[PF_OFFERINGS] = "the instance type offerings",
 	[PF_QUEUE] = "the interruption queue",
+	[PF_RESERVATIONS] = "the capacity reservations",
 };
 
 const struct lint_rule pf_rules[] = {
@@ -88,6 +90,14 @@ const struct lint_rule pf_rules[] = {
 	  "gpuform configures Karpenter with the interruption queue named "
 	  "after the cluster; without it Karpenter cannot drain nodes ahead "
 	  "of Spot interruptions and maintenance events.\n" },
+	{ "PF007", "capacity-reservation", LINT_ERROR,
+	  "a capacity reservation or Capacity Block the intent names does "
+	  "not exist or does not match the pool",
+	  "Karpenter launches reserved nodes only into active reservations "
+	  "the EC2NodeClass selects, of an instance type the NodePool admits, "
+	  "in a zone of its subnets; a Capacity Block must hold the gang and "
+	  "must not have ended. Fix workloads[].capacity or the reservation "
+	  "(docs/reserved-capacity.md).\n" },
 };
 const size_t pf_nrules = sizeof(pf_rules) / sizeof(pf_rules[0]);
 
@@ -183,6 +193,40 @@ void pf_questions(struct pf_facts *f, const struct plan *p,
 	f->queue = in->name ? xstrdup(in->name) : NULL;
 	if (!f->queue)
 		f->st[PF_QUEUE] = PF_NOT_ASKED;
+	for (size_t i = 0; i < p->npools; i++) {
+		const struct workload *w = p->pools[i].w;
+		if (!w || !w->capacity)
+			continue;
+		f->rterms = xrealloc(f->rterms, (f->nrterms + w->ncap_terms) *
+							sizeof(*f->rterms));
+		for (size_t j = 0; j < w->ncap_terms; j++) {
+			struct pf_rterm *t = &f->rterms[f->nrterms++];
+			memset(t, 0, sizeof(*t));
+			t->pool = i;
+			t->term = j;
+			t->st = PF_ABSENT;
+		}
+	}
+	if (!f->nrterms)
+		f->st[PF_RESERVATIONS] = PF_NOT_ASKED;
+}
+
+void pf_add_resv(struct pf_rterm *t, const struct pf_resv *r)
+{
+	struct pf_resv *x;
+
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->r[i].id, r->id))
+			return;
+	GROW(t->r, t->nr + 1, t->ar);
+	x = &t->r[t->nr++];
+	x->id = xstrdup(r->id);
+	x->type = xstrdup(r->type ? r->type : "");
+	x->zone = xstrdup(r->zone ? r->zone : "");
+	x->state = xstrdup(r->state ? r->state : "");
+	x->rtype = xstrdup(r->rtype && *r->rtype ? r->rtype : "default");
+	x->total = r->total;
+	x->end = r->end;
 }
 
 void pf_add_zone(struct pf_facts *f, const char *zone)
@@ -226,6 +270,18 @@ void pf_facts_release(struct pf_facts *f)
 	}
 	free(f->offers);
 	free(f->queue);
+	for (size_t i = 0; i < f->nrterms; i++) {
+		for (size_t j = 0; j < f->rterms[i].nr; j++) {
+			struct pf_resv *r = &f->rterms[i].r[j];
+			free(r->id);
+			free(r->type);
+			free(r->zone);
+			free(r->state);
+			free(r->rtype);
+		}
+		free(f->rterms[i].r);
+	}
+	free(f->rterms);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -272,6 +328,170 @@ static int offered(const struct pf_facts *f, const char *type,
 		    (!zone || !strcmp(f->offers[i].zone, zone)))
 			return 1;
 	return 0;
+}
+
+/* "team=ml, purpose=x (owner 111122223333)" */
+static void term_desc(struct buf *b, const struct cap_term *t)
+{
+	if (t->id) {
+		buf_adds(b, t->id);
+		return;
+	}
+	for (size_t k = 0; k < t->ntags; k++)
+		buf_addf(b, "%s%s=%s", k ? ", " : "", t->tag_keys[k],
+			 t->tag_values[k]);
+	if (t->owner_id)
+		buf_addf(b, " (owner %s)", t->owner_id);
+}
+
+static int pool_admits(const struct plan_pool *pool, const char *type)
+{
+	for (size_t i = 0; i < pool->units.ntypes; i++)
+		if (!strcmp(pool->units.types[i]->name, type))
+			return 1;
+	return 0;
+}
+
+/*
+ * PF007: every reservation a term selects must be usable by the pool the
+ * way Karpenter v1.14.1 uses it: active (scheduled: later), not ended, of
+ * an admitted instance type, in a zone of the discovered subnets, and of
+ * the type the intent says; a Capacity Block (or a reservation the pool
+ * waits for) must hold the gang's nodes.
+ */
+static void check_reservations(struct lint_findings *out, const struct plan *p,
+			       const struct pf_facts *f, const char *file)
+{
+	if (f->st[PF_RESERVATIONS] == PF_NOT_ASKED)
+		return;
+	for (size_t i = 0; i < p->npools; i++) {
+		const struct plan_pool *pool = &p->pools[i];
+		const struct workload *w = pool->w;
+		long total = 0, ppn = 0, need = 0;
+		int any_term = 0, all_answered = 1;
+		char **seen = NULL;
+		size_t nseen = 0;
+
+		if (!w || !w->capacity)
+			continue;
+		if (denied(out, f, PF_RESERVATIONS, file, w->capacity_pos))
+			continue;
+		for (size_t k = 0; k < f->nrterms; k++) {
+			const struct pf_rterm *rt = &f->rterms[k];
+			const struct cap_term *t;
+			struct buf d = BUF_INIT;
+
+			if (rt->pool != i)
+				continue;
+			any_term = 1;
+			t = &w->cap_terms[rt->term];
+			term_desc(&d, t);
+			if (rt->st != PF_FOUND)
+				all_answered = 0;
+			if (rt->st == PF_ABSENT || (rt->st == PF_FOUND && !rt->nr))
+				add(out, 7, file, t->pos,
+				    t->id ? "capacity reservation %s does not "
+					    "exist in this account and region (or "
+					    "is not shared with it)"
+					  : "no active or scheduled capacity "
+					    "reservation carries the tags %s",
+				    buf_cstr(&d));
+			for (size_t j = 0; j < rt->nr; j++) {
+				const struct pf_resv *r = &rt->r[j];
+				int ok = 1, dup = 0;
+
+				if (strcmp(r->state, "active") &&
+				    strcmp(r->state, "scheduled")) {
+					add(out, 7, file, t->pos,
+					    "capacity reservation %s is %s: "
+					    "Karpenter launches only into active "
+					    "reservations", r->id, r->state);
+					ok = 0;
+				} else if (r->end > 0 && r->end <= f->now) {
+					add(out, 7, file, t->pos,
+					    "capacity reservation %s has ended",
+					    r->id);
+					ok = 0;
+				}
+				if (!pool_admits(pool, r->type)) {
+					add(out, 7, file, t->pos,
+					    "capacity reservation %s is for %s, "
+					    "which workload '%s' does not launch "
+					    "(it launches %zu instance type%s, "
+					    "e.g. %s)",
+					    r->id, r->type, w->name,
+					    pool->units.ntypes,
+					    pool->units.ntypes == 1 ? "" : "s",
+					    pool->units.ntypes
+						    ? pool->units.types[0]->name
+						    : "none");
+					ok = 0;
+				}
+				if (f->st[PF_SUBNETS] == PF_FOUND && f->nzones &&
+				    !has_str(f->zones, f->nzones, r->zone)) {
+					struct buf zl = BUF_INIT;
+					for (size_t z = 0; z < f->nzones; z++)
+						buf_addf(&zl, "%s%s", z ? ", " : "",
+							 f->zones[z]);
+					add(out, 7, file, t->pos,
+					    "capacity reservation %s is in %s, "
+					    "where no discovered subnet is (%s)",
+					    r->id, r->zone, buf_cstr(&zl));
+					buf_release(&zl);
+					ok = 0;
+				}
+				if ((w->cap_type == CAP_BLOCK) !=
+				    !strcmp(r->rtype, "capacity-block")) {
+					add(out, 7, file,
+					    w->cap_type_pos.line ? w->cap_type_pos
+								 : t->pos,
+					    w->cap_type == CAP_BLOCK
+						    ? "capacity reservation %s is "
+						      "an On-Demand Capacity "
+						      "Reservation, not a Capacity "
+						      "Block: write 'type: "
+						      "reservation'"
+						    : "capacity reservation %s is a "
+						      "Capacity Block: write 'type: "
+						      "capacity-block' (its nodes go "
+						      "at the block's end)",
+					    r->id);
+					ok = 0;
+				}
+				for (size_t s = 0; s < nseen; s++)
+					dup |= !strcmp(seen[s], r->id);
+				if (ok && !dup) {
+					seen = xrealloc(seen, (nseen + 1) *
+								      sizeof(*seen));
+					seen[nseen++] = r->id;
+					total += r->total;
+				}
+			}
+			buf_release(&d);
+		}
+		free(seen);
+		if (!any_term || !all_answered)
+			continue;
+		/* the gang's nodes, at the most pods per node */
+		for (size_t t = 0; t < pool->units.ntypes; t++)
+			if (pool->units.cap[t] / w->gpus_per_pod > ppn)
+				ppn = pool->units.cap[t] / w->gpus_per_pod;
+		if (ppn > 0)
+			need = (w->gang + ppn - 1) / ppn;
+		if (w->cap_instances > need)
+			need = w->cap_instances;
+		if ((w->cap_type == CAP_BLOCK || w->cap_fallback == CAPF_WAIT) &&
+		    total < need)
+			add(out, 7, file,
+			    w->cap_instances_pos.line ? w->cap_instances_pos
+						      : w->capacity_pos,
+			    "workload '%s' needs %ld instance%s%s, but its usable "
+			    "reservations hold %ld",
+			    w->name, need, need == 1 ? "" : "s",
+			    w->cap_instances ? " (capacity.instances)"
+					     : " for its gang",
+			    total);
+	}
 }
 
 void pf_evaluate(struct lint_findings *out, const struct plan *p,
@@ -384,6 +604,7 @@ void pf_evaluate(struct lint_findings *out, const struct plan *p,
 			buf_release(&zl);
 		}
 	}
+	check_reservations(out, p, f, file);
 	/* interruption queue */
 	if (f->st[PF_QUEUE] != PF_NOT_ASKED &&
 	    !denied(out, f, PF_QUEUE, file, in->name_pos) &&

@@ -25,7 +25,7 @@ enum pf_state {
 
 enum pf_check {
 	PF_AMI, PF_SNAPSHOT, PF_EFA_SG, PF_SUBNETS, PF_DISCOVERY_SG,
-	PF_OFFERINGS, PF_QUEUE, PF_NCHECKS
+	PF_OFFERINGS, PF_QUEUE, PF_RESERVATIONS, PF_NCHECKS
 };
 
 /* the IAM action each check needs ("ssm:GetParameter", ...) */
@@ -39,6 +39,22 @@ struct pf_param {
 
 struct pf_offer {
 	char *type, *zone;
+};
+
+/* one capacity reservation as DescribeCapacityReservations describes it */
+struct pf_resv {
+	char *id, *type, *zone, *state, *rtype; /* rtype: default|capacity-block */
+	long total;
+	double end; /* endDate in Unix seconds; 0: none (unlimited) */
+};
+
+/* the answer to one reservation term of one pool */
+struct pf_rterm {
+	size_t pool; /* index into plan.pools */
+	size_t term; /* index into the workload's cap_terms */
+	enum pf_state st; /* PF_FOUND with nr == 0: nothing matched */
+	struct pf_resv *r;
+	size_t nr, ar;
 };
 
 struct pf_facts {
@@ -63,6 +79,10 @@ struct pf_facts {
 	size_t noffers, aoffers;
 	/* PF_QUEUE */
 	char *queue;
+	/* PF_RESERVATIONS: one entry per term of each reserved pool */
+	struct pf_rterm *rterms;
+	size_t nrterms;
+	double now; /* Unix seconds, for the reservations' end dates */
 };
 
 /*
@@ -75,11 +95,15 @@ void pf_questions(struct pf_facts *f, const struct plan *p,
 		  const char *k8s_version);
 void pf_facts_release(struct pf_facts *f);
 
+/* pf_add_resv: record a reservation found for term t (copies the strings;
+ * duplicates by id ignored) */
+void pf_add_resv(struct pf_rterm *t, const struct pf_resv *r);
+
 /* pf_add_zone / pf_add_offer: record answers (duplicates ignored) */
 void pf_add_zone(struct pf_facts *f, const char *zone);
 void pf_add_offer(struct pf_facts *f, const char *type, const char *zone);
 
-/* the rules of the findings (ids PF000..PF006), for SARIF and --help */
+/* the rules of the findings (ids PF000..PF007), for SARIF and --help */
 extern const struct lint_rule pf_rules[];
 extern const size_t pf_nrules;
 

@@ -237,6 +237,32 @@ static int render_nodeclass(cJSON *docs, const struct plan *p,
 		cJSON_AddStringToObject(term, "id", in->efa_sg);
 		cJSON_AddItemToArray(sgs, term);
 	}
+	if (nc->reserved_for) {
+		/* the terms are ORed; Karpenter lists the active reservations
+		 * they select (aws/karpenter-provider-aws v1.14.1
+		 * pkg/providers/capacityreservation/types.go) */
+		const struct workload *w = nc->reserved_for;
+		cJSON *terms = cJSON_AddArrayToObject(
+			ctx, "capacityReservationSelectorTerms");
+		for (size_t i = 0; i < w->ncap_terms; i++) {
+			const struct cap_term *ct = &w->cap_terms[i];
+			cJSON *tj = cJSON_CreateObject();
+			if (ct->id)
+				cJSON_AddStringToObject(tj, "id", ct->id);
+			if (ct->ntags) {
+				cJSON *tg = cJSON_AddObjectToObject(tj, "tags");
+				for (size_t k = 0; k < ct->ntags; k++)
+					cJSON_AddStringToObject(
+						tg, ct->tag_keys[k],
+						ct->tag_values[k]);
+				sort_keys(tg);
+			}
+			if (ct->owner_id)
+				cJSON_AddStringToObject(tj, "ownerID",
+							ct->owner_id);
+			cJSON_AddItemToArray(terms, tj);
+		}
+	}
 	cJSON_AddItemToObject(ctx, "blockDeviceMappings", block_devices(p, nc));
 	if (in->prefix_delegation)
 		/* Karpenter computes ENI-limited max pods and does not know
@@ -345,8 +371,6 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 			   const struct plan_pool *pool,
 			   const struct tmpl_set *t, struct err *err)
 {
-	static const char *const od[] = { "on-demand" };
-	static const char *const spot[] = { "on-demand", "spot" };
 	static const char *const amd64[] = { "amd64" };
 	static const char *const linux_[] = { "linux" };
 	const struct workload *w = pool->w;
@@ -392,8 +416,7 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 						      "Gt", v, 1));
 	}
 	cJSON_AddItemToArray(req, requirement("karpenter.sh/capacity-type", "In",
-					      pool->spot ? spot : od,
-					      pool->spot ? 2 : 1));
+					      pool->captypes, pool->ncaptypes));
 	cJSON_AddItemToArray(req, requirement("kubernetes.io/arch", "In", amd64, 1));
 	cJSON_AddItemToArray(req, requirement("kubernetes.io/os", "In", linux_, 1));
 	if (pool->units.ndense) {
@@ -416,7 +439,14 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 	/* lets drain finish past do-not-disrupt pods and PDBs, so expiry and
 	 * drift cannot hang forever; without it (none) running jobs keep a
 	 * drifted node until they end */
-	if (interruption_grace(w->interruption))
+	if (w->capacity && w->cap_type == CAP_BLOCK)
+		/* Karpenter deletes a block's NodeClaims 40 minutes before the
+		 * block ends and EC2 reclaims the instances 30 minutes before
+		 * (aws/karpenter-provider-aws v1.14.1 pkg/controllers/
+		 * capacityreservation/expiration/controller.go): a drain that
+		 * is cut after 10m ends before EC2 pulls the instances */
+		cJSON_AddStringToObject(ctx, "terminationGracePeriod", "10m");
+	else if (interruption_grace(w->interruption))
 		cJSON_AddStringToObject(ctx, "terminationGracePeriod",
 					interruption_grace(w->interruption));
 	cJSON_AddItemToObject(ctx, "disruption", disruption(p, w));
@@ -725,6 +755,11 @@ static int render_addons(cJSON *addons, const struct plan *p,
 	/* the NodeOverlays are ignored unless the gate is on (Karpenter
 	 * v1.14.1 chart: settings.featureGates.nodeOverlay, default false) */
 	cJSON_AddBoolToObject(ctx, "nodeOverlay", any_overlay(p));
+	for (size_t i = 0; i < p->npools; i++)
+		if (p->pools[i].w && p->pools[i].w->capacity) {
+			cJSON_AddBoolToObject(ctx, "reservedCapacity", 1);
+			break;
+		}
 	if (add_addon(addons, t, "karpenter-values", "karpenter-values.yaml",
 		      ctx, err) < 0)
 		return -1;

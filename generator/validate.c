@@ -537,6 +537,156 @@ static void report_density(const struct intent *in, const struct workload *w,
 	buf_release(&msg);
 }
 
+/* "cr-" and 17 lower-case hex digits: the form EC2 gives every Capacity
+ * Reservation and Capacity Block (the CRD's own pattern, ^cr-[0-9a-z]+$,
+ * is looser) */
+static int is_reservation_id(const char *s)
+{
+	if (strncmp(s, "cr-", 3) || strlen(s) != 20)
+		return 0;
+	for (s += 3; *s; s++)
+		if (!isdigit((unsigned char)*s) && !(*s >= 'a' && *s <= 'f'))
+			return 0;
+	return 1;
+}
+
+/* characters EC2 allows in tag keys and values: letters (UTF-8 included),
+ * digits, spaces and + - = . _ : / @ */
+static int is_tag_text(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > max)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !((unsigned char)*s & 0x80) &&
+		    !strchr(" +-=._:/@", *s))
+			return 0;
+	return 1;
+}
+
+/*
+ * workloads[].capacity: what the controller can do with the terms and
+ * the fallback (docs/reserved-capacity.md). `up` holds the types the pool
+ * may launch, for the gang-versus-block arithmetic.
+ */
+static void check_capacity(const struct intent *in, const struct workload *w,
+			   const struct units_pool *up, struct diags *d)
+{
+	const char *f = in->file;
+	long ppn = 0;
+
+	if (!w->capacity)
+		return;
+	/* the CRD caps: 30 terms, 20 tags per term */
+	if (w->ncap_terms > 30)
+		diags_add(d, DIAG_ERROR, f, AT(w->cap_terms_pos),
+			  "select them by a shared tag instead",
+			  "%zu reservation terms: an EC2NodeClass takes at "
+			  "most 30", w->ncap_terms);
+	for (size_t i = 0; i < w->ncap_terms; i++) {
+		const struct cap_term *t = &w->cap_terms[i];
+
+		if (t->id && !is_reservation_id(t->id))
+			diags_add(d, DIAG_ERROR, f, AT(t->id_pos),
+				  "a Capacity Reservation or Capacity Block id "
+				  "looks like cr-0123456789abcdef0 ('cr-' and "
+				  "17 hex digits)",
+				  "'%.60s' is not a capacity reservation id",
+				  t->id);
+		for (size_t j = 0; t->id && j < i; j++)
+			if (w->cap_terms[j].id &&
+			    !strcmp(w->cap_terms[j].id, t->id)) {
+				diags_add(d, DIAG_ERROR, f, AT(t->id_pos),
+					  "list each reservation once",
+					  "reservation '%s' is listed twice "
+					  "(first at line %d)",
+					  t->id, w->cap_terms[j].id_pos.line);
+				break;
+			}
+		if (t->owner_id &&
+		    (strlen(t->owner_id) != 12 ||
+		     t->owner_id[strspn(t->owner_id, "0123456789")]))
+			diags_add(d, DIAG_ERROR, f, AT(t->owner_pos),
+				  "ownerID is the 12-digit AWS account id that "
+				  "owns the reservations (shared ones)",
+				  "'%.60s' is not an AWS account id",
+				  t->owner_id);
+		if (t->ntags > 20)
+			diags_add(d, DIAG_ERROR, f, AT(t->tags_pos),
+				  "use fewer tags, or several terms",
+				  "%zu tags in one term: Karpenter takes at "
+				  "most 20", t->ntags);
+		for (size_t j = 0; j < t->ntags; j++) {
+			if (!is_tag_text(t->tag_keys[j], 128))
+				diags_add(d, DIAG_ERROR, f, AT(t->tag_pos[j]),
+					  "tag keys are 1 to 128 letters, digits, "
+					  "spaces and + - = . _ : / @",
+					  "tag key '%.60s' is not an AWS tag key",
+					  t->tag_keys[j]);
+			/* '*' selects any value (Karpenter: tag-key filter) */
+			else if (strcmp(t->tag_values[j], "*") &&
+				 !is_tag_text(t->tag_values[j], 256))
+				diags_add(d, DIAG_ERROR, f, AT(t->tag_pos[j]),
+					  "tag values are 1 to 256 letters, "
+					  "digits, spaces and + - = . _ : / @, or "
+					  "'*' for any value",
+					  "tag '%.60s' has value '%.60s', which is "
+					  "not an AWS tag value",
+					  t->tag_keys[j], t->tag_values[j]);
+		}
+	}
+	if (w->cap_fallback == CAPF_SPOT && !interruption_spot(w->interruption))
+		diags_add(d, DIAG_ERROR, f, AT(w->cap_fallback_pos),
+			  "use 'whenExhausted: on-demand' or 'wait', or "
+			  "declare an interruption class that takes spot "
+			  "reclaims (checkpointed, tolerant)",
+			  "whenExhausted: spot on an 'interruption: %s' "
+			  "workload: EC2 reclaims spot nodes at any hour",
+			  wl_interruption_names[w->interruption]);
+	/* Karpenter deletes a Capacity Block's nodes 40 minutes before its
+	 * end, whatever the budgets (aws/karpenter-provider-aws v1.14.1
+	 * pkg/controllers/capacityreservation/expiration/controller.go) */
+	if (w->cap_type == CAP_BLOCK && w->interruption == INT_NONE)
+		diags_add(d, DIAG_ERROR, f,
+			  AT(w->interruption_pos.line ? w->interruption_pos
+						      : w->cap_type_pos),
+			  "declare 'interruption: checkpointed' and save "
+			  "checkpoints before the block ends",
+			  "a Capacity Block ends at its end date: Karpenter "
+			  "drains its nodes 40 minutes before and EC2 reclaims "
+			  "them 30 minutes before, so 'interruption: none' "
+			  "cannot hold");
+	if (w->cap_type == CAP_BLOCK && w->cap_fallback != CAPF_WAIT)
+		diags_add(d, DIAG_WARNING, f, AT(w->cap_fallback_pos),
+			  "use 'whenExhausted: wait' if the gang should run "
+			  "only on the block",
+			  "Karpenter sees a Capacity Block only once it is "
+			  "active: before the block starts (and after it "
+			  "ends) this pool launches %s nodes",
+			  cap_fallback_names[w->cap_fallback]);
+	/* how many instances the gang needs, at the most pods per node */
+	for (size_t i = 0; i < up->ntypes; i++)
+		if (up->cap[i] / w->gpus_per_pod > ppn)
+			ppn = up->cap[i] / w->gpus_per_pod;
+	if (w->cap_instances && ppn > 0 &&
+	    (w->cap_type == CAP_BLOCK || w->cap_fallback == CAPF_WAIT)) {
+		long need = (w->gang + ppn - 1) / ppn;
+		if (w->cap_instances < need)
+			diags_add(d, DIAG_ERROR, f, AT(w->cap_instances_pos),
+				  "shrink the gang, or reserve a larger block",
+				  "a gang of %ld pods x %ld GPUs needs at least "
+				  "%ld instance%s, but the %s holds %ld: the "
+				  "gang never starts on it",
+				  w->gang, w->gpus_per_pod, need,
+				  need == 1 ? "" : "s",
+				  w->cap_type == CAP_BLOCK
+					  ? "Capacity Block"
+					  : "reservation",
+				  w->cap_instances);
+	}
+}
+
 /* the workload's name and namespace (duplicates: check_duplicate_names) */
 static void check_workload_names(const struct intent *in,
 				 const struct workload *w, struct diags *d)
@@ -673,6 +823,7 @@ static void check_workload(const struct intent *in, size_t idx,
 		}
 		if (up.ndense)
 			report_density(in, w, &up, DIAG_WARNING, d);
+		check_capacity(in, w, &up, d);
 		units = up.limit;
 		if (w->gang * w->gpus_per_pod > units)
 			diags_add(d, DIAG_ERROR, f,

@@ -7,7 +7,12 @@
  * DescribeSubnets (subnetSet/item/availabilityZone), DescribeInstanceType-
  * Offerings (instanceTypeOfferingSet/item: instanceType, location), all
  * paged with nextToken; SSM GetParameter (Parameter.Value; error
- * ParameterNotFound); SQS GetQueueUrl (QueueUrl; error QueueDoesNotExist).
+ * ParameterNotFound); SQS GetQueueUrl (QueueUrl; error QueueDoesNotExist);
+ * DescribeCapacityReservations (CapacityReservationId.N or Filter.N:
+ * tag:KEY, tag-key, owner-id, state; capacityReservationSet/item:
+ * capacityReservationId, instanceType, availabilityZone, state,
+ * totalInstanceCount, endDate, reservationType; paged with nextToken;
+ * error InvalidCapacityReservationId.NotFound).
  */
 #include "reconcile/preflight.h"
 
@@ -18,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "reconcile/awsxml.h"
+#include "reconcile/lease.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -409,6 +415,148 @@ static int ask_one(struct aws *a, struct pf_facts *f, enum pf_check c,
 	return ret;
 }
 
+int preflight_parse_reservations(struct pf_rterm *t, const char *xml,
+				 size_t len, char **next, struct err *err)
+{
+	struct xnode root;
+	const struct xnode *set;
+	const char *nt;
+
+	*next = NULL;
+	if (xml_parse(&root, xml, len, err) < 0)
+		return -1;
+	set = xml_child(&root, "capacityReservationSet");
+	if (!set) {
+		xml_release(&root);
+		return err_set(err, ERR_HTTP, "malformed answer (no "
+			       "capacityReservationSet)");
+	}
+	for (size_t i = 0; i < set->nkids; i++) {
+		const struct xnode *it = &set->kids[i];
+		struct pf_resv r;
+		const char *total = xml_text(it, "totalInstanceCount");
+		const char *end = xml_text(it, "endDate");
+		char *e = NULL;
+
+		memset(&r, 0, sizeof(r));
+		r.id = (char *)xml_text(it, "capacityReservationId");
+		r.type = (char *)xml_text(it, "instanceType");
+		r.zone = (char *)xml_text(it, "availabilityZone");
+		r.state = (char *)xml_text(it, "state");
+		r.rtype = (char *)xml_text(it, "reservationType");
+		if (!r.id || !*r.id || !r.type || !*r.type || !r.zone ||
+		    !*r.zone || !r.state || !*r.state || !total ||
+		    (r.total = strtol(total, &e, 10), *e) || r.total < 0 ||
+		    (end && *end && lease_parse_time(end, &r.end) < 0)) {
+			xml_release(&root);
+			return err_set(err, ERR_HTTP,
+				       "malformed answer (a reservation without "
+				       "capacityReservationId, instanceType, "
+				       "availabilityZone, state or "
+				       "totalInstanceCount, or a bad endDate)");
+		}
+		pf_add_resv(t, &r);
+	}
+	nt = xml_text(&root, "nextToken");
+	if (nt && *nt)
+		*next = xstrdup(nt);
+	t->st = PF_FOUND;
+	xml_release(&root);
+	return 0;
+}
+
+/* one term: by id (absent when EC2 does not know it), or by tags (active
+ * and scheduled ones, of the owner when given), all pages */
+static int ask_term(struct aws *a, struct pf_facts *f, struct pf_rterm *t,
+		    const struct cap_term *ct, struct err *err)
+{
+	static const char *const live[] = { "active", "scheduled" };
+	struct buf q = BUF_INIT;
+	char *token = NULL;
+	int ret = -1, n = 0;
+
+	if (ct->id) {
+		aws_form_add(&q, "CapacityReservationId.1", ct->id);
+	} else {
+		for (size_t k = 0; k < ct->ntags; k++) {
+			char *v[1];
+			if (!strcmp(ct->tag_values[k], "*")) {
+				v[0] = ct->tag_keys[k];
+				form_filter(&q, ++n, "tag-key", v, 1);
+			} else {
+				char *name = xasprintf("tag:%s", ct->tag_keys[k]);
+				v[0] = ct->tag_values[k];
+				form_filter(&q, ++n, name, v, 1);
+				free(name);
+			}
+		}
+		if (ct->owner_id) {
+			char *v[1];
+			v[0] = ct->owner_id;
+			form_filter(&q, ++n, "owner-id", v, 1);
+		}
+		form_filter(&q, ++n, "state", (char *const *)live, 2);
+	}
+	for (int page = 0; page < MAX_PAGES; page++) {
+		struct buf body = BUF_INIT;
+		int st;
+
+		if (ec2(a, "DescribeCapacityReservations", buf_cstr(&q), token,
+			f, PF_RESERVATIONS,
+			ct->id ? "InvalidCapacityReservationId.NotFound" : NULL,
+			&body, &st, err) < 0) {
+			buf_release(&body);
+			goto out;
+		}
+		free(token);
+		token = NULL;
+		if (st != PF_FOUND) {
+			t->st = st;
+			buf_release(&body);
+			ret = 0;
+			goto out;
+		}
+		st = preflight_parse_reservations(t, buf_cstr(&body), body.len,
+						  &token, err);
+		buf_release(&body);
+		if (st < 0) {
+			struct buf m = BUF_INIT;
+			buf_addf(&m, "ec2 DescribeCapacityReservations: %s",
+				 err_msg(err));
+			err_release(err);
+			err_set(err, ERR_HTTP, "%s", buf_cstr(&m));
+			buf_release(&m);
+			goto out;
+		}
+		if (!token) {
+			ret = 0;
+			goto out;
+		}
+	}
+	err_set(err, ERR_HTTP, "ec2 DescribeCapacityReservations: more than "
+		"%d pages", MAX_PAGES);
+out:
+	free(token);
+	buf_release(&q);
+	return ret;
+}
+
+static int ask_reservations(struct aws *a, const struct plan *p,
+			    struct pf_facts *f, struct err *err)
+{
+	for (size_t i = 0; i < f->nrterms; i++) {
+		struct pf_rterm *t = &f->rterms[i];
+		const struct workload *w = p->pools[t->pool].w;
+
+		if (ask_term(a, f, t, &w->cap_terms[t->term], err) < 0)
+			return -1;
+		if (f->st[PF_RESERVATIONS] == PF_DENIED)
+			return 0;
+	}
+	f->st[PF_RESERVATIONS] = PF_FOUND;
+	return 0;
+}
+
 int preflight_ask(struct aws *a, const struct plan *p, struct pf_facts *f,
 		  struct err *err)
 {
@@ -458,6 +606,9 @@ int preflight_ask(struct aws *a, const struct plan *p, struct pf_facts *f,
 				break;
 		}
 	}
+	if (f->st[PF_RESERVATIONS] != PF_NOT_ASKED &&
+	    ask_reservations(a, p, f, err) < 0)
+		goto out;
 	if (f->st[PF_QUEUE] != PF_NOT_ASKED && ask_queue(a, f, err) < 0)
 		goto out;
 	ret = 0;

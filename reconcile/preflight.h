@@ -23,4 +23,9 @@ int preflight_parse_snapshot(struct pf_facts *f, const char *xml, size_t len,
 int preflight_parse_efa_sg(struct pf_facts *f, const char *sg_id,
 			   const char *xml, size_t len, struct err *err);
 
+/* one page of DescribeCapacityReservations into term t; *next: the
+ * nextToken (fresh memory) or NULL */
+int preflight_parse_reservations(struct pf_rterm *t, const char *xml,
+				 size_t len, char **next, struct err *err);
+
 #endif

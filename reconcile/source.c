@@ -459,6 +459,29 @@ int source_load_git(struct source *out, const struct source_git *g,
 			"nothing was applied", label, s.cluster, g->cluster);
 		goto out;
 	}
+	if (g->intent) {
+		/* the intent of the same commit, for reconcile --preflight:
+		 * what the rendered directory is checked against */
+		struct repo *r = NULL;
+		char *ip = normalise_git_path(g->intent);
+		int rr = repo_open(&r, cache, err);
+
+		if (rr == 0)
+			rr = repo_read(r, oid, ip, &s.intent, NULL, err);
+		repo_free(r);
+		if (rr < 0) {
+			struct buf m = BUF_INIT;
+			buf_addf(&m, "'%s' at %s (%.12s) has no intent file '%s' "
+				     "(--preflight-intent): %s",
+				 buf_cstr(&shown), ref, oid, ip, err_msg(err));
+			err_release(err);
+			err_set(err, ERR_NOTFOUND, "%s", buf_cstr(&m));
+			buf_release(&m);
+			free(ip);
+			goto out;
+		}
+		free(ip);
+	}
 	free(s.desc);
 	s.desc = xasprintf("%s %s:%s", buf_cstr(&shown), ref, dir);
 	s.commit = xstrdup(oid);
@@ -538,5 +561,6 @@ void source_release(struct source *s)
 	free(s->cluster);
 	cJSON_Delete(s->docs);
 	free(s->desc);
+	buf_release(&s->intent);
 	memset(s, 0, sizeof(*s));
 }

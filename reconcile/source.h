@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/buf.h"
 #include "util/diag.h"
 #include "util/err.h"
 
@@ -17,8 +18,10 @@ struct source {
 	cJSON *docs;   /* array of objects */
 	char *desc;    /* what was read, for the inventory ("specs/a.yaml") */
 	char *commit;  /* Git sources: the commit id the objects come from */
+	struct buf intent; /* Git sources with source_git.intent: that file
+			    * at the same commit */
 };
-#define SOURCE_INIT { NULL, NULL, NULL, NULL }
+#define SOURCE_INIT { NULL, NULL, NULL, NULL, BUF_INIT }
 
 struct source_git {
 	const char *url;   /* repository URL (https://, ssh://, a path) */
@@ -28,6 +31,9 @@ struct source_git {
 			    * "clusters"); the deprecated spelling: one
 			    * cluster's directory, with cluster NULL */
 	const char *cluster; /* the cluster: reads path/cluster/ */
+	const char *intent; /* an intent file in the repository to read from
+			     * the same commit (reconcile --preflight), or
+			     * NULL */
 	const char *cache; /* bare cache repository; default
 			    * $XDG_CACHE_HOME or ~/.cache/gpuform/git/<sha256 of url> */
 };

@@ -133,6 +133,32 @@ else
 fi
 g checkout -q -- specs
 
+# reserved capacity (docs/reserved-capacity.md): capacityReservationSelectorTerms are not hashed;
+# only reserved nodes in a reservation no longer selected drift (CapacityReservationDrift,
+# aws/karpenter-provider-aws pkg/cloudprovider/drift.go); adding "reserved" to the capacity types
+# widens the requirements
+RES=$WORK/repo/specs/reserved.yaml
+cp specs/reserved-inference.yaml "$RES"
+g add specs && g commit -q -m reserved
+sed -i '/^          - id: cr-0123456789abcdef0$/a\          - id: cr-0fedcba9876543210' "$RES"
+gd --base HEAD --format json specs/reserved.yaml
+check "1: reservation term added: no node effect, and the rule says why" \
+	'[ "$RC" = 1 ] && [ "$(jv ".objects[] | select(.kind == \"EC2NodeClass\") | .impact.class")" = "no node effect" ] &&
+	jv ".objects[] | select(.kind == \"EC2NodeClass\") | .impact.rules[]" | grep -qF "capacity reservation terms only added"'
+g checkout -q -- specs
+sed -i '/^          - id: cr-0123456789abcdef0$/d' "$RES"
+gd --base HEAD --format json specs/reserved.yaml
+check "1: reservation term removed: 'replaces nodes' for the pool of the reserved EC2NodeClass" \
+	'[ "$RC" = 1 ] && [ "$(jv ".objects[] | select(.kind == \"EC2NodeClass\") | \"\(.name) \(.impact.class) \(.impact.pools | join(\",\"))\"")" = "gpu-reserved-chat replaces nodes chat" ] &&
+	jv ".objects[] | select(.kind == \"EC2NodeClass\") | .impact.rules[]" | grep -qF "dynamic drift: capacity reservations"'
+g checkout -q -- specs
+sed -i 's/^        whenExhausted: on-demand$/        whenExhausted: wait/' "$RES"
+gd --base HEAD --format json specs/reserved.yaml
+check "1: whenExhausted on-demand -> wait: capacity types narrowed to reserved, on-demand nodes replaced" \
+	'[ "$RC" = 1 ] && [ "$(jv ".objects[] | select(.kind == \"NodePool\") | .impact.class")" = "replaces nodes" ] &&
+	jv ".objects[] | select(.kind == \"NodePool\") | .impact.rules[]" | grep -qF "karpenter.sh/capacity-type"'
+g checkout -q -- specs
+
 # ==== 2. the cluster ========================================================================
 t_testenv_start nodeclaims.karpenter.sh
 k() { timeout 60 kubectl --request-timeout=30s "$@"; }

@@ -182,6 +182,69 @@ log_has "each check's action, signed and verified" \
 no_secrets "environment"
 cp "$T/log" "$T/log-all"
 
+# --- 1b. reserved capacity: DescribeCapacityReservations by id and by tags
+RES=tests/preflight/reserved.yaml
+: >"$T/log"
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: the block by id and the shared ones by tags match: exit 0" 0 \
+	"8 requests: 0 errors, 0 warnings"
+[ "$(grep -c '^ec2 DescribeCapacityReservations AKIDENVIRONMENT01 sig-ok$' "$T/log")" -eq 2 ] &&
+	t_pass "reservations: one signed DescribeCapacityReservations per term" ||
+	t_fail "reservations: one signed DescribeCapacityReservations per term" "$(cat "$T/log")"
+cat "$T/log" >>"$T/log-all"
+start_fake '.reservations[0].id = "cr-0ffff000000000000"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: an id EC2 does not know (InvalidCapacityReservationId.NotFound)" 1 \
+	"reserved.yaml:30:13: error: capacity reservation cr-0b10c000000000001 does not exist in this account and region (or is not shared with it) [PF007 capacity-reservation]"
+start_fake '.reservations[0].state = "expired"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: an expired block, and then it cannot hold the gang" 1 \
+	"30:13: error: capacity reservation cr-0b10c000000000001 is expired: Karpenter launches only into active reservations" \
+	"28:20: error: workload 'block' needs 2 instances (capacity.instances), but its usable reservations hold 0"
+start_fake '.reservations[0].end = "2020-01-01T00:00:00.000Z"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: an end date in the past" 1 \
+	"30:13: error: capacity reservation cr-0b10c000000000001 has ended"
+start_fake '.reservations[0].type = "p4d.24xlarge" | .reservations[0].zone = "us-west-2c" | .reservations[0].rtype = "default"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: another instance type, a zone without subnets, not a Capacity Block" 1 \
+	"30:13: error: capacity reservation cr-0b10c000000000001 is for p4d.24xlarge, which workload 'block' does not launch" \
+	"30:13: error: capacity reservation cr-0b10c000000000001 is in us-west-2c, where no discovered subnet is (us-west-2a, us-west-2b)" \
+	"27:15: error: capacity reservation cr-0b10c000000000001 is an On-Demand Capacity Reservation, not a Capacity Block"
+start_fake '.reservations[0].total = 1'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: a block smaller than the gang" 1 \
+	"28:20: error: workload 'block' needs 2 instances (capacity.instances), but its usable reservations hold 1"
+start_fake '.reservations[1].owner = "777788889999"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: the tags match only another owner's reservation (owner-id filter)" 1 \
+	"38:13: error: no active or scheduled capacity reservation carries the tags team=chat (owner 444455556666)"
+start_fake '.reservations[1].state = "cancelled"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: tags match only cancelled and expired ones (state filter)" 1 \
+	"38:13: error: no active or scheduled capacity reservation carries the tags team=chat"
+start_fake '.page_size = 1 | .reservations[2].state = "scheduled"'
+: >"$T/log"
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: paged answers (nextToken) are followed" 0 "0 errors, 0 warnings"
+[ "$(grep -c '^ec2 DescribeCapacityReservations' "$T/log")" -eq 3 ] &&
+	t_pass "reservations: 3 requests for 2 terms with 2 pages" ||
+	t_fail "reservations: 3 requests for 2 terms with 2 pages" "$(cat "$T/log")"
+start_fake '.deny = ["DescribeCapacityReservations"]'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: AccessDenied is a warning naming the permission, at each reserved workload" 0 \
+	"27:9: warning: could not check the capacity reservations: needs ec2:DescribeCapacityReservations [PF000 not-checked]" \
+	"37:9: warning: could not check the capacity reservations: needs ec2:DescribeCapacityReservations"
+start_fake '.malformed = {"DescribeCapacityReservations": "truncated"}'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: a truncated answer: exit 4 naming the action" 4 \
+	"cannot check: ec2 DescribeCapacityReservations: malformed XML answer"
+start_fake '.malformed = {"DescribeCapacityReservations": "noset"}'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$RES"
+expect "reservations: an answer without capacityReservationSet: exit 4" 4 \
+	"ec2 DescribeCapacityReservations: malformed answer (no capacityReservationSet)"
+start_fake '.'
+
 # session token (temporary credentials)
 pf AWS_ACCESS_KEY_ID=ASIASESSION000001 AWS_SECRET_ACCESS_KEY=sessionSECRET0001 \
 	AWS_SESSION_TOKEN=SESSIONTOKEN0001/+= "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
@@ -516,7 +579,68 @@ pf $ENVKEYS "$(ok_env)" -- --kubeconfig "$T/nokubeconfig" "$INTENT"
 expect "preflight --kubeconfig that cannot be read: exit 4" 4 "cannot read the cluster's Kubernetes version"
 "$GPUFORM" reconcile --preflight --git https://example.com/r.git --path clusters/x >"$T/out" 2>"$T/err"
 rc=$?
-expect "reconcile --preflight with --git: usage error" 2 "--preflight goes with reconcile of intent files"
+expect "reconcile --preflight with --git but no --preflight-intent: usage error" 2 \
+	"--preflight with --git needs --preflight-intent PATH"
+"$GPUFORM" reconcile --preflight-intent specs/x.yaml --git https://example.com/r.git --cluster x >"$T/out" 2>"$T/err"
+rc=$?
+expect "reconcile --preflight-intent without --preflight: usage error" 2 \
+	"--preflight-intent goes with --git and --preflight"
+"$GPUFORM" reconcile --preflight --preflight-intent specs/x.yaml "$INTENT" >"$T/out" 2>"$T/err"
+rc=$?
+expect "reconcile --preflight-intent without --git: usage error" 2 \
+	"--preflight-intent goes with --git and --preflight"
+
+# --- 16b. reconcile --git --preflight: the intent file of the same commit
+# (the in-cluster job: Git holds rendered manifests, which carry no intent)
+R=$T/repo
+mkdir -p "$R/specs"
+cp "$INTENT" "$R/specs/ml-prod.yaml"
+sed 's/^  name: ml-prod$/  name: other/' "$INTENT" >"$R/specs/other.yaml"
+"$GPUFORM" render --output-dir "$R/clusters/ml-prod" "$R/specs/ml-prod.yaml" >/dev/null 2>&1
+git -C "$R" init -q -b main && git -C "$R" add -A &&
+	git -C "$R" -c user.name=t -c user.email=t@example.com commit -q -m one ||
+	t_fail "16b: setting up the repository"
+rgit() { # ARGS...: reconcile --git of $R for ml-prod against the fake
+	# libgit2's PCRE2 leak: tests/git-servers/lsan.supp (as tests/git.sh)
+	env -i PATH="$PATH" HOME="$T/home" AWS_EC2_METADATA_DISABLED=true $ENVKEYS $(ok_env) \
+		LSAN_OPTIONS="suppressions=$(pwd)/tests/git-servers/lsan.supp" \
+		"$GPUFORM" reconcile --git "$R" --cluster ml-prod --git-cache "$T/gitcache" \
+		--kubeconfig "$T/kubeconfig" --insecure-loopback-http --timeout 5s "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+start_fake '.kube_version = "1.32" | .queues = []'
+sed -i "s|http://127.0.0.1:[0-9]*|http://127.0.0.1:$P|" "$T/kubeconfig"
+rgit --preflight --preflight-intent specs/ml-prod.yaml
+expect "reconcile --git --preflight: the intent of the commit is checked; an error stops it (exit 3)" 3 \
+	"specs/ml-prod.yaml:6:9: error: Karpenter's interruption queue 'ml-prod' does not exist" \
+	"preflight found errors; nothing applied"
+grep -q '^kube /api' "$T/log" && t_fail "reconcile --git --preflight: talked to the API beyond /version" "$(cat "$T/log")" ||
+	t_pass "reconcile --git --preflight: no API request beyond /version before the findings"
+start_fake '.kube_version = "1.32"'
+sed -i "s|http://127.0.0.1:[0-9]*|http://127.0.0.1:$P|" "$T/kubeconfig"
+rgit --preflight --preflight-intent ./specs/ml-prod.yaml
+if [ $rc -ne 0 ] && [ $rc -ne 3 ] && grep -qF "preflight (Kubernetes 1.32, region us-west-2, credentials from environment): 0 errors" "$T/err" &&
+	grep -q '^kube /api' "$T/log"; then
+	t_pass "reconcile --git --preflight: a clean preflight goes on to reconcile (the fake API then fails it)"
+else
+	t_fail "reconcile --git --preflight clean: exit $rc" "$(cat "$T/err" "$T/log")"
+fi
+rgit --preflight --preflight-intent specs/nope.yaml
+expect "reconcile --git --preflight-intent naming no file of the commit: exit 4, nothing asked" 4 \
+	"has no intent file 'specs/nope.yaml' (--preflight-intent)"
+rgit --preflight --preflight-intent specs/other.yaml
+expect "reconcile --git --preflight-intent naming another cluster's intent: exit 3" 3 \
+	"specs/other.yaml:6:9: error: this intent describes cluster 'other', not 'ml-prod' (the cluster being reconciled)"
+"$GPUFORM" install --git https://example.com/r.git --cluster ml-prod --preflight-intent specs/ml-prod.yaml -o json >"$T/inst" 2>"$T/err"
+if jq -e '[.. | objects | select(.kind? == "CronJob")][0].spec.jobTemplate.spec.template.spec.containers[0].args |
+	index(["--preflight", "--preflight-intent", "specs/ml-prod.yaml"])' "$T/inst" >/dev/null 2>&1; then
+	t_pass "install --preflight-intent: the CronJob runs reconcile --preflight --preflight-intent PATH"
+else
+	t_fail "install --preflight-intent" "$(cat "$T/err"; head -c 800 "$T/inst")"
+fi
+"$GPUFORM" install --git https://example.com/r.git --cluster ml-prod -o json >"$T/inst" 2>"$T/err"
+grep -q -- '--preflight' "$T/inst" && t_fail "install without --preflight-intent runs preflight" ||
+	t_pass "install without --preflight-intent: no preflight in the job"
 "$GPUFORM" reconcile --preflight tests/preflight >"$T/out" 2>"$T/err"
 rc=$?
 expect "reconcile --preflight of a directory: usage error" 2 "--preflight needs intent files"

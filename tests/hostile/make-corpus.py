@@ -347,6 +347,22 @@ for name, val, lit in (('colon-space', '"a: b"', 'a: b'), ('dash-space', '"- z"'
                        ('dash-dash', '"-- x"', '-- x'), ('equals-plus', '"= +x"', '= +x')):
     accepted('accept-discovery-%s' % name, sub(BASE, 'discovery: ml-prod', 'discovery: ' + val), 'karpenter.sh/discovery=' + lit)
 
+# ---- reservation terms (workloads[].capacity) with hostile values ------------
+def cap(term, extra=''):
+    return sub(BASE, 'maxGpus: 32', 'maxGpus: 32\n      capacity:\n        reservations:\n          - ' + term + extra)
+intent('cap-id-shell', cap('id: "cr-0123456789abcdef0$(id)"'), at(41, 17, "'cr-0123456789abcdef0\\$\\(id\\)' is not a capacity reservation id"))
+intent('cap-id-newline-key', cap('id: "cr-0\\nkind: Secret"'), at(41, 17, "'cr-0\\\\nkind: Secret' is not a capacity reservation id"))
+intent('cap-id-nul', cap('id: "cr-0\\0"'), at(41, 17, "'id' contains a NUL character"))
+intent('cap-tag-key-newline', cap('tags: {"a\\nkind: Secret": x}'), at(41, 20, "tag key 'a\\\\nkind: Secret' is not an AWS tag key"))
+intent('cap-tag-value-ansi', cap('tags: {team: "\\e[31mml"}'), at(41, 20, "tag 'team' has value '\\\\x1b\\[31mml'"))
+intent('cap-owner-shell', cap('tags: {team: ml}\n            ownerID: "$(id)"'), at(42, 22, "'\\$\\(id\\)' is not an AWS account id"))
+intent('cap-terms-31', sub(BASE, 'maxGpus: 32', 'maxGpus: 32\n      capacity:\n        reservations:' + ''.join('\n          - id: cr-%017x' % i for i in range(31))), at(41, 11, "31 reservation terms: an EC2NodeClass takes at most 30"))
+intent('cap-tags-21', cap('tags: {' + ', '.join('k%d: v' % i for i in range(21)) + '}'), at(41, 19, "21 tags in one term: Karpenter takes at most 20"))
+intent('cap-terms-10000', sub(BASE, 'maxGpus: 32', 'maxGpus: 32\n      capacity:\n        reservations:' + ''.join('\n          - id: cr-%017x' % i for i in range(10000))), at(41, 11, "10000 reservation terms"))
+intent('cap-reservations-map', sub(BASE, 'maxGpus: 32', 'maxGpus: 32\n      capacity:\n        reservations: {id: cr-0123456789abcdef0}'), at(40, 23, "'reservations' must be a list, not a mapping"))
+intent('cap-term-scalar', cap('cr-0123456789abcdef0'), at(41, 13, "a reservation term must be a mapping"))
+intent('cap-capacity-seq', sub(BASE, 'maxGpus: 32', 'maxGpus: 32\n      capacity: [cr-0123456789abcdef0]'), at(39, 17, "'capacity' must be a mapping"))
+
 # ---- wrong types at every level ------------------------------------------------
 intent('type-root-seq', b'- apiVersion: gpuform.io/v1alpha1\n- kind: ClusterIntent\n', at(1, 1, '.*mapping'))
 intent('type-root-scalar', b'ClusterIntent\n', at(1, 1, '.*mapping'))

@@ -6,7 +6,8 @@ preflight talks to, for tests/preflight.sh.
 
 Listens on 127.0.0.1 (an ephemeral port, written to PORTFILE) and serves:
   - EC2 query API (POST form, Version 2016-11-15): DescribeSnapshots,
-    DescribeSecurityGroups, DescribeSubnets, DescribeInstanceTypeOfferings;
+    DescribeSecurityGroups, DescribeSubnets, DescribeInstanceTypeOfferings,
+    DescribeCapacityReservations;
     XML answers, errors as Response/Errors/Error (EC2 API reference,
     "Error codes" and each action's response elements);
   - SSM awsJson1_1 (X-Amz-Target AmazonSSM.GetParameter);
@@ -29,7 +30,9 @@ Scenario keys (all optional): keys {id: {secret, token}}, region,
 web_identity {token, key, secret, session}, container {auth, key, secret,
 session}, imds {role, key, secret, session, region}, params {name: ami},
 snapshots {id: {status, size}}, sgs [{id, tags, in_self, out_self,
-out_cidr}], subnets [{id, zone, tags}], offerings [[type, zone]], queues
+out_cidr}], subnets [{id, zone, tags}], offerings [[type, zone]],
+reservations [{id, type, zone, state, total, available, end, rtype, owner,
+tags, match}], queues
 [name], deny [action], throttle {action: n}, malformed {action: "garbage" |
 "truncated" | "noset"}, delay {action: seconds}, page_size n.
 """
@@ -274,6 +277,58 @@ def ec2(action, form):
             % (t, z) for t, z in found)
         return 200, xml_ok(action, "<instanceTypeOfferingSet>%s"
                            "</instanceTypeOfferingSet>%s" % (
+                               items, "<nextToken>%s</nextToken>" % nxt
+                               if nxt else ""))
+    if action == "DescribeCapacityReservations":
+        # EC2 API reference, DescribeCapacityReservations: CapacityReservationId.N
+        # or Filter.N (tag:KEY, tag-key, owner-id, state, ...); an unknown id is
+        # InvalidCapacityReservationId.NotFound; capacityReservationSet/item
+        flt = filters(form)
+        ids = [v for k, v in sorted(form.items())
+               if k.startswith("CapacityReservationId.")]
+        crs = SC.get("reservations", [])
+        if ids:
+            found = [c for c in crs if c["id"] in ids]
+            missing = [i for i in ids if i not in [c["id"] for c in found]]
+            if missing:
+                return 400, ec2_error("InvalidCapacityReservationId.NotFound",
+                                      "The capacityReservation ID '%s' does "
+                                      "not exist" % missing[0])
+        else:
+            found = [c for c in crs if tag_match(c, flt)
+                     and all(k in c.get("tags", {}) for k in flt.get("tag-key", []))
+                     and ("owner-id" not in flt or
+                          c.get("owner", "111122223333") in flt["owner-id"])
+                     and ("state" not in flt or c.get("state", "active") in flt["state"])]
+        found, nxt = page(found, form)
+        items = ""
+        for c in found:
+            end = ("<endDate>%s</endDate><endDateType>limited</endDateType>"
+                   % c["end"]) if c.get("end") else "<endDateType>unlimited</endDateType>"
+            items += (
+                "<item><capacityReservationId>%s</capacityReservationId>"
+                "<ownerId>%s</ownerId><capacityReservationArn>arn:aws:ec2:us-west-2:"
+                "%s:capacity-reservation/%s</capacityReservationArn>"
+                "<availabilityZoneId>usw2-az1</availabilityZoneId>"
+                "<instanceType>%s</instanceType><instancePlatform>Linux/UNIX"
+                "</instancePlatform><availabilityZone>%s</availabilityZone>"
+                "<tenancy>default</tenancy><totalInstanceCount>%d"
+                "</totalInstanceCount><availableInstanceCount>%d"
+                "</availableInstanceCount><ebsOptimized>true</ebsOptimized>"
+                "<ephemeralStorage>false</ephemeralStorage><state>%s</state>"
+                "<startDate>2026-11-01T11:30:00.000Z</startDate>%s"
+                "<instanceMatchCriteria>%s</instanceMatchCriteria>"
+                "<createDate>2026-10-01T09:00:00.000Z</createDate>%s"
+                "<reservationType>%s</reservationType></item>"
+                % (esc(c["id"]), c.get("owner", "111122223333"),
+                   c.get("owner", "111122223333"), esc(c["id"]),
+                   esc(c["type"]), esc(c["zone"]), c.get("total", 1),
+                   c.get("available", c.get("total", 1)),
+                   esc(c.get("state", "active")), end,
+                   c.get("match", "targeted"), tagset(c.get("tags", {})),
+                   c.get("rtype", "default")))
+        return 200, xml_ok(action, "<capacityReservationSet>%s"
+                           "</capacityReservationSet>%s" % (
                                items, "<nextToken>%s</nextToken>" % nxt
                                if nxt else ""))
     return 400, ec2_error("InvalidAction", "The action %s is not valid" % action)

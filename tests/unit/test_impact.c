@@ -360,8 +360,62 @@ START_TEST(test_nodeclass_dynamic)
 	   IMPACT_REPLACES, "dynamic drift: subnets");
 	nc("spec.securityGroupSelectorTerms", "[{\"id\":\"sg-1\"}]",
 	   IMPACT_REPLACES, "dynamic drift: security groups");
+	/* no terms before: no node was launched as reserved */
 	nc("spec.capacityReservationSelectorTerms", "[{\"id\":\"cr-1\"}]",
-	   IMPACT_MAY_DISRUPT, "capacity reservations: not hashed");
+	   IMPACT_NONE, "not hashed: capacity reservations selected");
+}
+END_TEST
+
+/* capacityReservationSelectorTerms: dynamic drift of reserved nodes only
+ * (CapacityReservationDrift, aws/karpenter-provider-aws drift.go) */
+START_TEST(test_nodeclass_reservations)
+{
+	const char *one = "[{\"id\":\"cr-0123456789abcdef0\"}]";
+	const char *two = "[{\"id\":\"cr-0123456789abcdef0\"},"
+			  "{\"tags\":{\"team\":\"ml\"}}]";
+	cJSON *a = mod(NODECLASS, "spec.capacityReservationSelectorTerms", one);
+	cJSON *b = mod(NODECLASS, "spec.capacityReservationSelectorTerms", two);
+	cJSON *c = mod(NODECLASS, "spec.capacityReservationSelectorTerms",
+		       "[{\"id\":\"cr-0fedcba9876543210\"}]");
+	cJSON *none = cJSON_Parse(NODECLASS);
+
+	what = "terms added";
+	expect(a, b, IMPACT_NONE, "terms only added");
+	what = "term removed";
+	expect(b, a, IMPACT_REPLACES,
+	       "dynamic drift: capacity reservations (reserved nodes in a "
+	       "reservation no longer selected are replaced)");
+	what = "term replaced";
+	expect(a, c, IMPACT_REPLACES, "capacity reservations");
+	what = "all terms removed";
+	expect(a, none, IMPACT_REPLACES, "capacity reservations");
+	what = "terms reordered";
+	{
+		cJSON *r = mod(NODECLASS, "spec.capacityReservationSelectorTerms",
+			       "[{\"tags\":{\"team\":\"ml\"}},"
+			       "{\"id\":\"cr-0123456789abcdef0\"}]");
+		expect(b, r, IMPACT_NONE, "no drift-relevant field changed");
+		cJSON_Delete(r);
+	}
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+	cJSON_Delete(none);
+}
+END_TEST
+
+/* karpenter.sh/capacity-type: adding "reserved" widens (no node drifts);
+ * dropping the fallback drifts the nodes launched on it */
+START_TEST(test_capacity_type_reserved)
+{
+	np("spec.template.spec.requirements.[2]",
+	   "{\"key\":\"karpenter.sh/capacity-type\",\"operator\":\"In\","
+	   "\"values\":[\"on-demand\",\"reserved\"]}",
+	   IMPACT_NONE, "only widened");
+	np("spec.template.spec.requirements.[2]",
+	   "{\"key\":\"karpenter.sh/capacity-type\",\"operator\":\"In\","
+	   "\"values\":[\"reserved\"]}",
+	   IMPACT_REPLACES, "karpenter.sh/capacity-type");
 }
 END_TEST
 
@@ -612,6 +666,8 @@ Suite *impact_suite(void)
 
 	tc = tcase_create("nodeclass");
 	tcase_add_test(tc, test_nodeclass_dynamic);
+	tcase_add_test(tc, test_nodeclass_reservations);
+	tcase_add_test(tc, test_capacity_type_reserved);
 	tcase_add_test(tc, test_nodeclass_static);
 	tcase_add_test(tc, test_nodeclass_pools);
 	suite_add_tcase(s, tc);

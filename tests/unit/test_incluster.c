@@ -272,6 +272,7 @@ START_TEST(test_install_documents)
 	o.cluster = "ml-prod";
 	o.prune = 1;
 	o.pushgateway = "http://pgw:9091";
+	o.preflight_intent = "specs/ml-prod.yaml";
 	docs = install(&o, &err);
 	ck_assert_msg(docs != NULL, "%s", err_msg(&err));
 	ck_assert_int_eq(cJSON_GetArraySize(docs), 9);
@@ -305,7 +306,8 @@ START_TEST(test_install_documents)
 			 "reconcile --git https://git.example.com/gitops.git --ref main "
 			 "--path clusters --cluster ml-prod "
 			 "--git-cache /var/cache/gpuform/git "
-			 "--lock --events --timeout 300s --prune --pushgateway "
+			 "--lock --events --timeout 300s --prune --preflight "
+			 "--preflight-intent specs/ml-prod.yaml --pushgateway "
 			 "http://pgw:9091 ");
 	/* no SSH: no secret volume */
 	ck_assert_int_eq(cJSON_GetArraySize(at(pod, "volumes")), 2);

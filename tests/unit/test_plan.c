@@ -409,6 +409,58 @@ START_TEST(test_spot_by_interruption)
 }
 END_TEST
 
+/* workloads[].capacity: a reserved workload gets an EC2NodeClass of its
+ * own (terms on a class apply to every NodePool referencing it); the
+ * capacity types are reserved plus the stated fallback, sorted */
+static void captypes(const struct plan_pool *pl, struct buf *out)
+{
+	for (size_t i = 0; i < pl->ncaptypes; i++)
+		buf_addf(out, "%s%s", i ? "," : "", pl->captypes[i]);
+}
+
+START_TEST(test_reserved_capacity)
+{
+	struct fx fx;
+	struct buf b = BUF_INIT;
+	const char *const want[][2] = {
+		{ "w", "reserved" },
+		{ "od", "on-demand,reserved" },
+		{ "sp", "on-demand,reserved,spot" },
+		{ "plain", "on-demand,spot" },
+		{ "other", "on-demand,spot" },
+	};
+
+	build(&fx, NULL, BR, WINDOW,
+	      "    - {name: w, type: training, gpu: l4, interruption: checkpointed, maxGpus: 4,\n"
+	      "       capacity: {reservations: [{id: cr-0123456789abcdef0}]}}\n"
+	      "    - {name: od, type: training, gpu: l4, interruption: checkpointed, maxGpus: 4,\n"
+	      "       capacity: {reservations: [{tags: {team: ml}}], whenExhausted: on-demand}}\n"
+	      "    - {name: sp, type: training, gpu: l4, interruption: tolerant, maxGpus: 4,\n"
+	      "       capacity: {reservations: [{id: cr-0123456789abcdef1}], whenExhausted: spot}}\n"
+	      "    - {name: plain, type: training, gpu: l4, interruption: checkpointed, maxGpus: 4}\n"
+	      "    - {name: other, type: training, gpu: l4, interruption: checkpointed, maxGpus: 4}\n");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		buf_reset(&b);
+		captypes(pool(&fx, want[i][0]), &b);
+		ck_assert_str_eq(buf_cstr(&b), want[i][1]);
+	}
+	ck_assert_int_eq(pool(&fx, "w")->spot, 0);
+	ck_assert_int_eq(pool(&fx, "od")->spot, 0);
+	ck_assert_int_eq(pool(&fx, "sp")->spot, 1);
+	ck_assert_str_eq(nodeclass_of(&fx, "w")->name, "gpu-reserved-w");
+	ck_assert_ptr_eq(nodeclass_of(&fx, "w")->reserved_for, pool(&fx, "w")->w);
+	ck_assert_str_eq(nodeclass_of(&fx, "od")->name, "gpu-reserved-od");
+	ck_assert_str_eq(nodeclass_of(&fx, "sp")->name, "gpu-reserved-sp");
+	/* the unreserved pools share one class, which selects nothing */
+	ck_assert_str_eq(nodeclass_of(&fx, "plain")->name, "gpu");
+	ck_assert_ptr_eq(nodeclass_of(&fx, "plain"), nodeclass_of(&fx, "other"));
+	ck_assert_ptr_null(nodeclass_of(&fx, "plain")->reserved_for);
+	ck_assert_uint_eq(fx.p.nnodeclasses, 4);
+	buf_release(&b);
+	release(&fx);
+}
+END_TEST
+
 START_TEST(test_spot_to_spot_warning)
 {
 	struct fx fx;
@@ -637,6 +689,7 @@ Suite *plan_suite(void)
 
 	tc = tcase_create("nodeclass");
 	tcase_add_test(tc, test_nodeclasses_bottlerocket_split);
+	tcase_add_test(tc, test_reserved_capacity);
 	tcase_add_test(tc, test_nodeclasses_al2023_no_split);
 	tcase_add_test(tc, test_mig_models);
 	suite_add_tcase(s, tc);

@@ -320,8 +320,10 @@ START_TEST(test_evaluate)
 		f.st[c] = PF_DENIED;
 	pf_evaluate(&o, &x.p, &f, "i.yaml", "1.32");
 	ck_assert_uint_eq(o.counts[LINT_ERROR], 0);
-	/* one per check, and the offerings once more for the subnets */
-	ck_assert_uint_eq(o.counts[LINT_WARNING], PF_NCHECKS + 1);
+	/* one per check but PF_RESERVATIONS (this intent names no
+	 * reservation: no workload to point at), and the offerings once more
+	 * for the subnets */
+	ck_assert_uint_eq(o.counts[LINT_WARNING], (PF_NCHECKS - 1) + 1);
 	g = find(&o, "PF000", 9);
 	ck_assert_ptr_nonnull(g);
 	ck_assert_str_eq(g->msg, "could not check the image-cache snapshot: "
@@ -387,6 +389,72 @@ START_TEST(test_parse_answers)
 }
 END_TEST
 
+/* DescribeCapacityReservations: the fields PF007 reads, the end date,
+ * nextToken, and malformed items */
+START_TEST(test_parse_reservations)
+{
+	struct pf_rterm t;
+	struct err e = ERR_INIT;
+	char *next = NULL;
+	const char *ok =
+		"<DescribeCapacityReservationsResponse><capacityReservationSet>"
+		"<item><capacityReservationId>cr-0b10c000000000001"
+		"</capacityReservationId><instanceType>p5.48xlarge</instanceType>"
+		"<availabilityZone>us-west-2a</availabilityZone><state>active"
+		"</state><totalInstanceCount>4</totalInstanceCount><endDate>"
+		"2026-12-08T11:30:00.000Z</endDate><reservationType>"
+		"capacity-block</reservationType></item>"
+		"<item><capacityReservationId>cr-0c4a7000000000002"
+		"</capacityReservationId><instanceType>g6.xlarge</instanceType>"
+		"<availabilityZone>us-west-2b</availabilityZone><state>scheduled"
+		"</state><totalInstanceCount>2</totalInstanceCount></item>"
+		"</capacityReservationSet><nextToken>abc</nextToken>"
+		"</DescribeCapacityReservationsResponse>";
+	const char *bad =
+		"<R><capacityReservationSet><item><capacityReservationId>cr-1"
+		"</capacityReservationId><instanceType>p5.48xlarge</instanceType>"
+		"<availabilityZone>a</availabilityZone><state>active</state>"
+		"<totalInstanceCount>four</totalInstanceCount></item>"
+		"</capacityReservationSet></R>";
+
+	memset(&t, 0, sizeof(t));
+	t.st = PF_ABSENT;
+	ck_assert_int_eq(preflight_parse_reservations(&t, ok, strlen(ok),
+						      &next, &e), 0);
+	ck_assert_int_eq(t.st, PF_FOUND);
+	ck_assert_uint_eq(t.nr, 2);
+	ck_assert_str_eq(t.r[0].type, "p5.48xlarge");
+	ck_assert_str_eq(t.r[0].rtype, "capacity-block");
+	ck_assert_int_eq(t.r[0].total, 4);
+	/* 2026-12-08T11:30:00Z */
+	ck_assert(t.r[0].end == 1796729400.0);
+	ck_assert_str_eq(t.r[1].rtype, "default"); /* absent: default */
+	ck_assert(t.r[1].end == 0);
+	ck_assert_str_eq(next, "abc");
+	free(next);
+	/* the same page again: no duplicates */
+	ck_assert_int_eq(preflight_parse_reservations(&t, ok, strlen(ok),
+						      &next, &e), 0);
+	ck_assert_uint_eq(t.nr, 2);
+	free(next);
+	ck_assert_int_eq(preflight_parse_reservations(&t, bad, strlen(bad),
+						      &next, &e), -1);
+	ck_assert_ptr_null(next);
+	err_release(&e);
+	ck_assert_int_eq(preflight_parse_reservations(
+				 &t, "<R></R>", 7, &next, &e), -1);
+	err_release(&e);
+	for (size_t i = 0; i < t.nr; i++) {
+		free(t.r[i].id);
+		free(t.r[i].type);
+		free(t.r[i].zone);
+		free(t.r[i].state);
+		free(t.r[i].rtype);
+	}
+	free(t.r);
+}
+END_TEST
+
 Suite *preflight_suite(void)
 {
 	Suite *s = suite_create("preflight");
@@ -401,6 +469,7 @@ Suite *preflight_suite(void)
 	tcase_add_test(tc, test_questions);
 	tcase_add_test(tc, test_evaluate);
 	tcase_add_test(tc, test_parse_answers);
+	tcase_add_test(tc, test_parse_reservations);
 	suite_add_tcase(s, tc);
 	return s;
 }
