@@ -18,10 +18,12 @@
 #include "generator/capacity.h"
 #include "generator/catalog.h"
 #include "generator/intent.h"
+#include "generator/pricelist.h"
 #include "generator/validate.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/err.h"
 
 struct fx {
 	struct intent in;
@@ -463,6 +465,215 @@ START_TEST(test_max_usd)
 }
 END_TEST
 
+
+/* ---- the AWS Price List reader ------------------------------------------- */
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	size_t n;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	return buf_detach(&b, len);
+}
+
+/* parse text[0..len) fed in chunks of `step` bytes; 0 or -1, *msg set */
+static int parse(const char *text, size_t len, size_t step, double *usd,
+		 struct capacity_prices *out, char *msg, size_t msgsz)
+{
+	struct pricelist *p = pricelist_new(catalog_builtin(), "f");
+	struct err err = ERR_INIT;
+	size_t missing;
+	int r = 0;
+
+	for (size_t i = 0; i < len && r == 0; i += step)
+		r = pricelist_feed(p, text + i, len - i < step ? len - i : step,
+				   &err);
+	if (r == 0)
+		r = pricelist_finish(p, out, usd, &missing, &err);
+	snprintf(msg, msgsz, "%s", r < 0 ? err_msg(&err) : "");
+	if (r == 0) {
+		/* the label points into p: check it before freeing */
+		ck_assert_str_eq(out->region, "us-east-1");
+		ck_assert_str_eq(out->date, "2026-11-20");
+		ck_assert_ptr_nonnull(strstr(out->source, "20261120183012"));
+	}
+	err_release(&err);
+	pricelist_free(p);
+	return r;
+}
+
+/*
+ * The samples (tests/fixtures/prices/, AWS's layout) hold Linux/Shared/NA/
+ * Used on-demand prices for 7 catalog types, plus rows that must be left
+ * out: Windows, Dedicated, SQL Std pre-installed, an unused capacity
+ * reservation, a Reserved term, m5.large. Every price found equals the
+ * catalog's for that type, in whatever chunks the file arrives.
+ */
+START_TEST(test_pricelist_samples)
+{
+	static const char *const files[] = {
+		"tests/fixtures/prices/ec2-us-east-1-sample.json",
+		"tests/fixtures/prices/ec2-us-east-1-sample.csv",
+	};
+	static const size_t steps[] = { 1, 7, 4096, (size_t)1 << 30 };
+	const struct catalog *cat = catalog_builtin();
+
+	for (size_t f = 0; f < 2; f++) {
+		size_t len;
+		char *text = slurp(files[f], &len);
+		for (size_t s = 0; s < sizeof(steps) / sizeof(steps[0]); s++) {
+			double *usd = calloc(cat->ntypes, sizeof(*usd));
+			struct capacity_prices pr;
+			char msg[512];
+			size_t found = 0;
+
+			ck_assert_msg(parse(text, len, steps[s], usd, &pr, msg,
+					    sizeof(msg)) == 0,
+				      "%s: %s", files[f], msg);
+			for (size_t i = 0; i < cat->ntypes; i++) {
+				if (usd[i] < 0)
+					continue;
+				found++;
+				ck_assert_msg(fabs(usd[i] - cat->types[i].price) <
+						      1e-9,
+					      "%s: %s %f, catalog %f", files[f],
+					      cat->types[i].name, usd[i],
+					      cat->types[i].price);
+			}
+			ck_assert_uint_eq(found, 7);
+			free(usd);
+		}
+		free(text);
+	}
+}
+END_TEST
+
+/*
+ * A truncated file is an error, never a shorter price list: every prefix
+ * of the JSON; every prefix of the CSV that does not end a line (a CSV cut
+ * exactly at a line end reads as a shorter file: docs/plan.md says so).
+ */
+START_TEST(test_pricelist_truncated)
+{
+	static const char *const files[] = {
+		"tests/fixtures/prices/ec2-us-east-1-sample.json",
+		"tests/fixtures/prices/ec2-us-east-1-sample.csv",
+	};
+	const struct catalog *cat = catalog_builtin();
+	double *usd = calloc(cat->ntypes, sizeof(*usd));
+
+	for (size_t f = 0; f < 2; f++) {
+		size_t len;
+		char *text = slurp(files[f], &len);
+		for (size_t cut = 0; cut < len - 1; cut += 13) {
+			struct capacity_prices pr;
+			char msg[512];
+			if (f == 1 && cut && text[cut - 1] == '\n')
+				continue;
+			ck_assert_msg(parse(text, cut, 4096, usd, &pr, msg,
+					    sizeof(msg)) < 0,
+				      "%s cut at %zu parsed", files[f], cut);
+			ck_assert_msg(strncmp(msg, "f:", 2) == 0, "%s", msg);
+		}
+		free(text);
+	}
+	free(usd);
+}
+END_TEST
+
+/* malformed input: the message names the line and the byte */
+START_TEST(test_pricelist_malformed)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "{\"offerCode\" : \"AmazonEC2\",\n  \"products\" : {,}}\n",
+		  "f:2: expected a key in double quotes (byte 44)" },
+		{ "{\"offerCode\" \"AmazonEC2\"}", "f:1: expected ':'" },
+		{ "{\"a\" : tru}", "not a JSON value" },
+		{ "{\"a\" : 1}}", "data after the end" },
+		{ "{\"a\" : [1, 2}", "'}' closes an array" },
+		{ "{\"offerCode\" : \"AmazonS3\", \"products\" : {}}",
+		  "not 'AmazonEC2'" },
+		{ "{\"terms\" : {}, \"products\" : {}}",
+		  "'terms' before 'products'" },
+		{ "\"FormatVersion\",\"v1.0\"\n\"SKU\",\"Unit\"\n",
+		  "f:2: the header row has no column 'TermType'" },
+		{ "\"FormatVersion\",\"v1.0\"\n\"x\"y\n",
+		  "f:2: 'y' after a closing quote" },
+		{ "\"FormatVersion\",\"v1.0\"\n\"OfferCode\",\"AmazonEC2\"\n",
+		  "no header row" },
+		{ "", "empty file" },
+	};
+	const struct catalog *cat = catalog_builtin();
+	double *usd = calloc(cat->ntypes, sizeof(*usd));
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct capacity_prices pr;
+		char msg[512];
+		ck_assert_msg(parse(cases[i].text, strlen(cases[i].text), 3,
+				    usd, &pr, msg, sizeof(msg)) < 0,
+			      "case %zu parsed", i);
+		ck_assert_msg(strstr(msg, cases[i].want) != NULL,
+			      "case %zu: '%s' lacks '%s'", i, msg,
+			      cases[i].want);
+	}
+	free(usd);
+}
+END_TEST
+
+/* one type with two different prices, or two regions: errors */
+START_TEST(test_pricelist_ambiguous)
+{
+	const struct catalog *cat = catalog_builtin();
+	double *usd = calloc(cat->ntypes, sizeof(*usd));
+	size_t len;
+	char *text = slurp("tests/fixtures/prices/ec2-us-east-1-sample.csv",
+			   &len);
+	struct buf b = BUF_INIT;
+	struct capacity_prices pr;
+	char msg[512], *line, *dup;
+
+	/* repeat the g6.xlarge row with another price and SKU */
+	line = strstr(text, "\n\"K9V2DM7PXA5FJ4NB\"") + 1;
+	dup = strndup(line, (size_t)(strchr(line, '\n') - line + 1));
+	buf_add(&b, text, len);
+	{
+		char *p = strstr(dup, "0.8050000000");
+		memcpy(p, "0.9050000000", 12);
+		memcpy(dup + 1, "K9V2DM7PXA5FJ4NC", 16);
+	}
+	buf_adds(&b, dup);
+	ck_assert_int_lt(parse(b.ptr, b.len, 4096, usd, &pr, msg, sizeof(msg)),
+			 0);
+	ck_assert_ptr_nonnull(strstr(msg, "two on-demand Linux prices for "
+					  "g6.xlarge: 0.805"));
+	/* the same row in another region */
+	buf_reset(&b);
+	buf_add(&b, text, len);
+	{
+		char *p = strstr(dup, "0.9050000000");
+		memcpy(p, "0.8050000000", 12);
+		p = strstr(dup, "\"us-east-1\"");
+		memcpy(p, "\"us-west-2\"", 11);
+	}
+	buf_adds(&b, dup);
+	ck_assert_int_lt(parse(b.ptr, b.len, 4096, usd, &pr, msg, sizeof(msg)),
+			 0);
+	ck_assert_ptr_nonnull(strstr(msg, "two regions"));
+	free(dup);
+	free(text);
+	buf_release(&b);
+	free(usd);
+}
+END_TEST
+
 Suite *capacity_suite(void)
 {
 	Suite *s = suite_create("capacity");
@@ -477,6 +688,12 @@ Suite *capacity_suite(void)
 	tcase_add_test(tc, test_class_range_mixed);
 	tcase_add_test(tc, test_findings);
 	tcase_add_test(tc, test_max_usd);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pricelist");
+	tcase_add_test(tc, test_pricelist_samples);
+	tcase_add_test(tc, test_pricelist_truncated);
+	tcase_add_test(tc, test_pricelist_malformed);
+	tcase_add_test(tc, test_pricelist_ambiguous);
 	suite_add_tcase(s, tc);
 	return s;
 }
