@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cmd/capplan.h"
 #include "cmd/cluster.h"
 #include "cmd/gitpath.h"
 #include "cmd/nodeimpact.h"
@@ -504,6 +505,7 @@ struct side {
 	struct rendered *r; /* per intent path; r[i].docs NULL: absent */
 	struct diags d;
 	size_t failed;
+	struct capplan cap; /* capacity and cost of its intents */
 };
 
 /* the file as the user can open it: REV:PATH, or its place on disk */
@@ -582,6 +584,15 @@ static int side_render(struct side *s, struct repo *r, char **paths,
 		if (rc == 0 && !absent)
 			rc = pipeline_render(&s->r[i], label, buf_cstr(&data),
 					     data.len, t, &s->d, &e);
+		if (rc == 0 && !absent) {
+			/* valid: its capacity model cannot fail; the
+			 * diagnostics were reported by the render */
+			struct diags scratch = DIAGS_INIT;
+			if (capplan_add(&s->cap, label, buf_cstr(&data),
+					data.len, &scratch) < 0)
+				BUG("capacity plan of a rendered intent failed");
+			diags_release(&scratch);
+		}
 		if (rc < 0 && e.code == ERR_INVALID) {
 			/* the diagnostics say it, unless the failure came
 			 * later (templates, CRD rules) or earlier (size) */
@@ -639,6 +650,7 @@ static void side_release(struct side *s, size_t n)
 	free(s->r);
 	s->r = NULL;
 	diags_release(&s->d);
+	capplan_release(&s->cap);
 }
 
 static int invalid_error(const struct side *a, const struct side *b,
@@ -669,8 +681,10 @@ static int diff_git(int argc, char **argv)
 {
 	const char *repo_dir = NULL, *templates = NULL;
 	enum diff_format fmt = DIFF_TEXT;
-	struct side base = { "base", NULL, "", NULL, DIAGS_INIT, 0 };
-	struct side head = { "head", NULL, "", NULL, DIAGS_INIT, 0 };
+	struct side base = { "base", NULL, "", NULL, DIAGS_INIT, 0,
+			     CAPPLAN_INIT };
+	struct side head = { "head", NULL, "", NULL, DIAGS_INIT, 0,
+			     CAPPLAN_INIT };
 	struct objset sa = OBJSET_INIT, sb = OBJSET_INIT;
 	struct objdiff d = OBJDIFF_INIT;
 	struct tmpl_set *t = NULL;
@@ -814,12 +828,34 @@ static int diff_git(int argc, char **argv)
 		struct objdiff_rev rb = { base.rev, base.oid };
 		struct objdiff_rev rh = { head.rev, head.rev ? head.oid : NULL };
 
-		if (fmt == DIFF_MARKDOWN)
-			objdiff_format_markdown(&out, &d, &rb, &rh);
-		else if (fmt == DIFF_JSON)
-			objdiff_format_json(&out, &d, &rb, &rh);
-		else
-			objdiff_format_text(&out, &d);
+		struct buf lead = BUF_INIT, sec = BUF_INIT;
+
+		/* capacity and cost before -> after (cmd/capplan.h); the
+		 * summary line leads with it when it changes */
+		if (fmt == DIFF_MARKDOWN) {
+			if (capplan_changed(&base.cap, &head.cap)) {
+				buf_adds(&lead, "Capacity: ");
+				capplan_diff_lead(&lead, &base.cap, &head.cap);
+			}
+			capplan_diff_markdown(&sec, &base.cap, &head.cap);
+			objdiff_format_markdown_ext(&out, &d, &rb, &rh,
+						    lead.len ? buf_cstr(&lead)
+							     : NULL,
+						    buf_cstr(&sec));
+		} else if (fmt == DIFF_JSON) {
+			objdiff_format_json_ext(&out, &d, &rb, &rh, "capacity",
+						capplan_diff_json(&base.cap,
+								  &head.cap));
+		} else {
+			/* before the summary line, which stays last; nothing
+			 * when the capacity did not change */
+			if (capplan_changed(&base.cap, &head.cap))
+				capplan_diff_text(&sec, &base.cap, &head.cap);
+			objdiff_format_text_ext(&out, &d,
+						sec.len ? buf_cstr(&sec) : NULL);
+		}
+		buf_release(&lead);
+		buf_release(&sec);
 	}
 	fwrite(buf_cstr(&out), 1, out.len, stdout);
 	code = d.nr ? EXIT_DIFF : EXIT_OK;
