@@ -228,6 +228,20 @@ check "3: markdown with --head names both revisions" \
 # ---- 4. head = the work tree, with an uncommitted edit -------------------------------
 # chat-serving: maxGpus 32 -> 16 (NodePool limits and ClusterQueue quotas)
 sed -i 's/^      maxGpus: 32$/      maxGpus: 16/' "$REPO/specs/ml-prod.yaml"
+# the PR comment of a quota change leads with its cost (reviewed golden file): chat-serving
+# (l40s since C2) halves: 16 GPUs, 16 nodes, 16 x g6e.16xlarge 7.577 = 121.23 USD/h at most
+gf --base HEAD --format markdown specs/ml-prod.yaml
+cp "$tmp/stdout" "$tmp/golden2.md"
+check "4: markdown: the summary line leads with the capacity change" \
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -qF "**Capacity: max \$/hour 1123.10 → 1001.87 (-121.23), max GPUs 160 → 144 (-16), max nodes 48 → 32 (-16); "'
+if [ "$update" = 1 ]; then
+	cp "$tmp/golden2.md" "$GOLDEN/ml-prod-max-gpus.md"
+	t_pass "4: golden-diff/ml-prod-max-gpus.md (updated; review it)"
+elif d=$(diff -u "$GOLDEN/ml-prod-max-gpus.md" "$tmp/golden2.md" 2>&1); then
+	t_pass "4: markdown equals the reviewed tests/golden-diff/ml-prod-max-gpus.md"
+else
+	t_fail "4: markdown equals the reviewed tests/golden-diff/ml-prod-max-gpus.md" "$(printf '%s\n' "$d" | head -40)"
+fi
 gf --base HEAD --format json specs/ml-prod.yaml
 check "4: uncommitted edit against HEAD: exit 1, head is \"worktree\"" \
 	'[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq -r .head)" = worktree ] && [ "$(printf "%s" "$OUT" | jq -r .base)" = "$C2" ]'
