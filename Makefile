@@ -153,6 +153,7 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory gpuform
 	@sh bench/run.sh
+	@sh bench/plan.sh
 	@bash bench/reconcile.sh
 
 # ---- man pages and completions ------------------------------------------
