@@ -73,6 +73,12 @@ static struct pricelist *read_prices(const char *path,
 	}
 	if (pricelist_finish(p, out, usd, &missing, err) < 0)
 		goto out;
+	if (missing)
+		fprintf(stderr,
+			"gpuform plan: warning: '%s' has no on-demand Linux "
+			"price for %zu of the catalog's %zu instance types; "
+			"pools that may launch them show n/a\n",
+			path, missing, catalog_builtin()->ntypes);
 	ret = 0;
 out:
 	if (fd >= 0)

@@ -20,6 +20,7 @@
 #define PL_KEY 64    /* SKUs, term and rate codes are 14-40 characters */
 #define PL_STR 128   /* the values the parser looks at are short */
 #define PL_META_MAX 16 /* CSV rows before the header (AWS writes 5) */
+#define PL_ROW_MAX (1 << 20) /* a CSV row of the EC2 file is about 1 KB */
 
 enum fmt { F_UNKNOWN, F_JSON, F_CSV };
 
@@ -590,6 +591,9 @@ static int csv_byte(struct pricelist *p, char c, struct err *err)
 	}
 	if (p->qend)
 		return fail(p, err, "'%c' after a closing quote", c);
+	if (p->row.len > PL_ROW_MAX)
+		return fail(p, err, "a CSV row longer than %d bytes",
+			    PL_ROW_MAX);
 	if (c == '"' && p->row.len == p->offs[p->nf - 1]) {
 		p->inq = 1;
 		return 0;
@@ -616,6 +620,45 @@ int pricelist_feed(struct pricelist *p, const char *data, size_t len,
 				continue;
 			}
 			p->fmt = c == '{' ? F_JSON : F_CSV;
+		}
+		if (p->fmt == F_JSON && p->st == JS_STRING) {
+			/* the bulk of the file: string bytes, taken in a run */
+			size_t j = i;
+			while (j < len && data[j] != '"' && data[j] != '\\' &&
+			       (unsigned char)data[j] >= 0x20)
+				j++;
+			if (j > i) {
+				size_t n = j - i, room = PL_STR - 1 - p->slen;
+				memcpy(p->str + p->slen, data + i,
+				       n < room ? n : room);
+				p->slen += n < room ? n : room;
+				p->byte += n;
+				i = j - 1;
+				continue;
+			}
+		}
+		if (p->fmt == F_CSV && p->nf && p->inq) {
+			/* a quoted field: up to its closing quote in a run */
+			size_t j = i;
+			while (j < len && data[j] != '"') {
+				p->line += data[j] == '\n';
+				j++;
+			}
+			if (p->row.len + (j - i) > PL_ROW_MAX)
+				return fail(p, err, "a CSV row longer than %d "
+						    "bytes (a quote not closed?)",
+					    PL_ROW_MAX);
+			if (j > i) {
+				buf_add(&p->row, data + i, j - i);
+				p->byte += j - i;
+				i = j - 1;
+				continue;
+			}
+		}
+		if (p->fmt == F_JSON && (c == ' ' || c == '\t') &&
+		    p->st != JS_SCALAR && p->st != JS_ESC && p->st != JS_UHEX) {
+			p->byte++; /* indentation */
+			continue;
 		}
 		r = p->fmt == F_JSON ? js_byte(p, c, err) : csv_byte(p, c, err);
 		if (r < 0)

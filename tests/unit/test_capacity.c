@@ -628,6 +628,24 @@ START_TEST(test_pricelist_malformed)
 }
 END_TEST
 
+/* a quote that never closes does not make the reader keep the file */
+START_TEST(test_pricelist_row_cap)
+{
+	const struct catalog *cat = catalog_builtin();
+	double *usd = calloc(cat->ntypes, sizeof(*usd));
+	size_t n = (1 << 20) + 100;
+	char *text = malloc(n), msg[512];
+	struct capacity_prices pr;
+
+	memcpy(text, "\"FormatVersion\",\"v1.0\n", 22);
+	memset(text + 22, 'x', n - 22);
+	ck_assert_int_lt(parse(text, n, 65536, usd, &pr, msg, sizeof(msg)), 0);
+	ck_assert_ptr_nonnull(strstr(msg, "a CSV row longer than 1048576 bytes"));
+	free(text);
+	free(usd);
+}
+END_TEST
+
 /* one type with two different prices, or two regions: errors */
 START_TEST(test_pricelist_ambiguous)
 {
@@ -694,6 +712,7 @@ Suite *capacity_suite(void)
 	tcase_add_test(tc, test_pricelist_truncated);
 	tcase_add_test(tc, test_pricelist_malformed);
 	tcase_add_test(tc, test_pricelist_ambiguous);
+	tcase_add_test(tc, test_pricelist_row_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }
