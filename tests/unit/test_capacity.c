@@ -13,11 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glob.h>
+
 #include <check.h>
 
 #include "generator/capacity.h"
 #include "generator/catalog.h"
 #include "generator/intent.h"
+#include "generator/plan.h"
 #include "generator/pricelist.h"
 #include "generator/validate.h"
 #include "tests/unit/suites.h"
@@ -466,6 +469,64 @@ START_TEST(test_max_usd)
 END_TEST
 
 
+/*
+ * What plan prints is what render renders: for every workload of every
+ * example, the model's units and quota are the NodePool limit and the
+ * ClusterQueue quota of the render plan (generator/plan.c).
+ */
+START_TEST(test_agrees_with_render)
+{
+	const struct catalog *cat = catalog_builtin();
+	glob_t g;
+	size_t checked = 0;
+
+	ck_assert_int_eq(glob("specs/*.yaml", 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		size_t len;
+		char *text;
+		struct intent in;
+		struct diags d = DIAGS_INIT;
+		struct err err = ERR_INIT;
+		struct plan p;
+		FILE *f = fopen(g.gl_pathv[i], "rb");
+		struct buf b = BUF_INIT;
+		char chunk[4096];
+		size_t n;
+
+		ck_assert_ptr_nonnull(f);
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			buf_add(&b, chunk, n);
+		fclose(f);
+		text = buf_detach(&b, &len);
+		ck_assert_int_eq(intent_read(&in, g.gl_pathv[i], text, len, &d), 0);
+		ck_assert_uint_eq(validate_intent(&in, cat, &d), 0);
+		ck_assert_int_eq(plan_build(&p, &in, cat, &d, &err), 0);
+		for (size_t k = 0; k < p.npools; k++) {
+			const struct plan_pool *pp = &p.pools[k];
+			struct capacity c;
+			if (!pp->w)
+				continue;
+			capacity_build(&c, &in, pp->w, pp->fams, pp->nfams, cat,
+				       NULL, NULL);
+			ck_assert_msg(c.units == pp->limit_gpu &&
+					      c.quota == pp->quota_gpu,
+				      "%s %s: model %ld/%ld, render %ld/%ld",
+				      g.gl_pathv[i], pp->name, c.units, c.quota,
+				      pp->limit_gpu, pp->quota_gpu);
+			ck_assert_uint_eq(c.ntypes, pp->ntypes);
+			checked++;
+		}
+		plan_release(&p);
+		intent_release(&in);
+		diags_release(&d);
+		err_release(&err);
+		free(text);
+	}
+	globfree(&g);
+	ck_assert_uint_ge(checked, 10);
+}
+END_TEST
+
 /* ---- the AWS Price List reader ------------------------------------------- */
 
 static char *slurp(const char *path, size_t *len)
@@ -706,6 +767,7 @@ Suite *capacity_suite(void)
 	tcase_add_test(tc, test_class_range_mixed);
 	tcase_add_test(tc, test_findings);
 	tcase_add_test(tc, test_max_usd);
+	tcase_add_test(tc, test_agrees_with_render);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pricelist");
 	tcase_add_test(tc, test_pricelist_samples);
