@@ -51,6 +51,13 @@ static void wl_fill(struct capplan_wl *o, const struct workload *w,
 				     c->ntypes);
 	else
 		o->types = xstrdup("none");
+	o->ty = xcalloc(c->ntypes ? c->ntypes : 1, sizeof(*o->ty));
+	for (size_t i = 0; i < c->ntypes; i++) {
+		const struct capacity_type *t = &c->types[i];
+		o->ty[i] = (struct capplan_type){ t->t->name, t->t->gpus,
+						  t->cap, t->slots, t->pods,
+						  t->t->efa, t->usd };
+	}
 	for (size_t i = 0; i < c->ntypes; i++) {
 		if (!o->slots_min || c->types[i].slots < o->slots_min)
 			o->slots_min = c->types[i].slots;
@@ -135,6 +142,7 @@ void capplan_release(struct capplan *p)
 			free(cl->w[j].types);
 			free(cl->w[j].cheapest);
 			free(cl->w[j].largest);
+			free(cl->w[j].ty);
 		}
 		free(cl->w);
 		free(cl->file);
@@ -449,6 +457,28 @@ static cJSON *wl_json(const struct capplan_wl *w)
 	cJSON_AddNumberToObject(o, "maxNodes", (double)w->nodes_max);
 	cJSON_AddNumberToObject(o, "podSlotsMin", (double)w->slots_min);
 	cJSON_AddNumberToObject(o, "podSlotsMax", (double)w->slots_max);
+	{
+		/* per instance type: a pod always fits one node (types with
+		 * fewer GPUs than gpusPerPod are not in the pool), so what
+		 * varies is how many pods a node holds */
+		cJSON *ts = cJSON_AddArrayToObject(o, "instanceTypeDetails");
+		for (size_t i = 0; i < w->ntypes; i++) {
+			cJSON *t = cJSON_CreateObject();
+			cJSON_AddStringToObject(t, "name", w->ty[i].name);
+			cJSON_AddNumberToObject(t, "gpus", (double)w->ty[i].gpus);
+			cJSON_AddNumberToObject(t, "gpuUnits",
+						(double)w->ty[i].units);
+			cJSON_AddNumberToObject(t, "podSlots",
+						(double)w->ty[i].slots);
+			cJSON_AddNumberToObject(t, "podsPerNode",
+						(double)w->ty[i].pods);
+			cJSON_AddNumberToObject(t, "efaInterfaces",
+						(double)w->ty[i].efa);
+			cJSON_AddItemToObject(t, "usdPerHour",
+					      num_or_null(w->ty[i].usd));
+			cJSON_AddItemToArray(ts, t);
+		}
+	}
 	cJSON_AddItemToObject(o, "maxUsdPerHour", num_or_null(w->usd_max));
 	cJSON_AddBoolToObject(o, "maxUsdIsBound", w->usd_bound);
 	g = cJSON_AddObjectToObject(o, "gang");

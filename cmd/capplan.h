@@ -14,6 +14,13 @@
 #include "util/buf.h"
 #include "util/diag.h"
 
+/* one instance type of a workload's pool */
+struct capplan_type {
+	const char *name; /* the catalog's */
+	long gpus, units, slots, pods, efa;
+	double usd;
+};
+
 struct capplan_wl {
 	char *name, *gpu, *sharing;
 	int spot;       /* spot first (interruption), on-demand fallback */
@@ -22,6 +29,7 @@ struct capplan_wl {
 	char *types;    /* "p5.48xlarge" or "g6.xlarge .. g6.48xlarge (10)" */
 	long per_pod, gang, max_gpus, units, quota, pods_max, nodes_max;
 	long slots_min, slots_max; /* pod slots per node over the types */
+	struct capplan_type *ty;   /* ntypes */
 	double usd_max;
 	int usd_bound;
 	char *cheapest, *largest; /* "16 x p5.48xlarge" or NULL */
