@@ -22,7 +22,7 @@ set -u
 seconds=${1:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-targets=${FUZZ_TARGETS:-"intent yaml kubeconfig json_response template lint kube_response"}
+targets=${FUZZ_TARGETS:-"intent yaml kubeconfig json_response template lint kube_response pricelist"}
 parallel=${FUZZ_PARALLEL:-1}
 bindir=$root/build/fuzz
 
