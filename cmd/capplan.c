@@ -664,15 +664,6 @@ void capplan_diff_text(struct buf *out, const struct capplan *a,
 	size_t n;
 	struct pair *v = pairs(a, b, &n);
 
-	if (!capplan_changed(a, b)) {
-		buf_addf(out, "capacity and cost: unchanged (at most %ld GPUs "
-			      "on %ld nodes, %.2f USD/hour on-demand; ",
-			 b->max_gpus, b->nodes_max, b->usd_max);
-		capplan_prices_label(out, b);
-		buf_adds(out, ")\n");
-		free(v);
-		return;
-	}
 	buf_adds(out, "capacity and cost (at most; on-demand USD/hour, ");
 	capplan_prices_label(out, b);
 	buf_adds(out, "):\n");

@@ -85,6 +85,8 @@ int capplan_changed(const struct capplan *a, const struct capplan *b);
  * GPUs 64 -> 256 (+192), max nodes 8 -> 32 (+24)" */
 void capplan_diff_lead(struct buf *out, const struct capplan *a,
 		       const struct capplan *b);
+/* capplan_diff_text: the changed workloads and the total, one line each
+ * (diff prints it only when capplan_changed) */
 void capplan_diff_text(struct buf *out, const struct capplan *a,
 		       const struct capplan *b);
 void capplan_diff_markdown(struct buf *out, const struct capplan *a,
