@@ -154,6 +154,7 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory gpuform
 	@sh bench/run.sh
+	@sh bench/plan.sh
 	@bash bench/reconcile.sh
 
 # ---- man pages and completions ------------------------------------------
@@ -247,7 +248,8 @@ FUZZ_SAN = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 FUZZ_CFLAGS = $(BASE_CFLAGS) $(FUZZ_SAN) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	-DGPUFORM_VERSION='"$(VERSION)"' $(CPPFLAGS)
-FUZZ_NAMES = intent yaml kubeconfig json_response template lint kube_response
+FUZZ_NAMES = intent yaml kubeconfig json_response template lint kube_response \
+	pricelist
 FUZZ_BINS = $(FUZZ_NAMES:%=$(FZ)/fuzz_%)
 FUZZ_CORE_OBJS = $(CORE_SRCS:%.c=$(FZ)/%.o) $(FZ)/embedded.o
 FUZZ_LIB = $(FZ)/libgpuform.a

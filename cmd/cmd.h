@@ -23,7 +23,8 @@
 
 enum exit_code {
 	EXIT_OK = 0,
-	EXIT_DIFF = 1,    /* differences or drift found (diff, --dry-run) */
+	EXIT_DIFF = 1,    /* differences or drift found (diff, --dry-run);
+			   * plan: a capacity finding is an error */
 	EXIT_USAGE = 2,   /* bad command line */
 	EXIT_INVALID = 3, /* invalid input: intent, manifest, template */
 	EXIT_RUNTIME = 4, /* I/O, Git, cluster, internal */
@@ -37,6 +38,7 @@ int cmd_reconcile(int argc, char **argv);
 int cmd_commit(int argc, char **argv); /* cmd/commit.c: Git write-back */
 int cmd_diff(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_plan(int argc, char **argv); /* cmd/plan.c: capacity and cost */
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_lint(int argc, char **argv);    /* cmd/lint.c */
@@ -48,7 +50,7 @@ int cmd_help_man(int argc, char **argv);   /* cmd/main.c */
 /* the option tables, next to the code that reads them */
 extern const struct cmd_opt render_opts[], validate_opts[], reconcile_opts[],
 	diff_opts[], commit_opts[], lint_opts[], explain_opts[],
-	install_opts[], version_opts[], help_opts[];
+	install_opts[], version_opts[], help_opts[], plan_opts[];
 
 /* cmd_usage_error: print "gpuform <cmd>: <msg>; see 'gpuform <cmd>
  * --help'" (one line); returns 2 */

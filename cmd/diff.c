@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cmd/live.h"
+#include "generator/capplan.h"
 #include "generator/objdiff.h"
 #include "generator/pipeline.h"
 #include "git/gitpath.h"
@@ -57,6 +58,7 @@ struct side {
 	struct rendered *r; /* per intent path; r[i].docs NULL: absent */
 	struct diags d;
 	size_t failed;
+	struct capplan cap; /* capacity and cost of its intents */
 };
 
 /* the file as the user can open it: REV:PATH, or its place on disk */
@@ -135,6 +137,15 @@ static int side_render(struct side *s, struct repo *r, char **paths,
 		if (rc == 0 && !absent)
 			rc = pipeline_render(&s->r[i], label, buf_cstr(&data),
 					     data.len, t, &s->d, &e);
+		if (rc == 0 && !absent) {
+			/* valid: its capacity model cannot fail; the
+			 * diagnostics were reported by the render */
+			struct diags scratch = DIAGS_INIT;
+			if (capplan_add(&s->cap, label, buf_cstr(&data),
+					data.len, &scratch) < 0)
+				BUG("capacity plan of a rendered intent failed");
+			diags_release(&scratch);
+		}
 		if (rc < 0 && e.code == ERR_INVALID) {
 			/* the diagnostics say it, unless the failure came
 			 * later (templates, CRD rules) or earlier (size) */
@@ -192,6 +203,7 @@ static void side_release(struct side *s, size_t n)
 	free(s->r);
 	s->r = NULL;
 	diags_release(&s->d);
+	capplan_release(&s->cap);
 }
 
 static int invalid_error(const struct side *a, const struct side *b,
@@ -359,6 +371,39 @@ static int dbase_render(struct dbase *b, char **args)
 	return 0;
 }
 
+/* the comparison in b->fmt, with the capacity and cost before -> after
+ * (generator/capplan.h); the markdown summary line leads with it when it
+ * changes */
+static void dbase_format(struct buf *out, const struct dbase *b,
+			 const struct objdiff *d, const struct objdiff_rev *rb,
+			 const struct objdiff_rev *rh)
+{
+	const struct capplan *cb = &b->base.cap, *ch = &b->head.cap;
+	struct buf lead = BUF_INIT, sec = BUF_INIT;
+
+	if (b->fmt == DIFF_MARKDOWN) {
+		if (capplan_changed(cb, ch)) {
+			buf_adds(&lead, "Capacity: ");
+			capplan_diff_lead(&lead, cb, ch);
+		}
+		capplan_diff_markdown(&sec, cb, ch);
+		objdiff_format_markdown_ext(out, d, rb, rh,
+					    lead.len ? buf_cstr(&lead) : NULL,
+					    buf_cstr(&sec));
+	} else if (b->fmt == DIFF_JSON) {
+		objdiff_format_json_ext(out, d, rb, rh, "capacity",
+					capplan_diff_json(cb, ch));
+	} else {
+		/* before the summary line, which stays last; nothing when
+		 * the capacity did not change */
+		if (capplan_changed(cb, ch))
+			capplan_diff_text(&sec, cb, ch);
+		objdiff_format_text_ext(out, d, sec.len ? buf_cstr(&sec) : NULL);
+	}
+	buf_release(&lead);
+	buf_release(&sec);
+}
+
 /* compare the rendered objects and print the result in b->fmt */
 static int dbase_compare(struct dbase *b)
 {
@@ -378,12 +423,7 @@ static int dbase_compare(struct dbase *b)
 	if (objdiff_compute(&d, &sa, &sb, &b->err) < 0) {
 		code = report_err(&b->err);
 	} else {
-		if (b->fmt == DIFF_MARKDOWN)
-			objdiff_format_markdown(&out, &d, &rb, &rh);
-		else if (b->fmt == DIFF_JSON)
-			objdiff_format_json(&out, &d, &rb, &rh);
-		else
-			objdiff_format_text(&out, &d);
+		dbase_format(&out, b, &d, &rb, &rh);
 		fwrite(buf_cstr(&out), 1, out.len, stdout);
 		code = d.nr ? EXIT_DIFF : EXIT_OK;
 	}
@@ -397,8 +437,8 @@ static int dbase_compare(struct dbase *b)
 static int diff_git(int argc, char **argv)
 {
 	struct dbase b = { NULL, NULL, DIFF_TEXT,
-			   { "base", NULL, "", NULL, DIAGS_INIT, 0 },
-			   { "head", NULL, "", NULL, DIAGS_INIT, 0 },
+			   { "base", NULL, "", NULL, DIAGS_INIT, 0, CAPPLAN_INIT },
+			   { "head", NULL, "", NULL, DIAGS_INIT, 0, CAPPLAN_INIT },
 			   NULL, NULL, NULL, 0, ERR_INIT };
 	int code;
 

@@ -63,6 +63,34 @@ const struct cmd cmd_table[] = {
 	  validate_opts, NULL,
 	  "Exit: 0 all valid (warnings allowed), 2 usage, 3 any error.",
 	  "@file", 0 },
+	{ "plan", cmd_plan,
+	  "show what intents buy: instance types, GPUs, nodes, gangs, $/hour",
+	  "[-o text|markdown|json] [--prices FILE] [--zone-max-nodes N] "
+	  "INTENT...",
+	  "For each workload of each intent file ('-' reads standard input):\n"
+	  "the instance types its NodePool may launch, the physical GPUs\n"
+	  "(maxGpus) and the schedulable GPU units (NodePool limit, Kueue\n"
+	  "quota) with time-slicing or MIG, the most nodes and pods under the\n"
+	  "limit, the gang on its cheapest instance type and on the fewest\n"
+	  "nodes (with EFA interfaces, and whether an EFA gang fits one zone\n"
+	  "when --zone-max-nodes says how many nodes a zone gives), and the\n"
+	  "most it can cost per hour at full quota, on-demand. Totals per\n"
+	  "cluster and for all inputs. One capacity model is used by plan,\n"
+	  "validate and lint, so they agree.\n"
+	  "\n"
+	  "Prices are the built-in catalog's (approximate, us-east-1, dated)\n"
+	  "unless --prices names an AWS Price List bulk offer file for\n"
+	  "AmazonEC2 in one region (JSON or CSV); spot is not estimated (spot\n"
+	  "pools fall back to on-demand, the ceiling shown).\n"
+	  "\n"
+	  "Findings (a gang that cannot fit maxGpus, the limit or one zone, a\n"
+	  "quota no node can reach, replicas beyond a node's pod slots) are\n"
+	  "printed as file:line:col on stderr, and in the markdown and json.\n",
+	  plan_opts, NULL,
+	  "Exit: 0 planned (warnings allowed), 1 a finding is an error (the\n"
+	  "plan is printed), 2 usage, 3 invalid intent or price file (nothing\n"
+	  "printed), 4 I/O error.",
+	  "@file", 0 },
 	{ "reconcile", cmd_reconcile,
 	  "make the cluster match the intents (server-side apply)",
 	  "[options] INTENT... | DIR\n"

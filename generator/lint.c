@@ -16,6 +16,7 @@
  * sizes, security-group rules) comes from options or conventions that the
  * explain texts state. Unknown kinds are accepted silently.
  */
+#include "generator/capacity.h"
 #include "generator/units.h"
 #include "generator/lint.h"
 
@@ -710,10 +711,11 @@ static long pool_mig_mult(const struct lctx *c, const struct pool *p)
 static long pool_launchable(const struct lctx *c, const struct pool *p,
 			    long per_pod)
 {
-	struct units_node nodes[UNITS_MAX_TYPES];
+	const struct cat_type *types[UNITS_MAX_TYPES];
+	long per_gpu[UNITS_MAX_TYPES], can;
 	size_t n = 0;
 	long max_pods = 0;
-	int holds = 0;
+	int holds;
 
 	if (!p->confined || !p->has_limit)
 		return -1;
@@ -721,25 +723,24 @@ static long pool_launchable(const struct lctx *c, const struct pool *p,
 		max_pods = num(get(p->nc->root, "spec.kubelet.maxPods"));
 	for (size_t i = 0; i < c->cat->ntypes && n < UNITS_MAX_TYPES; i++) {
 		const struct cat_type *t = &c->cat->types[i];
-		long per_gpu = 1;
+		long g = 1;
 
 		if (!p->admit[i] || t->gpus <= 0)
 			continue;
 		if (p->timesliced)
-			per_gpu = p->mult;
+			g = p->mult;
 		else if (p->mig[0])
-			per_gpu = catalog_mig_instances(fam_of(c, t), p->mig);
-		if (per_gpu <= 0)
+			g = catalog_mig_instances(fam_of(c, t), p->mig);
+		if (g <= 0)
 			continue;
-		nodes[n] = units_node_of(t->gpus, per_gpu, per_pod,
-					 units_pod_slots(t, 0, max_pods));
-		holds |= nodes[n].pods > 0;
-		n++;
+		types[n] = t;
+		per_gpu[n++] = g;
 	}
+	/* the same arithmetic as validate and plan (capacity.h) */
+	can = capacity_launchable(types, per_gpu, n, per_pod, max_pods,
+				  p->limit, &holds);
 	/* no type holds one such pod: GPU012's finding, not a limit's */
-	if (!holds)
-		return -1;
-	return (long)units_launchable(nodes, n, p->limit);
+	return holds ? can : -1;
 }
 
 static void index_pool(struct lctx *c, const struct doc *d)
@@ -1301,7 +1302,8 @@ static void podset_fit(struct lctx *c, const struct workload_ref *w,
 
 	ncand = candidates(c, p, &r, &max_g, &max_e, p->gpus);
 	if (p->gpus > 0) {
-		long cap = (long)max_g * pool_mult(&r);
+		/* what one node reports (capacity.h, as validate and plan) */
+		long cap = capacity_node_units(max_g, pool_mult(&r));
 		if (ncand > 0 && p->gpus > cap)
 			report(c, R_GPUS, d, p->gpu_node,
 			       "pod requests %ld GPUs but the largest instance "

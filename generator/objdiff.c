@@ -403,6 +403,12 @@ static void item_path(struct buf *out, const struct objdiff_item *it)
 
 void objdiff_format_text(struct buf *out, const struct objdiff *d)
 {
+	objdiff_format_text_ext(out, d, NULL);
+}
+
+void objdiff_format_text_ext(struct buf *out, const struct objdiff *d,
+			     const char *section)
+{
 	for (size_t i = 0; i < d->nr; i++) {
 		buf_addf(out, "%s ", objdiff_change_names[d->items[i].change]);
 		item_path(out, &d->items[i]);
@@ -413,6 +419,8 @@ void objdiff_format_text(struct buf *out, const struct objdiff *d)
 			buf_addf(out, "takes effect: %s\n", d->items[i].when);
 		buf_adds(out, d->items[i].diff);
 	}
+	if (section)
+		buf_adds(out, section);
 	objdiff_summary(out, d);
 	buf_addc(out, '\n');
 }
@@ -526,6 +534,14 @@ void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 			     const struct objdiff_rev *base,
 			     const struct objdiff_rev *head)
 {
+	objdiff_format_markdown_ext(out, d, base, head, NULL, NULL);
+}
+
+void objdiff_format_markdown_ext(struct buf *out, const struct objdiff *d,
+				 const struct objdiff_rev *base,
+				 const struct objdiff_rev *head,
+				 const char *lead, const char *section)
+{
 	size_t *ix;
 
 	buf_adds(out, "### gpuform diff\n\nComparing ");
@@ -533,8 +549,12 @@ void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 	buf_adds(out, " with ");
 	add_rev(out, "head", head);
 	buf_adds(out, ".\n\n**");
+	if (lead)
+		buf_addf(out, "%s; ", lead);
 	objdiff_summary(out, d);
 	buf_adds(out, "**\n");
+	if (section)
+		buf_adds(out, section);
 	if (!d->nr)
 		return;
 	ix = by_impact(d);
@@ -587,6 +607,14 @@ void objdiff_format_json(struct buf *out, const struct objdiff *d,
 			 const struct objdiff_rev *base,
 			 const struct objdiff_rev *head)
 {
+	objdiff_format_json_ext(out, d, base, head, NULL, NULL);
+}
+
+void objdiff_format_json_ext(struct buf *out, const struct objdiff *d,
+			     const struct objdiff_rev *base,
+			     const struct objdiff_rev *head, const char *key,
+			     cJSON *extra)
+{
 	cJSON *root = cJSON_CreateObject(), *sum, *objs;
 	char *s;
 
@@ -630,6 +658,8 @@ void objdiff_format_json(struct buf *out, const struct objdiff *d,
 		cJSON_AddStringToObject(o, "diff", it->diff);
 		cJSON_AddItemToArray(objs, o);
 	}
+	if (extra)
+		cJSON_AddItemToObject(root, key, extra);
 	s = cJSON_Print(root);
 	if (!s)
 		BUG("cJSON_Print failed");

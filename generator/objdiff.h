@@ -102,6 +102,10 @@ void objdiff_summary(struct buf *out, const struct objdiff *d);
  * (labels a/<same path> and b/<same path>), then the summary line.
  */
 void objdiff_format_text(struct buf *out, const struct objdiff *d);
+/* the same with `section` (lines) before the summary line, which stays
+ * last; NULL for none */
+void objdiff_format_text_ext(struct buf *out, const struct objdiff *d,
+			     const char *section);
 
 /*
  * objdiff_format_markdown: a PR comment: heading naming both revisions,
@@ -112,6 +116,13 @@ void objdiff_format_text(struct buf *out, const struct objdiff *d);
 void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 			     const struct objdiff_rev *base,
 			     const struct objdiff_rev *head);
+/* the same, the summary line led by `lead` ("...; " before it) and
+ * `section` (Markdown) right after it, when not NULL (diff --base: the
+ * capacity and cost of cmd/capplan.h) */
+void objdiff_format_markdown_ext(struct buf *out, const struct objdiff *d,
+				 const struct objdiff_rev *base,
+				 const struct objdiff_rev *head,
+				 const char *lead, const char *section);
 
 /*
  * objdiff_format_json: {"base": id, "head": id or "worktree",
@@ -124,6 +135,12 @@ void objdiff_format_markdown(struct buf *out, const struct objdiff *d,
 void objdiff_format_json(struct buf *out, const struct objdiff *d,
 			 const struct objdiff_rev *base,
 			 const struct objdiff_rev *head);
+/* the same with a member `key` (taken: freed with the rest) added to the
+ * top-level object, when extra is not NULL */
+void objdiff_format_json_ext(struct buf *out, const struct objdiff *d,
+			     const struct objdiff_rev *base,
+			     const struct objdiff_rev *head, const char *key,
+			     cJSON *extra);
 
 /*
  * objdiff_when: when Karpenter acts on a node-replacing change to the pools

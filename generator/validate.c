@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/capacity.h"
 #include "generator/interruption.h"
 #include "generator/units.h"
 #include "generator/window.h"
@@ -488,55 +489,6 @@ static void check_release(const struct intent *in, const struct workload *w,
 	}
 }
 
-/* pods per node: every schedulable GPU unit must fit the node's pods */
-static void report_density(const struct intent *in, const struct workload *w,
-			   const struct units_pool *up, enum diag_severity sev,
-			   struct diags *d)
-{
-	struct buf msg = BUF_INIT;
-	size_t shown = up->ndense < 4 ? up->ndense : 4;
-
-	if (!up->ndense) {
-		diags_add(d, DIAG_ERROR, in->file, AT(w->gpu_pos),
-			  "choose a GPU class that offers it, or change the "
-			  "request",
-			  "no instance type fits this workload");
-		return;
-	}
-	for (size_t i = 0; i < shown; i++)
-		buf_addf(&msg, "%s%s needs %ld pods, has room for %ld",
-			 i ? "; " : "", up->dense[i]->name, up->dense_need[i],
-			 up->dense_slots[i]);
-	if (up->ndense > shown)
-		buf_addf(&msg, "; and %zu more", up->ndense - shown);
-	if (sev == DIAG_ERROR)
-		diags_add(d, sev, in->file, AT(w->sharing_pos),
-			  in->prefix_delegation
-				  ? "lower the replicas: a node runs at most "
-				    "110 pods here"
-				  : "turn on spec.network.prefixDelegation "
-				    "(max pods 110) or lower the replicas",
-			  "every schedulable GPU is a pod, and no instance "
-			  "type can hold them (max pods %s, %d kept for system "
-			  "pods): %s",
-			  in->prefix_delegation ? "110 with prefix delegation"
-						: "from the ENI limit",
-			  UNITS_SYSTEM_PODS, buf_cstr(&msg));
-	else
-		diags_add(d, sev, in->file, AT(w->sharing_pos),
-			  in->prefix_delegation
-				  ? "lower the replicas to use them"
-				  : "turn on spec.network.prefixDelegation "
-				    "(max pods 110) to use them",
-			  "left out of the NodePool, too few pods per node for "
-			  "every schedulable GPU (max pods %s, %d kept for "
-			  "system pods): %s",
-			  in->prefix_delegation ? "110 with prefix delegation"
-						: "from the ENI limit",
-			  UNITS_SYSTEM_PODS, buf_cstr(&msg));
-	buf_release(&msg);
-}
-
 /* "cr-" and 17 lower-case hex digits: the form EC2 gives every Capacity
  * Reservation and Capacity Block (the CRD's own pattern, ^cr-[0-9a-z]+$,
  * is looser) */
@@ -757,7 +709,8 @@ static void check_workload_sharing(const struct intent *in,
 }
 
 static void check_workload(const struct intent *in, size_t idx,
-			   const struct catalog *cat, struct diags *d)
+			   const struct catalog *cat, int capacity,
+			   struct diags *d)
 {
 	const struct workload *w = &in->workloads[idx];
 	const char *f = in->file;
@@ -812,58 +765,17 @@ static void check_workload(const struct intent *in, size_t idx,
 
 	check_release(in, w, fams, (size_t)n, cat, d);
 	{
-		struct units_pool up;
-		long units;
+		/* the capacity findings (gang, quota, pod density) come from
+		 * the one capacity model `gpuform plan` prints (capacity.h);
+		 * plan reports them itself, with the plan */
+		struct capacity c;
 
-		units_plan_pool(&up, w, fams, (size_t)n, cat,
-				in->prefix_delegation);
-		if (!up.ntypes) {
-			report_density(in, w, &up, DIAG_ERROR, d);
+		capacity_build(&c, in, w, fams, (size_t)n, cat, NULL, NULL);
+		if (capacity)
+			capacity_report(in, &c, d);
+		if (!c.ntypes)
 			return;
-		}
-		if (up.ndense)
-			report_density(in, w, &up, DIAG_WARNING, d);
-		check_capacity(in, w, &up, d);
-		units = up.limit;
-		if (w->gang * w->gpus_per_pod > units)
-			diags_add(d, DIAG_ERROR, f,
-				  AT(w->gang_pos.line ? w->gang_pos
-						      : w->max_gpus_pos),
-				  "raise maxGpus or shrink the gang: a gang "
-				  "that cannot fit its quota never starts",
-				  "gang of %ld pods x %ld GPUs = %ld is more "
-				  "than maxGpus %ld%s",
-				  w->gang, w->gpus_per_pod,
-				  w->gang * w->gpus_per_pod, units,
-				  w->sharing == SHARE_TIMESLICING
-					  ? " (x replicas)"
-				  : w->sharing == SHARE_MIG ? " (x MIG slices)"
-							    : "");
-		else if (!up.launchable) {
-			size_t k = 0;
-			for (size_t i = 1; i < up.ntypes; i++)
-				if (up.cap[i] < up.cap[k])
-					k = i;
-			diags_add(d, DIAG_ERROR, f, AT(w->max_gpus_pos),
-				  "raise maxGpus to at least the GPUs of one node",
-				  "maxGpus %ld is less than one node: the smallest "
-				  "instance type this workload can use, %s, has %d "
-				  "GPUs, so under the NodePool limit Karpenter "
-				  "never launches a node",
-				  w->max_gpus, up.types[k]->name,
-				  up.types[k]->gpus);
-		} else if (w->gang > up.launchable)
-			diags_add(d, DIAG_ERROR, f,
-				  AT(w->gang_pos.line ? w->gang_pos
-						      : w->max_gpus_pos),
-				  "raise maxGpus to a multiple of the GPUs per "
-				  "node, or shrink the gang",
-				  "gang of %ld pods x %ld GPUs fits maxGpus, "
-				  "but under the NodePool limit of %ld GPUs "
-				  "Karpenter can launch nodes for only %ld such "
-				  "pods (whole nodes only)",
-				  w->gang, w->gpus_per_pod, up.limit,
-				  up.launchable);
+		check_capacity(in, w, &c.up, d);
 	}
 	if (w->efa && !in->efa_sg && !in->network_unknown_keys)
 		diags_add(d, DIAG_ERROR, f, AT(w->efa_pos),
@@ -924,6 +836,12 @@ static void check_duplicate_names(const struct intent *in, struct diags *d)
 
 size_t validate_intent(const struct intent *in, const struct catalog *cat,
 		       struct diags *d)
+{
+	return validate_intent_opts(in, cat, 1, d);
+}
+
+size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
+			    int capacity, struct diags *d)
 {
 	size_t before = d->errors;
 	const char *f = in->file;
@@ -1041,7 +959,7 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 			  "pool: nothing to render");
 	check_duplicate_names(in, d);
 	for (size_t i = 0; i < in->nworkloads; i++) {
-		check_workload(in, i, cat, d);
+		check_workload(in, i, cat, capacity, d);
 		any_efa |= in->workloads[i].efa;
 	}
 	if (in->efa_sg && !any_efa)

@@ -31,6 +31,10 @@ int validate_families(const struct workload *w, const struct catalog *cat,
 /* validate_intent: all rules; returns the number of errors it added. */
 size_t validate_intent(const struct intent *in, const struct catalog *cat,
 		       struct diags *d);
+/* validate_intent_opts: the same; capacity 0 leaves out the capacity
+ * findings (capacity_report), which `gpuform plan` reports itself */
+size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
+			    int capacity, struct diags *d);
 
 /* DNS-1123 label (lower-case alphanumerics and '-', max `max` chars). */
 int validate_dns_label(const char *s, size_t max);

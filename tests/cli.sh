@@ -270,4 +270,48 @@ for c in $("$GPUFORM" --help | sed -n '/^commands:/,/^$/p' | awk 'NF > 1 { print
 	[ -z "$missing" ] && t_pass "gpuform-$c(1) documents every option of '$c --help'" || t_fail "gpuform-$c(1) documents every option of '$c --help'" "missing:$missing"
 done
 
+# ---- gpuform plan (docs/plan.md) -------------------------------------------
+expect 0 "plan of every example" "$GPUFORM" plan specs/*.yaml
+grep_in "$tmp/out" "^cluster ml-prod (specs/ml-prod.yaml)" "plan: a table per cluster"
+grep_in "$tmp/out" "llm-pretrain .*16 x p5.48xlarge 880.64" "plan: the 16 x 8 gang on 16 p5.48xlarge, 16 x 55.04 USD/h"
+# one cluster per example (render of all specs refuses two for one cluster)
+nspecs=$(ls specs/*.yaml | wc -l | tr -d ' ')
+grep_in "$tmp/out" "^all inputs: $nspecs clusters" "plan: a total for all inputs ($nspecs examples)"
+grep_in "$tmp/out" "us-east-1, 2026-12-01" "plan: prices labelled with region and date"
+expect 0 "plan -o json" "$GPUFORM" plan -o json specs/ml-prod.yaml
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=d["clusters"][0]["workloads"][0]; assert w["maxNodes"]==16 and w["gang"]["cheapest"]["usdPerHour"]==880.64, w; assert w["instanceTypeDetails"]==[{"name":"p5.48xlarge","gpus":8,"gpuUnits":8,"podSlots":104,"podsPerNode":1,"efaInterfaces":32,"usdPerHour":55.04}], w; assert d["total"]["maxGpus"]==160' "$tmp/out" 2>"$tmp/perr"; then
+	t_pass "plan -o json: numbers of the model"
+else
+	t_fail "plan -o json: numbers of the model" "$(cat "$tmp/perr")"
+fi
+expect 0 "plan -o markdown" "$GPUFORM" plan -o markdown specs/ml-prod.yaml
+grep_in "$tmp/out" "^| \*\*total\*\* | | | | | \*\*160\*\* |" "plan -o markdown: a total row"
+expect 2 "plan without files" "$GPUFORM" plan
+expect 2 "plan -o xml" "$GPUFORM" plan -o xml specs/minimal.yaml
+expect 2 "plan --zone-max-nodes 0" "$GPUFORM" plan --zone-max-nodes 0 specs/minimal.yaml
+expect 3 "plan of an invalid intent prints no plan" "$GPUFORM" plan specs/minimal.yaml tests/invalid/43-ami-unpinned.yaml
+[ -s "$tmp/out" ] && t_fail "  ... stdout is empty" "$(head -3 "$tmp/out")" || t_pass "  ... stdout is empty"
+expect 4 "plan of a missing file" "$GPUFORM" plan "$tmp/missing.yaml"
+# a capacity finding that is an error: exit 1, plan printed, file:line:col
+sed 's/maxGpus: 128/maxGpus: 120/' specs/ml-prod.yaml >"$tmp/gang.yaml"
+expect 1 "plan: a gang above maxGpus is an error finding (exit 1)" "$GPUFORM" plan "$tmp/gang.yaml"
+grep_in "$tmp/err" "^$tmp/gang.yaml:[0-9]*:[0-9]*: error: gang of 16 pods x 8 GPUs = 128 is more than maxGpus 120" "  ... at file:line:col"
+grep_in "$tmp/out" "^cluster ml-prod" "  ... and the plan is printed"
+expect 3 "  ... validate says the same as an invalid intent" "$GPUFORM" validate "$tmp/gang.yaml"
+grep_in "$tmp/err" "error: gang of 16 pods x 8 GPUs = 128 is more than maxGpus 120" "  ... with the same words"
+expect 1 "plan --zone-max-nodes 8: the EFA gang of 16 nodes does not fit one zone" "$GPUFORM" plan --zone-max-nodes 8 specs/ml-prod.yaml
+grep_in "$tmp/err" "needs 16 p5.48xlarge nodes in one Availability Zone" "  ... says how many nodes"
+expect 0 "plan --zone-max-nodes 16 fits" "$GPUFORM" plan --zone-max-nodes 16 specs/ml-prod.yaml
+grep_in "$tmp/out" "one zone: fits" "  ... and says so"
+# --prices: the samples in both formats give the catalog's prices
+for f in json csv; do
+	expect 0 "plan --prices (AWS Price List $f)" "$GPUFORM" plan -o json --prices tests/fixtures/prices/ec2-us-east-1-sample.$f specs/ml-prod.yaml
+	grep_in "$tmp/out" '"date":	"2026-11-20"' "  ... labelled with the file's publication date"
+	grep_in "$tmp/out" '"usdPerHour":	880.64' "  ... p5.48xlarge at the catalog's price"
+done
+head -c 5000 tests/fixtures/prices/ec2-us-east-1-sample.json >"$tmp/trunc.json"
+expect 3 "plan --prices of a truncated file" "$GPUFORM" plan --prices "$tmp/trunc.json" specs/ml-prod.yaml
+grep_in "$tmp/err" "trunc.json:[0-9]*: the file ends inside the JSON .*truncated" "  ... names the file, line and why"
+[ -s "$tmp/out" ] && t_fail "  ... prints no plan" "$(head -3 "$tmp/out")" || t_pass "  ... prints no plan"
+
 t_summary

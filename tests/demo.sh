@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/demo.sh: the main job, end to end (`make demo`).
 #
-#  1. render every example intent in specs/ into out/<name>/ and summarise;
+#  1. render every example intent in specs/ into out/<name>/ and summarise,
+#     and print their plan (gpuform plan: capacity and cost);
 #  2. start the project's local Kubernetes API server (a real kube-apiserver
 #     + etcd on 127.0.0.1, with the Karpenter and Kueue CRDs);
 #  3. reconcile the ml-prod example into it, then reconcile again: the
@@ -25,6 +26,9 @@ for spec in specs/*.yaml; do
 	a=$(ls "$d/addons" | wc -l)
 	printf '   %-24s %8s %8s\n' "$(basename "$d")" "$n" "$a"
 done
+
+echo "== 1b. what the examples buy: gpuform plan (GPUs, nodes, gangs, on-demand \$/hour)"
+"$GPUFORM" plan specs/*.yaml | sed 's/^/   /'
 
 echo "== 2. start a local Kubernetes API server (first time: builds it, ~4 min)"
 env_dir=$(mktemp -d /tmp/gpuform-demo.XXXXXX)

@@ -145,13 +145,22 @@ text_headers=$(printf '%s\n' "$OUT" | sed -En 's#^(added|removed|modified) [^/]+
 rendered "$C1" specs/ml-prod.yaml "$tmp/r1"
 rendered "$C2" specs/ml-prod.yaml "$tmp/r2"
 (cd "$tmp" && diff -u r1/nodepool-chat-serving.yaml r2/nodepool-chat-serving.yaml | tail -n +3) >"$tmp/want-hunks"
-printf '%s\n' "$OUT" | sed -n '/^@@/,/^1 node-replacing change/p' | sed '$d' >"$tmp/got-hunks"
+# (the capacity and cost lines come between the last hunk and the summary)
+printf '%s\n' "$OUT" | sed -n '/^@@/,/^capacity and cost/p' | sed '$d' >"$tmp/got-hunks"
 check "1: the hunks equal diff -u of the rendered files" 'cmp -s "$tmp/want-hunks" "$tmp/got-hunks"'
+# capacity and cost (gpuform plan's model, docs/plan.md): l4+ -> l40s leaves 32 GPUs and
+# 32 nodes but the costliest node under the limit is now g6e.16xlarge (7.577 USD/h per GPU,
+# 32 x 7.577 = 242.46) instead of p6-b200.48xlarge (113.93 / 8 = 14.24125, 32 x = 455.72)
+check "1: text: capacity and cost per workload, before -> after, then the total" \
+	'printf "%s\n" "$OUT" | grep -qx -- "  ml-prod/chat-serving: GPUs 32 -> 32, nodes 32 -> 32, \$/hour 455.72 -> 242.46 (-213.26)" &&
+	 printf "%s\n" "$OUT" | grep -qx -- "  total: max \$/hour 1336.36 -> 1123.10 (-213.26), max GPUs 160 -> 160, max nodes 48 -> 48"'
 
 gf --base "$C1" --head "$C2" --format json specs/ml-prod.yaml
 check "1: json: exit 1, parses" '[ "$RC" = 1 ] && printf "%s" "$OUT" | jq -e . >/dev/null'
 same_changes "1: json lists exactly what diff -r of two render -o finds" "$C1" "$C2" specs/ml-prod.yaml
 check "1: json: text and json list the same objects" '[ "$text_headers" = "$(reported_changes)" ]'
+check "1: json: capacity before/after per workload and the total change" \
+	'[ "$(printf "%s" "$OUT" | jq -c "[.capacity.changed, (.capacity.workloads[] | select(.workload == \"chat-serving\") | [.changed, .before.maxUsdPerHour, .after.maxUsdPerHour, .after.maxGpus]), .capacity.total.maxUsdPerHourChange, .capacity.total.maxGpusChange]")" = "[true,[true,455.72,242.464,32],-213.256,0]" ]'
 check "1: json: counts (1 modified, 15 unchanged), ids, fields" \
 	'[ "$(printf "%s" "$OUT" | jq -c .summary)" = "{\"changed\":1,\"added\":0,\"removed\":0,\"modified\":1,\"unchanged\":15,\"replacesNodes\":1,\"mayDisrupt\":0,\"noNodeEffect\":0,\"replacedPools\":[\"chat-serving\"]}" ] &&
 	 [ "$(printf "%s" "$OUT" | jq -c ".objects[0].impact | [.class, .pools, (.rules | length)]")" = "[\"replaces nodes\",[\"chat-serving\"],1]" ] &&
@@ -197,6 +206,20 @@ check "3: markdown with --head names both revisions" \
 # ---- 4. head = the work tree, with an uncommitted edit -------------------------------
 # chat-serving: maxGpus 32 -> 16 (NodePool limits and ClusterQueue quotas)
 sed -i 's/^      maxGpus: 32$/      maxGpus: 16/' "$REPO/specs/ml-prod.yaml"
+# the PR comment of a quota change leads with its cost (reviewed golden file): chat-serving
+# (l40s since C2) halves: 16 GPUs, 16 nodes, 16 x g6e.16xlarge 7.577 = 121.23 USD/h at most
+gf --base HEAD --format markdown specs/ml-prod.yaml
+cp "$tmp/stdout" "$tmp/golden2.md"
+check "4: markdown: the summary line leads with the capacity change" \
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -qF "**Capacity: max \$/hour 1123.10 → 1001.87 (-121.23), max GPUs 160 → 144 (-16), max nodes 48 → 32 (-16); "'
+if [ "$update" = 1 ]; then
+	cp "$tmp/golden2.md" "$GOLDEN/ml-prod-max-gpus.md"
+	t_pass "4: golden-diff/ml-prod-max-gpus.md (updated; review it)"
+elif d=$(diff -u "$GOLDEN/ml-prod-max-gpus.md" "$tmp/golden2.md" 2>&1); then
+	t_pass "4: markdown equals the reviewed tests/golden-diff/ml-prod-max-gpus.md"
+else
+	t_fail "4: markdown equals the reviewed tests/golden-diff/ml-prod-max-gpus.md" "$(printf '%s\n' "$d" | head -40)"
+fi
 gf --base HEAD --format json specs/ml-prod.yaml
 check "4: uncommitted edit against HEAD: exit 1, head is \"worktree\"" \
 	'[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq -r .head)" = worktree ] && [ "$(printf "%s" "$OUT" | jq -r .base)" = "$C2" ]'

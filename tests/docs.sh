@@ -9,7 +9,8 @@
 #    Links inside code and HTML comments are not links.
 # 3. Every fenced ```sh block of README.md and docs/*.md runs against the
 #    built binary (convention: docs/README.md, "How the examples are
-#    tested"): per file a temporary directory with a copy of specs/ and
+#    tested"): per file a temporary directory with a copy of specs/ (and
+#    tests/fixtures/prices/, the Price List samples) and
 #    gpuform on PATH, blocks in order under `sh -eu`, 60 s each; exit 0
 #    unless "<!-- docs-test: exit N -->" precedes the block;
 #    "<!-- docs-test: skip (REASON) -->" skips it (REASON required).
@@ -136,6 +137,10 @@ for f in files:
     work = os.path.join(tmp, 'run-' + f.replace('/', '_'))
     os.makedirs(work)
     subprocess.run(['cp', '-r', 'specs', work], check=True)
+    # the Price List samples docs/plan.md reads
+    os.makedirs(os.path.join(work, 'tests', 'fixtures'))
+    subprocess.run(['cp', '-r', 'tests/fixtures/prices',
+                    os.path.join(work, 'tests', 'fixtures')], check=True)
     for start, body, mk in blocks:
         name = '%s:%d: sh block' % (f, start)
         if mk and mk[0] == 'skip':

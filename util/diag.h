@@ -43,12 +43,12 @@ void diag_escape(struct buf *out, const char *s, int keep_newlines);
 void diags_add(struct diags *d, enum diag_severity sev, const char *file,
 	       int line, int col, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
-/* diags_sort: stable order by file, line, column (then insertion). */
 /* diags_add_file_err: an error reading file `path` as a diagnostic whose
  * subject is `name`, without naming the file twice ("x: error: cannot
  * open: ..." rather than "x: error: cannot open 'x': ...") */
 void diags_add_file_err(struct diags *d, const char *name, const char *path,
 			const struct err *e);
+/* diags_sort: stable order by file, line, column (then insertion). */
 void diags_sort(struct diags *d);
 /* diags_format: "file:line:col: error: msg\n  hint: ...\n" for each entry. */
 void diags_format(const struct diags *d, struct buf *out);

@@ -10,7 +10,7 @@
 # the logs. Exit status 1 when any target found something.
 #
 # Environment:
-#   FUZZ_TARGETS   targets to run (default: all six), e.g. "yaml template"
+#   FUZZ_TARGETS   targets to run (default: all eight), e.g. "yaml template"
 #   FUZZ_PARALLEL  targets run at the same time (default 1)
 #   FUZZ_WORK      scratch directory (kept afterwards)
 #   FUZZ_KEEP_GOING=1  do not stop at the first finding (-fork=1 with
@@ -22,7 +22,7 @@ set -u
 seconds=${1:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-targets=${FUZZ_TARGETS:-"intent yaml kubeconfig json_response template lint kube_response"}
+targets=${FUZZ_TARGETS:-"intent yaml kubeconfig json_response template lint kube_response pricelist"}
 parallel=${FUZZ_PARALLEL:-1}
 bindir=$root/build/fuzz
 

@@ -46,6 +46,7 @@ static Suite *(*const suites[])(void) = {
 	preflight_suite,
 	helpers_suite,
 	git_suite,
+	capacity_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

@@ -34,6 +34,7 @@ Suite *incluster_suite(void); /* test_incluster.c: install, lease, metrics, noti
 Suite *kueue_suite(void);    /* test_kueue.c: Kueue configuration vs chart */
 Suite *units_suite(void);    /* test_units.c: generator/units.c */
 Suite *owner_suite(void);    /* test_owner.c: reconcile/owner.c (ownership, prune) */
+Suite *capacity_suite(void); /* test_capacity.c: generator/capacity.c */
 Suite *preflight_suite(void); /* test_preflight.c: aws*, generator+reconcile preflight */
 Suite *git_suite(void);      /* test_git.c: git/knownhosts.c, credstore.c */
 Suite *helpers_suite(void);  /* test_helpers.c: util/base64, backoff, time, wipe */

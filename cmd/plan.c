@@ -1,0 +1,234 @@
+/*
+ * cmd/plan.c: `gpuform plan` — what the intents buy: instance types,
+ * GPUs, nodes, gangs and the on-demand dollars per hour at full quota
+ * (cmd/capplan.c over generator/capacity.c), with the capacity findings.
+ */
+#include "cmd/cmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "generator/capplan.h"
+#include "generator/catalog.h"
+#include "generator/pricelist.h"
+#include "util/yaml.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+enum { OPT_FORMAT = 256, OPT_PRICES, OPT_ZONE };
+
+const struct cmd_opt plan_opts[] = {
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "text (default), markdown (a pull-request comment) or json; also "
+	  "-f, --format",
+	  "text markdown json", 0 },
+	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	  "text markdown json", CMD_OPT_HIDDEN },
+	{ "prices", 0, OPT_PRICES, CMD_ARG_REQUIRED, "FILE",
+	  "on-demand prices from an AWS Price List offer file for AmazonEC2 in "
+	  "one region (index.json or index.csv as AWS publishes it, read as a "
+	  "stream) instead of the built-in approximate us-east-1 prices",
+	  "@file", 0 },
+	{ "zone-max-nodes", 0, OPT_ZONE, CMD_ARG_REQUIRED, "N",
+	  "nodes of one instance type one Availability Zone can give (e.g. "
+	  "the size of your capacity reservation there): an EFA gang that "
+	  "needs more is an error; without it, one-zone fit is not checked",
+	  NULL, 0 },
+	CMD_OPT_HELP,
+	CMD_OPT_END,
+};
+
+/* read FILE in 1 MiB chunks into the streaming Price List parser */
+static struct pricelist *read_prices(const char *path,
+				     struct capacity_prices *out, double *usd,
+				     struct err *err)
+{
+	struct pricelist *p = pricelist_new(catalog_builtin(), path);
+	char *chunk = xmalloc(1 << 20);
+	size_t missing = 0;
+	int fd = open(path, O_RDONLY), ret = -1;
+
+	if (fd < 0) {
+		err_set(err, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
+			"cannot open '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, 1 << 20);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err_set(err, ERR_IO, "cannot read '%s': %s", path,
+				strerror(errno));
+			goto out;
+		}
+		if (!n)
+			break;
+		if (pricelist_feed(p, chunk, (size_t)n, err) < 0)
+			goto out;
+	}
+	if (pricelist_finish(p, out, usd, &missing, err) < 0)
+		goto out;
+	if (missing)
+		fprintf(stderr,
+			"gpuform plan: warning: '%s' has no on-demand Linux "
+			"price for %zu of the catalog's %zu instance types; "
+			"pools that may launch them show n/a\n",
+			path, missing, catalog_builtin()->ntypes);
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(chunk);
+	if (ret < 0) {
+		pricelist_free(p);
+		return NULL;
+	}
+	return p; /* out points into it */
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	enum { F_TEXT, F_MARKDOWN, F_JSON } fmt = F_TEXT;
+	const char *prices = NULL;
+	struct capplan cp = CAPPLAN_INIT;
+	struct capacity_prices pr;
+	struct pricelist *pl = NULL;
+	double *usd = NULL;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	struct buf out = BUF_INIT;
+	int c, code = EXIT_OK, invalid = 0, io = 0;
+
+	while ((c = cmd_getopt("plan", argc, argv)) != -1) {
+		switch (c) {
+		case 'o':
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				fmt = F_TEXT;
+			else if (!strcmp(optarg, "markdown"))
+				fmt = F_MARKDOWN;
+			else if (!strcmp(optarg, "json"))
+				fmt = F_JSON;
+			else
+				return cmd_usage_error("plan",
+						       "unknown format '%s' "
+						       "(text, markdown or json)",
+						       optarg);
+			break;
+		case OPT_PRICES:
+			prices = optarg;
+			break;
+		case OPT_ZONE: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 100000)
+				return cmd_usage_error("plan",
+						       "--zone-max-nodes takes "
+						       "a node count 1..100000, "
+						       "not '%s'",
+						       optarg);
+			cp.opts.zone_max_nodes = v;
+			break;
+		}
+		case 'h':
+			return cmd_print_help("plan");
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error("plan", "no intent file given");
+
+	/* the prices first: a bad price file prints no plan at all */
+	if (prices) {
+		usd = xcalloc(catalog_builtin()->ntypes + 1, sizeof(*usd));
+		if (!(pl = read_prices(prices, &pr, usd, &err))) {
+			code = report_err(&err);
+			goto out;
+		}
+		cp.prices = &pr;
+	}
+	for (int i = optind; i < argc; i++) {
+		int is_stdin = !strcmp(argv[i], "-");
+		const char *name = is_stdin ? "<stdin>" : argv[i];
+		struct buf data = BUF_INIT;
+		struct err e = ERR_INIT;
+		size_t before = d.errors;
+
+		if (fs_read_file(&data, is_stdin ? "/dev/stdin" : argv[i],
+				 YAML_MAX_INPUT, &e) < 0) {
+			diags_add_file_err(&d, name,
+					   is_stdin ? "/dev/stdin" : argv[i], &e);
+			if (e.code == ERR_INVALID)
+				invalid = 1;
+			else
+				io = 1;
+		} else if (capplan_add(&cp, name, buf_cstr(&data), data.len,
+				       &d) < 0) {
+			invalid = 1;
+			if (d.errors == before)
+				diags_add(&d, DIAG_ERROR, name, 0, 0, NULL,
+					  "not an intent that can be planned");
+		}
+		err_release(&e);
+		buf_release(&data);
+	}
+	for (size_t i = 0; i < cp.n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(cp.c[i].name, cp.c[j].name)) {
+				diags_add(&d, DIAG_ERROR, cp.c[i].file, 0, 0,
+					  "plan them separately",
+					  "'%s' and '%s' both describe cluster "
+					  "'%s'",
+					  cp.c[j].file, cp.c[i].file,
+					  cp.c[i].name);
+				invalid = 1;
+			}
+	diags_sort(&d);
+	if (invalid || io) {
+		/* an intent that is not valid has no plan: say why, print none */
+		report_diags(&d);
+		err_set(&err, invalid ? ERR_INVALID : ERR_IO,
+			"%zu error%s; no plan printed", d.errors,
+			d.errors == 1 ? "" : "s");
+		code = report_err(&err);
+		goto out;
+	}
+	if (fmt == F_JSON) {
+		cJSON *j = capplan_json(&cp, &d);
+		char *s = cJSON_Print(j);
+		if (!s)
+			BUG("cJSON_Print failed");
+		buf_adds(&out, s);
+		buf_addc(&out, '\n');
+		cJSON_free(s);
+		cJSON_Delete(j);
+	} else if (fmt == F_MARKDOWN) {
+		capplan_markdown(&out, &cp, &d);
+	} else {
+		capplan_text(&out, &cp);
+	}
+	/* findings on stderr too (file:line:col), as validate prints them */
+	report_diags(&d);
+	fwrite(buf_cstr(&out), 1, out.len, stdout);
+	if (cp.cap_errors) {
+		fprintf(stderr, "gpuform plan: %zu capacity finding%s %s an "
+				"error\n",
+			cp.cap_errors, cp.cap_errors == 1 ? "" : "s",
+			cp.cap_errors == 1 ? "is" : "are");
+		code = EXIT_DIFF; /* 1: an error finding */
+	}
+out:
+	pricelist_free(pl);
+	free(usd);
+	capplan_release(&cp);
+	diags_release(&d);
+	err_release(&err);
+	buf_release(&out);
+	return code;
+}
