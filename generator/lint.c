@@ -43,7 +43,7 @@ enum rule_idx {
 	R_NARROW, R_AMI, R_ALLOWLIST, R_GENERAL, R_EFA_SG, R_EFA_TYPES,
 	R_PLUGIN_TOL, R_TIMESLICE, R_DND, R_QUEUE, R_TOLERATION, R_GPUS,
 	R_EXPIRE, R_GANG, R_LIMITS, R_S2S, R_CACHE, R_AL2023, R_NOLIMIT,
-	R_QUEUE_PLACEMENT, R_OVERLAY, R_COUNT
+	R_QUEUE_PLACEMENT, R_OVERLAY, R_SNAP_INIT, R_COUNT
 };
 
 #define GPU_TAINT "nvidia.com/gpu"
@@ -2049,6 +2049,28 @@ static void check_nodeclass(struct lctx *c, const struct doc *d)
 				       "EC2 refuses to launch the nodes",
 				       dev ? dev : "", gib, snap,
 				       c->o->snapshots[s].gib);
+	}
+
+	/* GPU022: a snapshot-backed volume is initialized lazily from S3
+	 * unless it has a provisioned rate or the snapshot has fast
+	 * snapshot restore (gpuform.io/fast-snapshot-restore names it) */
+	for (int i = 0; i < seq_len(bdm); i++) {
+		const struct ynode *m = bdm->kids[i];
+		const char *snap = sget(m, "ebs.snapshotID");
+		const char *fsr = str(kid(kid(kid(d->root, "metadata"),
+					      "annotations"),
+					  "gpuform.io/fast-snapshot-restore"));
+		if (!snap || get(m, "ebs.volumeInitializationRate") ||
+		    (fsr && !strcmp(fsr, snap)))
+			continue;
+		report(c, R_SNAP_INIT, d, get(m, "ebs.snapshotID"),
+		       "volume %s of EC2NodeClass '%s' is restored from "
+		       "snapshot %s with neither volumeInitializationRate nor "
+		       "fast snapshot restore: its blocks load from S3 on "
+		       "first read, so the first image pull can be slower "
+		       "than the registry",
+		       sget(m, "deviceName") ? sget(m, "deviceName") : "",
+		       d->name ? d->name : "", snap);
 	}
 
 	/* GPU005: static EFA interfaces without an explicit SG */

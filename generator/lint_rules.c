@@ -246,6 +246,20 @@ const struct lint_rule lint_rules[] = {
 	  "the same GPU count) scoped to the pool with karpenter.sh/nodepool,\n"
 	  "capacity nvidia.com/gpu = GPUs x replicas (or x MIG instances), and\n"
 	  "enable the gate; gpuform render does both.\n" },
+	{ "GPU022", "snapshot-volume-lazy", LINT_WARNING,
+	  "EBS volume restored from a snapshot with neither an "
+	  "initialization rate nor fast snapshot restore",
+	  "Why: a volume created from an EBS snapshot fetches its blocks from\n"
+	  "S3 on first read, at a rate that fluctuates (EBS user guide,\n"
+	  "\"Initialize Amazon EBS volumes\"); an image cache restored that way\n"
+	  "can make the first image pull slower than the registry.\n"
+	  "Fix: set ebs.volumeInitializationRate (100-300 MiB/s; EC2NodeClass\n"
+	  "CRD, Karpenter v1.14) — gpuform renders imageCache.initializationRate,\n"
+	  "default 300 — or enable fast snapshot restore on the snapshot in the\n"
+	  "nodes' zones and say so with imageCache.fastSnapshotRestore: true\n"
+	  "(the EC2NodeClass then carries the annotation\n"
+	  "gpuform.io/fast-snapshot-restore: <snapshot id>). Do not set both: a\n"
+	  "rate overrides fast snapshot restore (EC2 CreateVolume).\n" },
 };
 
 const size_t lint_nrules = sizeof(lint_rules) / sizeof(lint_rules[0]);

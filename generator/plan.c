@@ -16,10 +16,45 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* "-pg-" and the placement group as a DNS-label-ish suffix (lower-case,
+ * other characters as '-', at most 40) */
+static void add_pg_suffix(struct buf *name, const char *pg)
+{
+	size_t n = 0;
+	int dash = 1;
+
+	if (!strncmp(pg, "pg-", 3))
+		pg += 3;
+	buf_adds(name, "-pg-");
+	for (; *pg && n < 40; pg++) {
+		char c = *pg;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+			if (dash)
+				continue;
+			c = '-';
+		}
+		dash = c == '-';
+		buf_addc(name, c);
+		n++;
+	}
+	while (name->len && name->ptr[name->len - 1] == '-')
+		name->ptr[--name->len] = '\0';
+}
+
+static int same_pg(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
 static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 				    const struct workload *w)
 {
 	struct buf name = BUF_INIT;
+	const char *pg = w ? w->pg : NULL;
+	size_t base_len;
+	int clash = 1;
 	int efa = w ? w->efa : 0;
 	enum sharing_mode sh = SHARE_NONE;
 
@@ -40,12 +75,29 @@ static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 			for (const char *c = w->mig_profile; *c; c++)
 				buf_addc(&name, *c == '.' ? '-' : *c);
 		}
+		if (pg)
+			add_pg_suffix(&name, pg);
 	}
-	for (size_t i = 0; i < p->nnodeclasses; i++)
-		if (!strcmp(p->nodeclasses[i].name, buf_cstr(&name))) {
-			buf_release(&name);
-			return i;
+	/* two placement groups whose names differ only in characters a
+	 * Kubernetes name cannot hold get "-2", "-3", ... in intent order */
+	base_len = name.len;
+	for (int tries = 1; clash; tries++) {
+		clash = 0;
+		if (tries > 1) {
+			name.len = base_len;
+			name.ptr[base_len] = '\0';
+			buf_addf(&name, "-%d", tries);
 		}
+		for (size_t i = 0; i < p->nnodeclasses; i++) {
+			if (strcmp(p->nodeclasses[i].name, buf_cstr(&name)))
+				continue;
+			if (same_pg(p->nodeclasses[i].pg, pg)) {
+				buf_release(&name);
+				return i;
+			}
+			clash = 1;
+		}
+	}
 	GROW(p->nodeclasses, p->nnodeclasses + 1, *alloc);
 	{
 		struct plan_nodeclass *nc = &p->nodeclasses[p->nnodeclasses];
@@ -53,6 +105,7 @@ static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 		nc->name = buf_detach(&name, NULL);
 		nc->general = !w;
 		nc->efa = efa;
+		nc->pg = pg;
 		nc->sharing = sh;
 		if (sh == SHARE_TIMESLICING)
 			nc->ts_replicas = w->ts_replicas;
@@ -183,6 +236,9 @@ int plan_build(struct plan *out, const struct intent *in,
 	memset(&p, 0, sizeof(p));
 	p.in = in;
 	p.al2023 = in->ami_family == AMI_AL2023;
+	/* node repair replaces GPU nodes whose health conditions stay bad
+	 * (docs/placement-and-resilience.md); only GPU pools need it */
+	p.node_repair = in->node_repair && in->nworkloads > 0;
 	p.npools = in->nworkloads + (in->general ? 1 : 0);
 	p.pools = xcalloc(p.npools ? p.npools : 1, sizeof(*p.pools));
 	if (in->window) {

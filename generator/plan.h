@@ -25,6 +25,10 @@ struct plan_nodeclass {
 	enum sharing_mode sharing;
 	long ts_replicas;
 	const char *mig_profile;
+	/* placementGroupSelector: the workload's placement group (name, or
+	 * id when it starts with "pg-"); NULL = none. The selector is per
+	 * EC2NodeClass, so each placement group gets its own class. */
+	const char *pg;
 	/* Bottlerocket MIG keys of the families using this class */
 	const char *mig_models[VALIDATE_MAX_FAMILIES];
 	size_t nmig_models;
@@ -68,6 +72,7 @@ struct plan {
 	int has_window;
 	struct window window;
 	int any_efa;
+	int node_repair;     /* render Karpenter's NodeRepair gate */
 	int spot_to_spot;    /* render the SpotToSpotConsolidation gate: some
 			      * spot pool has types it can replace */
 	int al2023;

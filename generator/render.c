@@ -130,7 +130,8 @@ static cJSON *gpu_taint(void)
 
 /* ---- EC2NodeClass -------------------------------------------------------- */
 
-static cJSON *ebs(const char *size, int fast, const char *snapshot)
+static cJSON *ebs(const char *size, int fast, const char *snapshot,
+		  long init_rate)
 {
 	cJSON *e = cJSON_CreateObject();
 
@@ -142,6 +143,12 @@ static cJSON *ebs(const char *size, int fast, const char *snapshot)
 	cJSON_AddBoolToObject(e, "deleteOnTermination", 1);
 	if (snapshot)
 		cJSON_AddStringToObject(e, "snapshotID", snapshot);
+	/* the EBS Provisioned Rate for Volume Initialization (MiB/s): the
+	 * snapshot's blocks are fetched from S3 at this rate from creation
+	 * instead of lazily on first read (CRD: 100..300, snapshot only) */
+	if (snapshot && init_rate)
+		cJSON_AddNumberToObject(e, "volumeInitializationRate",
+					(double)init_rate);
 	return e;
 }
 
@@ -154,6 +161,17 @@ static cJSON *bdm(const char *dev, int root, cJSON *e)
 		cJSON_AddBoolToObject(m, "rootVolume", 1);
 	cJSON_AddItemToObject(m, "ebs", e);
 	return m;
+}
+
+/* the image cache's initialization rate: as written, else the maximum
+ * (the cache exists to be fast on the first pull), none when the snapshot
+ * has fast snapshot restore (a rate would override it: EC2 CreateVolume) */
+static long cache_init_rate(const struct intent *in)
+{
+	if (in->cache_fsr)
+		return 0;
+	return in->cache_init_rate ? in->cache_init_rate
+				   : INTENT_CACHE_INIT_RATE;
 }
 
 static cJSON *block_devices(const struct plan *p,
@@ -170,16 +188,17 @@ static cJSON *block_devices(const struct plan *p,
 				   : in->image_cache ? in->cache_size
 						     : "200Gi";
 		cJSON_AddItemToArray(a, bdm("/dev/xvda", 0,
-					    ebs("4Gi", 0, NULL)));
+					    ebs("4Gi", 0, NULL, 0)));
 		cJSON_AddItemToArray(
 			a, bdm("/dev/xvdb", 1,
 			       ebs(size, gpu,
 				   gpu && in->image_cache ? in->snapshot_id
-							  : NULL)));
+							  : NULL,
+				   cache_init_rate(in))));
 	} else {
 		cJSON_AddItemToArray(a, bdm("/dev/xvda", 1,
 					    ebs(gpu ? "200Gi" : "50Gi", gpu,
-						NULL)));
+						NULL, 0)));
 	}
 	return a;
 }
@@ -218,6 +237,15 @@ static int render_nodeclass(cJSON *docs, const struct plan *p,
 
 	cJSON_AddStringToObject(ctx, "name", nc->name);
 	cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
+	/* lint GPU022 reads it: the snapshot needs no initialization rate */
+	if (!nc->general && in->image_cache && in->cache_fsr)
+		cJSON_AddStringToObject(
+			cJSON_AddObjectToObject(ctx, "annotations"),
+			"gpuform.io/fast-snapshot-restore", in->snapshot_id);
+	if (nc->pg)
+		cJSON_AddStringToObject(
+			cJSON_AddObjectToObject(ctx, "placementGroupSelector"),
+			strncmp(nc->pg, "pg-", 3) ? "name" : "id", nc->pg);
 	cJSON_AddStringToObject(ctx, "ami", in->ami);
 	if (in->node_role)
 		cJSON_AddStringToObject(ctx, "role", in->node_role);
@@ -395,6 +423,12 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 					      pool->spot ? 2 : 1));
 	cJSON_AddItemToArray(req, requirement("kubernetes.io/arch", "In", amd64, 1));
 	cJSON_AddItemToArray(req, requirement("kubernetes.io/os", "In", linux_, 1));
+	/* placement.zone: Karpenter launches only into these zones' subnets */
+	if (w->nzones)
+		cJSON_AddItemToArray(req, requirement("topology.kubernetes.io/zone",
+						      "In",
+						      (const char *const *)w->zones,
+						      w->nzones));
 	if (pool->units.ndense) {
 		/* types whose max pods cannot hold a pod per schedulable GPU */
 		const char *dense[UNITS_MAX_TYPES];
@@ -724,6 +758,9 @@ static int render_addons(cJSON *addons, const struct plan *p,
 	/* the NodeOverlays are ignored unless the gate is on (Karpenter
 	 * v1.14.1 chart: settings.featureGates.nodeOverlay, default false) */
 	cJSON_AddBoolToObject(ctx, "nodeOverlay", any_overlay(p));
+	/* Karpenter v1.14.1 chart: settings.featureGates.nodeRepair, default
+	 * false (alpha); see docs/placement-and-resilience.md */
+	cJSON_AddBoolToObject(ctx, "nodeRepair", p->node_repair);
 	if (add_addon(addons, t, "karpenter-values", "karpenter-values.yaml",
 		      ctx, err) < 0)
 		return -1;

@@ -35,4 +35,8 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 /* DNS-1123 label (lower-case alphanumerics and '-', max `max` chars). */
 int validate_dns_label(const char *s, size_t max);
 
+/* an availability zone name ("us-east-1a", Local Zone "us-west-2-lax-1a");
+ * not a region ("us-east-1") nor a zone ID ("use1-az1"). */
+int validate_zone_name(const char *s);
+
 #endif
