@@ -43,8 +43,14 @@ enum rule_idx {
 	R_NARROW, R_AMI, R_ALLOWLIST, R_GENERAL, R_EFA_SG, R_EFA_TYPES,
 	R_PLUGIN_TOL, R_TIMESLICE, R_DND, R_QUEUE, R_TOLERATION, R_GPUS,
 	R_EXPIRE, R_GANG, R_LIMITS, R_S2S, R_CACHE, R_AL2023, R_NOLIMIT,
-	R_QUEUE_PLACEMENT, R_OVERLAY, R_SNAP_INIT, R_COUNT
+	R_QUEUE_PLACEMENT, R_OVERLAY, R_SNAP_INIT, R_SPOT_GRACE, R_COUNT
 };
+
+/* EC2 gives a spot instance 2 minutes between the interruption notice
+ * and reclaiming it (EC2 user guide, "Spot Instance interruption
+ * notices") */
+#define SPOT_NOTICE_S 120
+#define TGPS "terminationGracePeriodSeconds"
 
 #define GPU_TAINT "nvidia.com/gpu"
 #define RES_GPU "nvidia.com/gpu"
@@ -1499,6 +1505,34 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 		       "can hang forever",
 		       pl->name, ea ? ea : "720h (the default)", d->kind,
 		       d->name ? d->name : "", ANN_DND);
+	}
+
+	/* GPU023: a grace period longer than a spot interruption notice */
+	if (w->kind != WK_DAEMON) {
+		const struct ynode *tg = kid(p->spec, TGPS);
+		const struct ynode *ctg = r.contract
+			? kid(r.contract->root, TGPS) : NULL;
+		const char *spot = NULL;
+		long secs = num(tg), limit = SPOT_NOTICE_S;
+
+		for (size_t i = 0; i < r.npools && !spot; i++)
+			if (r.pools[i]->spot)
+				spot = r.pools[i]->name;
+		/* gpuform writes the bound into the contracts of pools
+		 * that can be spot */
+		if (ctg && num(ctg) >= 0) {
+			limit = num(ctg);
+			spot = r.queue;
+		}
+		if (spot && secs > limit)
+			report(c, R_SPOT_GRACE, d, tg,
+			       "terminationGracePeriodSeconds is %ld but the "
+			       "pods can run on spot capacity (%s '%s'): EC2 "
+			       "reclaims a spot instance 2 minutes after its "
+			       "interruption notice, so the pods are killed "
+			       "before their grace period ends; keep it at "
+			       "most %ld and checkpoint on SIGTERM",
+			       secs, ctg ? "queue" : "NodePool", spot, limit);
 	}
 	buf_release(&names);
 }

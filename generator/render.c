@@ -163,6 +163,8 @@ static cJSON *bdm(const char *dev, int root, cJSON *e)
 	return m;
 }
 
+#define POD_SPOT_GRACE_S 90
+
 /* the image cache's initialization rate: as written, else the maximum
  * (the cache exists to be fast on the first pull), none when the snapshot
  * has fast snapshot restore (a rate would override it: EC2 CreateVolume) */
@@ -863,6 +865,14 @@ static int render_addons(cJSON *addons, const struct plan *p,
 				"karpenter.sh/do-not-disrupt", "true");
 		if (w->type == WL_INFERENCE)
 			serving_contract(ctx, w);
+		/* a spot pool: EC2 reclaims the node 2 minutes after the
+		 * interruption notice; 90s leaves time for the notice to
+		 * reach Karpenter (SQS) and the drain to start (lint
+		 * GPU023 checks pods against it) */
+		if (pool->spot)
+			cJSON_AddNumberToObject(ctx,
+						"terminationGracePeriodSeconds",
+						POD_SPOT_GRACE_S);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "nodeSelector"),
 					"gpuform.io/pool", pool->name);
 		res = cJSON_AddObjectToObject(ctx, "resources");

@@ -1452,6 +1452,23 @@ START_TEST(test_image_cache_fsr)
 }
 END_TEST
 
+/* pools that can be spot carry the grace-period bound lint GPU023 reads */
+START_TEST(test_pod_contract_spot_grace)
+{
+	struct fx fx;
+
+	render_intent(&fx, br_intent);
+	/* play: dev, tolerant -> spot; pretrain: none -> on-demand only */
+	ck_assert_int_eq((int)J(addon(&fx, "pod-contract-play.yaml"),
+				"terminationGracePeriodSeconds",
+				NULL)->valuedouble,
+			 90);
+	ck_assert_ptr_null(J(addon(&fx, "pod-contract-pretrain.yaml"),
+			     "terminationGracePeriodSeconds", NULL));
+	release(&fx);
+}
+END_TEST
+
 START_TEST(test_addons)
 {
 	struct fx fx;
@@ -1886,6 +1903,7 @@ Suite *render_suite(void)
 	tcase_add_test(tc, test_inference_defaults);
 	tcase_add_test(tc, test_addons);
 	tcase_add_test(tc, test_placement);
+	tcase_add_test(tc, test_pod_contract_spot_grace);
 	tcase_add_test(tc, test_image_cache_fsr);
 	suite_add_tcase(s, tc);
 
