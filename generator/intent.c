@@ -34,7 +34,8 @@ static const char *const cache_keys[] = { "snapshotID", "size",
 					  "initializationRate",
 					  "fastSnapshotRestore", NULL };
 static const char *const network_keys[] = { "prefixDelegation",
-					    "efaSecurityGroup", NULL };
+					    "efaSecurityGroup",
+					    "efaOnlyInterfaces", NULL };
 static const char *const general_keys[] = { "enabled", NULL };
 static const char *const window_keys[] = { "schedule", "duration", NULL };
 static const char *const workload_keys[] = {
@@ -660,6 +661,10 @@ static void read_spec(struct reader *r, struct intent *in,
 			in->pd_pos = pos_of(v);
 			get_bool(r, v, "prefixDelegation",
 				 &in->prefix_delegation);
+		}
+		if (!is_null(v = ynode_get(s, "efaOnlyInterfaces"))) {
+			in->efa_only_pos = pos_of(v);
+			get_bool(r, v, "efaOnlyInterfaces", &in->efa_only);
 		}
 		if (!is_null(v = ynode_get(s, "efaSecurityGroup"))) {
 			in->efa_sg = get_string(r, v, "efaSecurityGroup");

@@ -116,6 +116,10 @@ struct intent {
 	struct pos pd_pos;
 	char *efa_sg;
 	struct pos efa_sg_pos;
+	/* network.efaOnlyInterfaces: EFA classes get a static
+	 * networkInterfaces layout with efa-only interfaces */
+	int efa_only;
+	struct pos efa_only_pos;
 	/* where the NVIDIA device-plugin chart is installed (AL2023): its
 	 * config ConfigMap must be in the chart's namespace */
 	char *dp_ns;

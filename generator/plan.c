@@ -49,7 +49,7 @@ static int same_pg(const char *a, const char *b)
 }
 
 static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
-				    const struct workload *w)
+				    const struct workload *w, int efa_cards)
 {
 	struct buf name = BUF_INIT;
 	const char *pg = w ? w->pg : NULL;
@@ -68,6 +68,8 @@ static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 		buf_adds(&name, "gpu");
 		if (efa)
 			buf_adds(&name, "-efa");
+		if (efa && efa_cards)
+			buf_addf(&name, "-nic%d", efa_cards);
 		if (sh == SHARE_TIMESLICING)
 			buf_addf(&name, "-ts%ld", w->ts_replicas);
 		else if (sh == SHARE_MIG) {
@@ -106,6 +108,7 @@ static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 		nc->general = !w;
 		nc->efa = efa;
 		nc->pg = pg;
+		nc->efa_cards = efa ? efa_cards : 0;
 		nc->sharing = sh;
 		if (sh == SHARE_TIMESLICING)
 			nc->ts_replicas = w->ts_replicas;
@@ -129,6 +132,20 @@ static void add_mig_models(struct plan_nodeclass *nc,
 			nc->mig_models[nc->nmig_models++] = m;
 	}
 	qsort(nc->mig_models, nc->nmig_models, sizeof(char *), str_cmp);
+}
+
+/* a pod's share of `cards` EFA devices on the pool's largest-GPU type */
+static long pool_efa_share(int cards, const struct plan_pool *pool,
+			   const struct workload *w)
+{
+	long gpus = 0, share;
+
+	for (size_t j = 0; j < pool->units.ntypes; j++)
+		if (pool->units.types[j]->efa &&
+		    pool->units.types[j]->gpus > gpus)
+			gpus = pool->units.types[j]->gpus;
+	share = gpus ? cards * w->gpus_per_pod / gpus : 1;
+	return share < 1 ? 1 : share;
 }
 
 static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
@@ -179,8 +196,16 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 			cpu_per_gpu = cpg;
 		if (mpg > mem_per_gpu_mib)
 			mem_per_gpu_mib = mpg;
-		if (w->efa && (min_efa < 0 || t->efa < min_efa))
-			min_efa = t->efa;
+		/* a pod's share of the node's EFA devices: as many per GPU
+		 * as the type has (p5.48xlarge: 32 for 8 GPUs, 4 per GPU),
+		 * at least one; the smallest over the pool's types */
+		if (w->efa && t->efa && t->gpus > 0) {
+			long share = (long)t->efa * w->gpus_per_pod / t->gpus;
+			if (share < 1)
+				share = 1;
+			if (min_efa < 0 || share < min_efa)
+				min_efa = share;
+		}
 	}
 	if (!pool->ntypes) {
 		err_set(err, ERR_INTERNAL,
@@ -255,7 +280,24 @@ int plan_build(struct plan *out, const struct intent *in,
 
 		if (plan_gpu_pool(&p, pool, w, cat, d, err) < 0)
 			goto fail;
-		pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc, w);
+		{
+			struct buf why = BUF_INIT;
+			int cards = in->efa_only && w->efa
+					    ? validate_efa_cards(w, cat, &why)
+					    : 0;
+			buf_release(&why);
+			pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc,
+								w, cards);
+			/* with the layout a node has one EFA device per
+			 * efa-only interface, i.e. per network card */
+			if (cards)
+				pool->efa_per_pod =
+					pool_efa_share(cards, pool, w);
+			if (cards)
+				pool->quota_efa = (w->max_gpus /
+						   w->gpus_per_pod) *
+						  pool->efa_per_pod;
+		}
 		if (p.nodeclasses[pool->nodeclass].sharing == SHARE_MIG)
 			add_mig_models(&p.nodeclasses[pool->nodeclass], pool);
 		p.types_used[w->type] = 1;
@@ -285,7 +327,7 @@ int plan_build(struct plan *out, const struct intent *in,
 	if (in->general) {
 		struct plan_pool *pool = &p.pools[in->nworkloads];
 		pool->name = xstrdup("general");
-		pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc, NULL);
+		pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc, NULL, 0);
 		pool->spot = 1;
 		pool->multiplier = 1;
 	}

@@ -29,6 +29,9 @@ struct plan_nodeclass {
 	 * id when it starts with "pg-"); NULL = none. The selector is per
 	 * EC2NodeClass, so each placement group gets its own class. */
 	const char *pg;
+	/* network.efaOnlyInterfaces: the network cards of the class's EFA
+	 * types (one layout for all of them); 0 = no networkInterfaces */
+	int efa_cards;
 	/* Bottlerocket MIG keys of the families using this class */
 	const char *mig_models[VALIDATE_MAX_FAMILIES];
 	size_t nmig_models;

@@ -229,6 +229,33 @@ static char *bottlerocket_user_data(const struct plan_nodeclass *nc)
 	return buf_detach(&b, NULL);
 }
 
+static cJSON *nic(int card, int dev, const char *type)
+{
+	cJSON *n = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(n, "networkCardIndex", card);
+	cJSON_AddNumberToObject(n, "deviceIndex", dev);
+	cJSON_AddStringToObject(n, "interfaceType", type);
+	return n;
+}
+
+/* network.efaOnlyInterfaces: the primary ENA interface on card 0, and one
+ * efa-only interface (an EFA device without an IP address) on every card,
+ * card 0 at device index 1. Karpenter then advertises one
+ * vpc.amazonaws.com/efa per efa-only entry (pkg/providers/instancetype/
+ * types.go efas) instead of attaching an IP-consuming EFA interface per
+ * card; the CRD allows one efa-only interface per card */
+static cJSON *efa_only_layout(int cards)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(a, nic(0, 0, "interface"));
+	cJSON_AddItemToArray(a, nic(0, 1, "efa-only"));
+	for (int c = 1; c < cards; c++)
+		cJSON_AddItemToArray(a, nic(c, 0, "efa-only"));
+	return a;
+}
+
 static int render_nodeclass(cJSON *docs, const struct plan *p,
 			    const struct plan_nodeclass *nc,
 			    const struct tmpl_set *t, struct err *err)
@@ -267,6 +294,9 @@ static int render_nodeclass(cJSON *docs, const struct plan *p,
 		cJSON_AddItemToArray(sgs, term);
 	}
 	cJSON_AddItemToObject(ctx, "blockDeviceMappings", block_devices(p, nc));
+	if (nc->efa_cards)
+		cJSON_AddItemToObject(ctx, "networkInterfaces",
+				      efa_only_layout(nc->efa_cards));
 	if (in->prefix_delegation)
 		/* Karpenter computes ENI-limited max pods and does not know
 		 * about prefix delegation: set it explicitly */

@@ -612,6 +612,46 @@ static int pg_ok(const char *s)
 	return 1;
 }
 
+/* network.efaOnlyInterfaces: the static layout applies to every type of
+ * the class, and Karpenter drops types with fewer network cards
+ * (pkg/providers/instancetype/compatibility/compatibility.go), so all EFA
+ * types a workload can launch must have the same, known number of cards.
+ * Returns that number, or 0 after an error. */
+int validate_efa_cards(const struct workload *w, const struct catalog *cat,
+		       struct buf *why)
+{
+	const struct cat_family *fams[VALIDATE_MAX_FAMILIES];
+	struct buf tmp = BUF_INIT;
+	int n = validate_families(w, cat, fams, &tmp), cards = 0;
+	const char *first = NULL;
+
+	buf_release(&tmp);
+	for (int f = 0; f < n; f++) {
+		const struct cat_type *t;
+		size_t nt = catalog_types_of(cat, fams[f]->name, &t);
+		for (size_t j = 0; j < nt; j++) {
+			if (t[j].gpus < w->gpus_per_pod || !t[j].efa)
+				continue;
+			if (t[j].cards < 2 || t[j].card0_ifaces < 2) {
+				buf_addf(why, "%s has %s network card", t[j].name,
+					 t[j].cards ? "one" : "no known");
+				return 0;
+			}
+			if (cards && t[j].cards != cards) {
+				buf_addf(why, "%s has %d network cards and %s "
+					      "has %d", first, cards, t[j].name,
+					 t[j].cards);
+				return 0;
+			}
+			cards = t[j].cards;
+			first = t[j].name;
+		}
+	}
+	if (!cards)
+		buf_adds(why, "no EFA instance type");
+	return cards;
+}
+
 static void check_placement(const struct intent *in,
 			    const struct workload *w, struct diags *d)
 {
@@ -865,6 +905,22 @@ static void check_workload(const struct intent *in, size_t idx,
 				  up.launchable);
 	}
 	check_placement(in, w, d);
+	if (in->efa_only && w->efa) {
+		struct buf cards_why = BUF_INIT;
+		if (!validate_efa_cards(w, cat, &cards_why))
+			diags_add(d, DIAG_ERROR, f, AT(w->efa_pos),
+				  "narrow the workload to types with the same "
+				  "network cards (e.g. one family, gpusPerPod "
+				  "= all GPUs of the type), or set "
+				  "spec.network.efaOnlyInterfaces: false",
+				  "workload '%s': efaOnlyInterfaces needs every "
+				  "EFA instance type it can launch to have the "
+				  "same number (> 1) of network cards, but %s: "
+				  "Karpenter applies one static interface "
+				  "layout to every type of the EC2NodeClass",
+				  w->name, buf_cstr(&cards_why));
+		buf_release(&cards_why);
+	}
 	if (w->efa && !in->efa_sg && !in->network_unknown_keys)
 		diags_add(d, DIAG_ERROR, f, AT(w->efa_pos),
 			  "set spec.network.efaSecurityGroup to a security "
@@ -968,6 +1024,16 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 			  "discovery tag '%.60s' has characters AWS tags do not "
 			  "allow",
 			  in->discovery);
+	if (in->efa_only && !in->prefix_delegation)
+		diags_add(d, DIAG_ERROR, f, AT(in->efa_only_pos),
+			  "keep network.prefixDelegation on with "
+			  "efaOnlyInterfaces",
+			  "efaOnlyInterfaces takes a network interface of card 0 "
+			  "(an efa-only interface at device index 1), which "
+			  "lowers Karpenter's ENI-limited max pods "
+			  "(pkg/providers/instancetype/types.go ENILimitedPods); "
+			  "gpuform sizes pools for it only with prefix "
+			  "delegation");
 	if (in->image_cache) {
 		if (in->ami_family == AMI_AL2023)
 			diags_add(d, DIAG_ERROR, f, AT(in->cache_pos),

@@ -39,4 +39,10 @@ int validate_dns_label(const char *s, size_t max);
  * not a region ("us-east-1") nor a zone ID ("use1-az1"). */
 int validate_zone_name(const char *s);
 
+/* the network cards every EFA type workload w can launch has (for
+ * network.efaOnlyInterfaces); 0 with the reason in *why when they differ,
+ * are unknown or are one. */
+int validate_efa_cards(const struct workload *w, const struct catalog *cat,
+		       struct buf *why);
+
 #endif

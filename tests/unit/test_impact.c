@@ -387,6 +387,13 @@ START_TEST(test_placement_fields)
 	nc("spec.blockDeviceMappings.[1].ebs.volumeInitializationRate", "300",
 	   IMPACT_REPLACES,
 	   "static drift: EC2NodeClass hash (spec.blockDeviceMappings)");
+	/* networkInterfaces: hashed too (and in the offering cache key,
+	 * pkg/providers/instancetype/offering/base_resolver.go) */
+	nc("spec.networkInterfaces",
+	   "[{\"networkCardIndex\":0,\"deviceIndex\":0,"
+	   "\"interfaceType\":\"interface\"}]",
+	   IMPACT_REPLACES,
+	   "static drift: EC2NodeClass hash (spec.networkInterfaces)");
 	nc("metadata.annotations",
 	   "{\"gpuform.io/fast-snapshot-restore\":\"snap-0123456789abcdef0\"}",
 	   IMPACT_NONE, "EC2NodeClass metadata.annotations");

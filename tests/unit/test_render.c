@@ -1469,6 +1469,62 @@ START_TEST(test_pod_contract_spot_grace)
 }
 END_TEST
 
+/* network.efaOnlyInterfaces: one class per card count, the layout, a
+ * pod's share of the EFA devices */
+START_TEST(test_efa_only_interfaces)
+{
+	static const char text[] =
+		"apiVersion: gpuform.io/v1alpha1\n"
+		"kind: ClusterIntent\n"
+		"metadata: {name: c}\n"
+		"spec:\n"
+		"  nodeRole: r\n"
+		"  ami: al2023@v20250505\n"
+		"  network: {efaSecurityGroup: sg-0123456789abcdef0,\n"
+		"            efaOnlyInterfaces: true}\n"
+		"  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
+		"  workloads:\n"
+		"    - {name: b, type: training, gpu: b200, gpusPerPod: 8, gang: 2,\n"
+		"       efa: true, maxGpus: 16, placement: {zone: us-east-1a}}\n"
+		"    - {name: h, type: training, gpu: h100, gpusPerPod: 4, gang: 2,\n"
+		"       efa: true, maxGpus: 16, placement: {zone: us-east-1a}}\n";
+	struct fx fx;
+	const cJSON *nis;
+
+	render_intent(&fx, text);
+	nis = J(doc(&fx, "EC2NodeClass", "gpu-efa-nic8"), "spec",
+		"networkInterfaces", NULL);
+	assert_json(nis,
+		    "[{\"networkCardIndex\":0,\"deviceIndex\":0,"
+		    "\"interfaceType\":\"interface\"},"
+		    "{\"networkCardIndex\":0,\"deviceIndex\":1,"
+		    "\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":1,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":2,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":3,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":4,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":5,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":6,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":7,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"}]");
+	ck_assert_int_eq(cJSON_GetArraySize(J(doc(&fx, "EC2NodeClass",
+						  "gpu-efa-nic32"),
+					      "spec", "networkInterfaces",
+					      NULL)),
+			 33);
+	/* b200: 8 GPUs, 8 cards -> 8 per 8-GPU pod; h100 (p5.48xlarge):
+	 * 32 cards, 8 GPUs -> 16 per 4-GPU pod */
+	ck_assert_int_eq((int)J(addon(&fx, "pod-contract-b.yaml"), "resources",
+				"requests", "vpc.amazonaws.com/efa",
+				NULL)->valuedouble,
+			 8);
+	ck_assert_int_eq((int)J(addon(&fx, "pod-contract-h.yaml"), "resources",
+				"requests", "vpc.amazonaws.com/efa",
+				NULL)->valuedouble,
+			 16);
+	release(&fx);
+}
+END_TEST
+
 START_TEST(test_addons)
 {
 	struct fx fx;
@@ -1903,6 +1959,7 @@ Suite *render_suite(void)
 	tcase_add_test(tc, test_inference_defaults);
 	tcase_add_test(tc, test_addons);
 	tcase_add_test(tc, test_placement);
+	tcase_add_test(tc, test_efa_only_interfaces);
 	tcase_add_test(tc, test_pod_contract_spot_grace);
 	tcase_add_test(tc, test_image_cache_fsr);
 	suite_add_tcase(s, tc);
