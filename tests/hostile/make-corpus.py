@@ -568,6 +568,9 @@ intent('placement-pg-shell', sub(BASE, PZ, 'placement: {zone: us-east-1a, placem
 intent('placement-pg-control', sub(BASE, PZ, 'placement: {zone: us-east-1a, placementGroup: "a\\x01b"}'),
        at('placement: ', 53, ".*is not a placement group name or id"))
 intent('placement-scalar', sub(BASE, PZ, 'placement: us-east-1a'), at('placement: ', 18, "'placement' must be a mapping"))
+intent('network-efaonly-string', sub(BASE, 'efaSecurityGroup: sg-0123456789abcdef0',
+       'efaSecurityGroup: sg-0123456789abcdef0\n    efaOnlyInterfaces: "yes"'),
+       at('efaOnlyInterfaces', 24, "'efaOnlyInterfaces' must be true or false"))
 intent('imagecache-rate-huge', sub(BASE, 'size: 200Gi', 'size: 200Gi\n    initializationRate: 99999999999999999999999'),
        anywhere(".*initializationRate"))
 
