@@ -1116,6 +1116,27 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 			  "the intent has no workloads and no general-purpose "
 			  "pool: nothing to render");
 	check_duplicate_names(in, d);
+	/* a cluster placement group is in one zone: the workloads sharing it
+	 * must name the same one */
+	for (size_t i = 0; i < in->nworkloads; i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct workload *a = &in->workloads[j];
+			const struct workload *b = &in->workloads[i];
+			if (!a->pg || !b->pg || strcmp(a->pg, b->pg) ||
+			    a->nzones != 1 || b->nzones != 1 ||
+			    !strcmp(a->zones[0], b->zones[0]))
+				continue;
+			diags_add(d, DIAG_ERROR, f, AT(b->zone_item_pos[0]),
+				  "use the group's zone for both, or another "
+				  "placement group",
+				  "workload '%s' puts placement group '%.60s' in "
+				  "zone '%s', but workload '%s' (line %d) puts "
+				  "it in '%s': a cluster placement group is in "
+				  "one zone",
+				  b->name, b->pg, b->zones[0], a->name,
+				  a->pos.line, a->zones[0]);
+			break;
+		}
 	for (size_t i = 0; i < in->nworkloads; i++) {
 		check_workload(in, i, cat, d);
 		any_efa |= in->workloads[i].efa;
