@@ -1507,7 +1507,7 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 		       d->name ? d->name : "", ANN_DND);
 	}
 
-	/* GPU023: a grace period longer than a spot interruption notice */
+	/* GPU024: a grace period longer than a spot interruption notice */
 	if (w->kind != WK_DAEMON) {
 		const struct ynode *tg = kid(p->spec, TGPS);
 		const struct ynode *ctg = r.contract
@@ -2085,7 +2085,7 @@ static void check_nodeclass(struct lctx *c, const struct doc *d)
 				       c->o->snapshots[s].gib);
 	}
 
-	/* GPU022: a snapshot-backed volume is initialized lazily from S3
+	/* GPU023: a snapshot-backed volume is initialized lazily from S3
 	 * unless it has a provisioned rate or the snapshot has fast
 	 * snapshot restore (gpuform.io/fast-snapshot-restore names it) */
 	for (int i = 0; i < seq_len(bdm); i++) {

@@ -246,7 +246,7 @@ const struct lint_rule lint_rules[] = {
 	  "the same GPU count) scoped to the pool with karpenter.sh/nodepool,\n"
 	  "capacity nvidia.com/gpu = GPUs x replicas (or x MIG instances), and\n"
 	  "enable the gate; gpuform render does both.\n" },
-	{ "GPU022", "snapshot-volume-lazy", LINT_WARNING,
+	{ "GPU023", "snapshot-volume-lazy", LINT_WARNING,
 	  "EBS volume restored from a snapshot with neither an "
 	  "initialization rate nor fast snapshot restore",
 	  "Why: a volume created from an EBS snapshot fetches its blocks from\n"
@@ -260,7 +260,7 @@ const struct lint_rule lint_rules[] = {
 	  "(the EC2NodeClass then carries the annotation\n"
 	  "gpuform.io/fast-snapshot-restore: <snapshot id>). Do not set both: a\n"
 	  "rate overrides fast snapshot restore (EC2 CreateVolume).\n" },
-	{ "GPU023", "spot-grace-period", LINT_WARNING,
+	{ "GPU024", "spot-grace-period", LINT_WARNING,
 	  "pods that can run on spot capacity with a termination grace "
 	  "period longer than the spot interruption notice",
 	  "Why: EC2 reclaims a spot instance 2 minutes after its interruption\n"

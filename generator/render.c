@@ -266,7 +266,7 @@ static int render_nodeclass(cJSON *docs, const struct plan *p,
 
 	cJSON_AddStringToObject(ctx, "name", nc->name);
 	cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
-	/* lint GPU022 reads it: the snapshot needs no initialization rate */
+	/* lint GPU023 reads it: the snapshot needs no initialization rate */
 	if (!nc->general && in->image_cache && in->cache_fsr)
 		cJSON_AddStringToObject(
 			cJSON_AddObjectToObject(ctx, "annotations"),
@@ -898,7 +898,7 @@ static int render_addons(cJSON *addons, const struct plan *p,
 		/* a spot pool: EC2 reclaims the node 2 minutes after the
 		 * interruption notice; 90s leaves time for the notice to
 		 * reach Karpenter (SQS) and the drain to start (lint
-		 * GPU023 checks pods against it) */
+		 * GPU024 checks pods against it) */
 		if (pool->spot)
 			cJSON_AddNumberToObject(ctx,
 						"terminationGracePeriodSeconds",

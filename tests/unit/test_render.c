@@ -1422,7 +1422,7 @@ START_TEST(test_placement)
 END_TEST
 
 /* fast snapshot restore: no rate (it would override FSR), an annotation
- * for lint GPU022 */
+ * for lint GPU023 */
 START_TEST(test_image_cache_fsr)
 {
 	static const char text[] =
@@ -1452,7 +1452,7 @@ START_TEST(test_image_cache_fsr)
 }
 END_TEST
 
-/* pools that can be spot carry the grace-period bound lint GPU023 reads */
+/* pools that can be spot carry the grace-period bound lint GPU024 reads */
 START_TEST(test_pod_contract_spot_grace)
 {
 	struct fx fx;
