@@ -320,6 +320,37 @@ static int parse_type(struct cat_parser *p, int line, char **f)
 	t->arch = f[9];
 	t->enis = 0; /* set by its eni record */
 	t->ipv4_per_eni = 0;
+	t->cards = 0; /* set by its nic record */
+	t->card0_ifaces = 0;
+	return 0;
+}
+
+static int parse_nic(struct cat_parser *p, int line, char **f)
+{
+	struct catalog *c = &p->cat;
+	size_t i;
+	int cards, ifaces;
+
+	for (i = 0; i < c->ntypes; i++)
+		if (!strcmp(c->types[i].name, f[1]))
+			break;
+	if (i == c->ntypes)
+		return parse_fail(p, line,
+				  "nic record for unknown type '%s' (nic "
+				  "records come after the type)",
+				  f[1]);
+	if (c->types[i].cards)
+		return parse_fail(p, line, "duplicate nic record for '%s'",
+				  f[1]);
+	if (parse_uint(f[2], &cards) < 0 || cards < 1 || cards > 64 ||
+	    parse_uint(f[3], &ifaces) < 0 || ifaces < 1 || ifaces > 1000)
+		return parse_fail(p, line,
+				  "nic record for '%s': network cards (1-64) "
+				  "and interfaces on card 0 (>= 1) must be "
+				  "integers",
+				  f[1]);
+	c->types[i].cards = cards;
+	c->types[i].card0_ifaces = ifaces;
 	return 0;
 }
 
@@ -419,6 +450,7 @@ static int parse_line(struct cat_parser *p, int line, char *s)
 		{ "family", 6, parse_family },
 		{ "type", 10, parse_type },
 		{ "eni", 4, parse_eni },
+		{ "nic", 4, parse_nic },
 		{ "release", 5, parse_release },
 	};
 	char *f[CATALOG_MAX_FIELDS];
@@ -443,7 +475,7 @@ static int parse_line(struct cat_parser *p, int line, char *s)
 	if (k == sizeof(kinds) / sizeof(kinds[0]))
 		return parse_fail(p, line,
 				  "unknown record kind '%s' (want class, "
-				  "family, type, eni or release)",
+				  "family, type, eni, nic or release)",
 				  f[0]);
 	if (n != kinds[k].nfields)
 		return parse_fail(p, line, "'%s' record has %d columns, want %d",

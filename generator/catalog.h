@@ -25,6 +25,8 @@ struct cat_type {
 	const char *arch;   /* "amd64" | "arm64" */
 	int enis;           /* VPC CNI network interfaces (0 = unknown) */
 	int ipv4_per_eni;   /* IPv4 addresses per interface */
+	int cards;          /* network cards (0 = unknown; nic record) */
+	int card0_ifaces;   /* network interfaces card 0 takes */
 };
 
 struct cat_family {

@@ -30,18 +30,24 @@ static const char *const metadata_keys[] = { "name", NULL };
 static const char *const spec_keys[] = {
 	"nodeRole", "instanceProfile", "ami", "discovery", "imageCache",
 	"network", "generalPurpose", "maintenanceWindow", "workloads",
-	"nvidiaDevicePlugin", NULL
+	"nvidiaDevicePlugin", "nodeRepair", NULL
 };
 static const char *const dp_keys[] = { "namespace", NULL };
-static const char *const cache_keys[] = { "snapshotID", "size", NULL };
+static const char *const cache_keys[] = { "snapshotID", "size",
+					  "initializationRate",
+					  "fastSnapshotRestore", NULL };
 static const char *const network_keys[] = { "prefixDelegation",
-					    "efaSecurityGroup", NULL };
+					    "efaSecurityGroup",
+					    "efaOnlyInterfaces", NULL };
 static const char *const general_keys[] = { "enabled", NULL };
 static const char *const window_keys[] = { "schedule", "duration", NULL };
 static const char *const workload_keys[] = {
 	"name", "type", "gpu", "gpusPerPod", "gang", "interruption",
-	"efa", "sharing", "maxGpus", "namespace", "capacity", NULL
+	"efa", "sharing", "maxGpus", "namespace", "capacity",
+	"placement", NULL
 };
+static const char *const placement_keys[] = { "zone", "placementGroup",
+					       "topology", NULL };
 static const char *const sharing_keys[] = { "timeSlicing", "mig", NULL };
 static const char *const capacity_keys[] = { "reservations", "type",
 					     "instances", "whenExhausted",
@@ -501,6 +507,54 @@ static void read_capacity(struct reader *r, struct workload *w,
 		read_term(r, &w->cap_terms[w->ncap_terms++], v->kids[i]);
 }
 
+static void add_zone(struct reader *r, struct workload *w,
+		     const struct ynode *n)
+{
+	char *s = get_string(r, n, "zone");
+
+	if (!s)
+		return;
+	w->zones = xrealloc(w->zones, (w->nzones + 1) * sizeof(char *));
+	w->zone_item_pos = xrealloc(w->zone_item_pos,
+				    (w->nzones + 1) * sizeof(struct pos));
+	w->zone_item_pos[w->nzones] = pos_of(n);
+	w->zones[w->nzones++] = s;
+}
+
+/* placement: the values are checked in validate.c (zone names, the
+ * placement group, one zone for EFA gangs) */
+static void read_placement(struct reader *r, struct workload *w,
+			   const struct ynode *n)
+{
+	const struct ynode *v;
+
+	w->placement_pos = pos_of(n);
+	if (check_map(r, n, "'placement'", placement_keys) < 0)
+		return;
+	w->placement = 1;
+	if (!is_null(v = ynode_get(n, "zone"))) {
+		w->zone_pos = pos_of(v);
+		if (v->type == YNODE_SEQ) {
+			w->zone_list = 1;
+			if (v->nr == 0)
+				ERRAT(r, v, "name one zone, e.g. us-east-1a",
+				      "'zone' is an empty list");
+			for (size_t i = 0; i < v->nr; i++)
+				add_zone(r, w, v->kids[i]);
+		} else {
+			add_zone(r, w, v);
+		}
+	}
+	if (!is_null(v = ynode_get(n, "placementGroup"))) {
+		w->pg = get_string(r, v, "placementGroup");
+		w->pg_pos = pos_of(v);
+	}
+	if ((v = ynode_get(n, "topology"))) {
+		w->topology = 1;
+		w->topology_pos = pos_of(v);
+	}
+}
+
 static void read_workload(struct reader *r, struct workload *w,
 			  const struct ynode *n)
 {
@@ -593,6 +647,11 @@ static void read_workload(struct reader *r, struct workload *w,
 		read_capacity(r, w, v);
 		bad |= r->d->errors != before;
 	}
+	if (!is_null(v = ynode_get(n, "placement"))) {
+		size_t before = r->d->errors;
+		read_placement(r, w, v);
+		bad |= r->d->errors != before;
+	}
 	w->ok = !bad;
 }
 
@@ -677,7 +736,26 @@ static void read_spec(struct reader *r, struct intent *in,
 				      "add 'size: 200Gi' (at least the snapshot size)",
 				      "'imageCache' is missing 'size'");
 			}
+			/* the EBS Provisioned Rate for Volume Initialization:
+			 * 100..300 MiB/s (the EC2NodeClass CRD's
+			 * volumeInitializationRate bounds) */
+			if (!is_null(v = ynode_get(s, "initializationRate"))) {
+				in->cache_init_rate_pos = pos_of(v);
+				get_long(r, v, "initializationRate", 100, 300,
+					 &in->cache_init_rate);
+			}
+			if (!is_null(v = ynode_get(s, "fastSnapshotRestore"))) {
+				in->cache_fsr_pos = pos_of(v);
+				get_bool(r, v, "fastSnapshotRestore",
+					 &in->cache_fsr);
+			}
 		}
+	}
+	in->node_repair = 1;
+	if (!is_null(v = ynode_get(spec, "nodeRepair"))) {
+		in->node_repair_pos = pos_of(v);
+		if (get_bool(r, v, "nodeRepair", &in->node_repair) == 0)
+			in->node_repair_set = 1;
 	}
 	in->prefix_delegation = 1;
 	if (!is_null(s = ynode_get(spec, "network")) &&
@@ -687,6 +765,10 @@ static void read_spec(struct reader *r, struct intent *in,
 			in->pd_pos = pos_of(v);
 			get_bool(r, v, "prefixDelegation",
 				 &in->prefix_delegation);
+		}
+		if (!is_null(v = ynode_get(s, "efaOnlyInterfaces"))) {
+			in->efa_only_pos = pos_of(v);
+			get_bool(r, v, "efaOnlyInterfaces", &in->efa_only);
 		}
 		if (!is_null(v = ynode_get(s, "efaSecurityGroup"))) {
 			in->efa_sg = get_string(r, v, "efaSecurityGroup");
@@ -1002,6 +1084,11 @@ void intent_release(struct intent *in)
 			free(t->tag_pos);
 		}
 		free(w->cap_terms);
+		for (size_t j = 0; j < w->nzones; j++)
+			free(w->zones[j]);
+		free(w->zones);
+		free(w->zone_item_pos);
+		free(w->pg);
 	}
 	free(in->workloads);
 	free(in->file);

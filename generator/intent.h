@@ -34,6 +34,10 @@ enum cap_fallback { CAPF_WAIT, CAPF_ON_DEMAND, CAPF_SPOT };
  * manifest and the EKS AL2023 guide put the plugin */
 #define INTENT_DEVICE_PLUGIN_NS "kube-system"
 
+/* default imageCache.initializationRate, MiB/s: the maximum EBS allows
+ * (100..300), so the cache is read at a known rate from the first pull */
+#define INTENT_CACHE_INIT_RATE 300
+
 extern const char *const wl_type_names[];         /* "training", ... */
 extern const char *const wl_interruption_names[]; /* "none", ... */
 extern const char *const cap_type_names[];        /* "reservation", ... */
@@ -91,6 +95,18 @@ struct workload {
 	struct cap_term *cap_terms;
 	size_t ncap_terms;
 	struct pos cap_terms_pos;
+	/* placement: {zone, placementGroup, topology} (all optional) */
+	int placement;
+	struct pos placement_pos;
+	char **zones;     /* zone names as written ("us-east-1a") */
+	size_t nzones;
+	int zone_list;    /* written as a list */
+	struct pos zone_pos;
+	struct pos *zone_item_pos;
+	char *pg;         /* placement group name or id ("pg-...") */
+	struct pos pg_pos;
+	int topology;     /* placement.topology written: refused (validate) */
+	struct pos topology_pos;
 	int ok; /* every required key present and well-typed */
 };
 
@@ -117,10 +133,25 @@ struct intent {
 	char *cache_size; /* quantity as written ("200Gi") */
 	long long cache_size_gib;
 	struct pos cache_pos, snapshot_pos, cache_size_pos;
+	/* imageCache.initializationRate (MiB/s, 100..300; 0 = not written)
+	 * and imageCache.fastSnapshotRestore (FSR enabled on the snapshot
+	 * in the node's zones: no rate needed) */
+	long cache_init_rate;
+	struct pos cache_init_rate_pos;
+	int cache_fsr;
+	struct pos cache_fsr_pos;
+	/* spec.nodeRepair (default true): Karpenter's NodeRepair gate */
+	int node_repair;
+	int node_repair_set;
+	struct pos node_repair_pos;
 	int prefix_delegation;
 	struct pos pd_pos;
 	char *efa_sg;
 	struct pos efa_sg_pos;
+	/* network.efaOnlyInterfaces: EFA classes get a static
+	 * networkInterfaces layout with efa-only interfaces */
+	int efa_only;
+	struct pos efa_only_pos;
 	/* where the NVIDIA device-plugin chart is installed (AL2023): its
 	 * config ConfigMap must be in the chart's namespace */
 	char *dp_ns;

@@ -44,8 +44,15 @@ enum rule_idx {
 	R_NARROW, R_AMI, R_ALLOWLIST, R_GENERAL, R_EFA_SG, R_EFA_TYPES,
 	R_PLUGIN_TOL, R_TIMESLICE, R_DND, R_QUEUE, R_TOLERATION, R_GPUS,
 	R_EXPIRE, R_GANG, R_LIMITS, R_S2S, R_CACHE, R_AL2023, R_NOLIMIT,
-	R_QUEUE_PLACEMENT, R_OVERLAY, R_RESERVED, R_COUNT
+	R_QUEUE_PLACEMENT, R_OVERLAY, R_RESERVED, R_SNAP_INIT,
+	R_SPOT_GRACE, R_COUNT
 };
+
+/* EC2 gives a spot instance 2 minutes between the interruption notice
+ * and reclaiming it (EC2 user guide, "Spot Instance interruption
+ * notices") */
+#define SPOT_NOTICE_S 120
+#define TGPS "terminationGracePeriodSeconds"
 
 #define GPU_TAINT "nvidia.com/gpu"
 #define RES_GPU "nvidia.com/gpu"
@@ -1538,6 +1545,41 @@ static void podset_expiry(struct lctx *c, const struct workload_ref *w,
 	}
 }
 
+/* GPU024: a grace period longer than a spot interruption notice */
+static void podset_spot_grace(struct lctx *c, const struct workload_ref *w,
+			      const struct podset *p, long gang,
+			      struct resolved r, struct buf names, int dnd)
+{
+	const struct doc *d = w->d;
+
+	if (w->kind != WK_DAEMON) {
+		const struct ynode *tg = kid(p->spec, TGPS);
+		const struct ynode *ctg = r.contract
+			? kid(r.contract->root, TGPS) : NULL;
+		const char *spot = NULL;
+		long secs = num(tg), limit = SPOT_NOTICE_S;
+
+		for (size_t i = 0; i < r.npools && !spot; i++)
+			if (r.pools[i]->spot)
+				spot = r.pools[i]->name;
+		/* gpuform writes the bound into the contracts of pools
+		 * that can be spot */
+		if (ctg && num(ctg) >= 0) {
+			limit = num(ctg);
+			spot = r.queue;
+		}
+		if (spot && secs > limit)
+			report(c, R_SPOT_GRACE, d, tg,
+			       "terminationGracePeriodSeconds is %ld but the "
+			       "pods can run on spot capacity (%s '%s'): EC2 "
+			       "reclaims a spot instance 2 minutes after its "
+			       "interruption notice, so the pods are killed "
+			       "before their grace period ends; keep it at "
+			       "most %ld and checkpoint on SIGTERM",
+			       secs, ctg ? "queue" : "NodePool", spot, limit);
+	}
+}
+
 /* the rules about one pod set of a workload that asks for GPUs or EFA,
  * against the pools, queues and pod contract it resolves to */
 static void check_podset(struct lctx *c, const struct workload_ref *w,
@@ -1561,6 +1603,7 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 	podset_tolerations(c, w, p, gang, r, names, dnd);
 	podset_timesliced(c, w, p, gang, r, names, dnd);
 	podset_expiry(c, w, p, gang, r, names, dnd);
+	podset_spot_grace(c, w, p, gang, r, names, dnd);
 	buf_release(&names);
 }
 
@@ -2195,6 +2238,28 @@ static void check_nodeclass(struct lctx *c, const struct doc *d)
 				       "EC2 refuses to launch the nodes",
 				       dev ? dev : "", gib, snap,
 				       c->o->snapshots[s].gib);
+	}
+
+	/* GPU023: a snapshot-backed volume is initialized lazily from S3
+	 * unless it has a provisioned rate or the snapshot has fast
+	 * snapshot restore (gpuform.io/fast-snapshot-restore names it) */
+	for (int i = 0; i < seq_len(bdm); i++) {
+		const struct ynode *m = bdm->kids[i];
+		const char *snap = sget(m, "ebs.snapshotID");
+		const char *fsr = str(kid(kid(kid(d->root, "metadata"),
+					      "annotations"),
+					  "gpuform.io/fast-snapshot-restore"));
+		if (!snap || get(m, "ebs.volumeInitializationRate") ||
+		    (fsr && !strcmp(fsr, snap)))
+			continue;
+		report(c, R_SNAP_INIT, d, get(m, "ebs.snapshotID"),
+		       "volume %s of EC2NodeClass '%s' is restored from "
+		       "snapshot %s with neither volumeInitializationRate nor "
+		       "fast snapshot restore: its blocks load from S3 on "
+		       "first read, so the first image pull can be slower "
+		       "than the registry",
+		       sget(m, "deviceName") ? sget(m, "deviceName") : "",
+		       d->name ? d->name : "", snap);
 	}
 
 	/* GPU005: static EFA interfaces without an explicit SG */

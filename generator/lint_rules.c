@@ -260,6 +260,33 @@ const struct lint_rule lint_rules[] = {
 	  "Fix: add capacityReservationSelectorTerms (by id, or by tags with\n"
 	  "ownerID) to the EC2NodeClass, keep the gate on; gpuform renders\n"
 	  "both from workloads[].capacity (docs/reserved-capacity.md).\n" },
+	{ "GPU023", "snapshot-volume-lazy", LINT_WARNING,
+	  "EBS volume restored from a snapshot with neither an "
+	  "initialization rate nor fast snapshot restore",
+	  "Why: a volume created from an EBS snapshot fetches its blocks from\n"
+	  "S3 on first read, at a rate that fluctuates (EBS user guide,\n"
+	  "\"Initialize Amazon EBS volumes\"); an image cache restored that way\n"
+	  "can make the first image pull slower than the registry.\n"
+	  "Fix: set ebs.volumeInitializationRate (100-300 MiB/s; EC2NodeClass\n"
+	  "CRD, Karpenter v1.14) — gpuform renders imageCache.initializationRate,\n"
+	  "default 300 — or enable fast snapshot restore on the snapshot in the\n"
+	  "nodes' zones and say so with imageCache.fastSnapshotRestore: true\n"
+	  "(the EC2NodeClass then carries the annotation\n"
+	  "gpuform.io/fast-snapshot-restore: <snapshot id>). Do not set both: a\n"
+	  "rate overrides fast snapshot restore (EC2 CreateVolume).\n" },
+	{ "GPU024", "spot-grace-period", LINT_WARNING,
+	  "pods that can run on spot capacity with a termination grace "
+	  "period longer than the spot interruption notice",
+	  "Why: EC2 reclaims a spot instance 2 minutes after its interruption\n"
+	  "notice. Karpenter (with its interruption queue) drains the node when\n"
+	  "the notice arrives, but a pod whose terminationGracePeriodSeconds is\n"
+	  "longer is killed with the instance before its grace period ends: a\n"
+	  "checkpoint that needs that long is lost.\n"
+	  "Fix: keep terminationGracePeriodSeconds at most 120 (gpuform's pod\n"
+	  "contract of a pool that can be spot says 90: the notice reaches\n"
+	  "Karpenter through SQS and the drain starts a little later) and write\n"
+	  "the checkpoint on SIGTERM within it; or make the workload\n"
+	  "'interruption: none' (on-demand only).\n" },
 };
 
 const size_t lint_nrules = sizeof(lint_rules) / sizeof(lint_rules[0]);

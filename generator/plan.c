@@ -16,10 +16,45 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* "-pg-" and the placement group as a DNS-label-ish suffix (lower-case,
+ * other characters as '-', at most 40) */
+static void add_pg_suffix(struct buf *name, const char *pg)
+{
+	size_t n = 0;
+	int dash = 1;
+
+	if (!strncmp(pg, "pg-", 3))
+		pg += 3;
+	buf_adds(name, "-pg-");
+	for (; *pg && n < 40; pg++) {
+		char c = *pg;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+			if (dash)
+				continue;
+			c = '-';
+		}
+		dash = c == '-';
+		buf_addc(name, c);
+		n++;
+	}
+	while (name->len && name->ptr[name->len - 1] == '-')
+		name->ptr[--name->len] = '\0';
+}
+
+static int same_pg(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
 static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
-				    const struct workload *w)
+				    const struct workload *w, int efa_cards)
 {
 	struct buf name = BUF_INIT;
+	const char *pg = w ? w->pg : NULL;
+	size_t base_len;
+	int clash = 1;
 	int efa = w ? w->efa : 0;
 	enum sharing_mode sh = SHARE_NONE;
 
@@ -33,6 +68,8 @@ static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 		buf_adds(&name, "gpu");
 		if (efa)
 			buf_adds(&name, "-efa");
+		if (efa && efa_cards)
+			buf_addf(&name, "-nic%d", efa_cards);
 		if (sh == SHARE_TIMESLICING)
 			buf_addf(&name, "-ts%ld", w->ts_replicas);
 		else if (sh == SHARE_MIG) {
@@ -43,12 +80,29 @@ static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 		/* no other class name contains "-reserved-" */
 		if (w->capacity)
 			buf_addf(&name, "-reserved-%s", w->name);
+		if (pg)
+			add_pg_suffix(&name, pg);
 	}
-	for (size_t i = 0; i < p->nnodeclasses; i++)
-		if (!strcmp(p->nodeclasses[i].name, buf_cstr(&name))) {
-			buf_release(&name);
-			return i;
+	/* two placement groups whose names differ only in characters a
+	 * Kubernetes name cannot hold get "-2", "-3", ... in intent order */
+	base_len = name.len;
+	for (int tries = 1; clash; tries++) {
+		clash = 0;
+		if (tries > 1) {
+			name.len = base_len;
+			name.ptr[base_len] = '\0';
+			buf_addf(&name, "-%d", tries);
 		}
+		for (size_t i = 0; i < p->nnodeclasses; i++) {
+			if (strcmp(p->nodeclasses[i].name, buf_cstr(&name)))
+				continue;
+			if (same_pg(p->nodeclasses[i].pg, pg)) {
+				buf_release(&name);
+				return i;
+			}
+			clash = 1;
+		}
+	}
 	GROW(p->nodeclasses, p->nnodeclasses + 1, *alloc);
 	{
 		struct plan_nodeclass *nc = &p->nodeclasses[p->nnodeclasses];
@@ -56,6 +110,8 @@ static size_t find_or_add_nodeclass(struct plan *p, size_t *alloc,
 		nc->name = buf_detach(&name, NULL);
 		nc->general = !w;
 		nc->efa = efa;
+		nc->pg = pg;
+		nc->efa_cards = efa ? efa_cards : 0;
 		nc->sharing = sh;
 		if (sh == SHARE_TIMESLICING)
 			nc->ts_replicas = w->ts_replicas;
@@ -81,6 +137,20 @@ static void add_mig_models(struct plan_nodeclass *nc,
 			nc->mig_models[nc->nmig_models++] = m;
 	}
 	qsort(nc->mig_models, nc->nmig_models, sizeof(char *), str_cmp);
+}
+
+/* a pod's share of `cards` EFA devices on the pool's largest-GPU type */
+static long pool_efa_share(int cards, const struct plan_pool *pool,
+			   const struct workload *w)
+{
+	long gpus = 0, share;
+
+	for (size_t j = 0; j < pool->units.ntypes; j++)
+		if (pool->units.types[j]->efa &&
+		    pool->units.types[j]->gpus > gpus)
+			gpus = pool->units.types[j]->gpus;
+	share = gpus ? cards * w->gpus_per_pod / gpus : 1;
+	return share < 1 ? 1 : share;
 }
 
 static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
@@ -131,8 +201,16 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 			cpu_per_gpu = cpg;
 		if (mpg > mem_per_gpu_mib)
 			mem_per_gpu_mib = mpg;
-		if (w->efa && (min_efa < 0 || t->efa < min_efa))
-			min_efa = t->efa;
+		/* a pod's share of the node's EFA devices: as many per GPU
+		 * as the type has (p5.48xlarge: 32 for 8 GPUs, 4 per GPU),
+		 * at least one; the smallest over the pool's types */
+		if (w->efa && t->efa && t->gpus > 0) {
+			long share = (long)t->efa * w->gpus_per_pod / t->gpus;
+			if (share < 1)
+				share = 1;
+			if (min_efa < 0 || share < min_efa)
+				min_efa = share;
+		}
 	}
 	if (!pool->ntypes) {
 		err_set(err, ERR_INTERNAL,
@@ -203,6 +281,9 @@ int plan_build(struct plan *out, const struct intent *in,
 	memset(&p, 0, sizeof(p));
 	p.in = in;
 	p.al2023 = in->ami_family == AMI_AL2023;
+	/* node repair replaces GPU nodes whose health conditions stay bad
+	 * (docs/placement-and-resilience.md); only GPU pools need it */
+	p.node_repair = in->node_repair && in->nworkloads > 0;
 	p.npools = in->nworkloads + (in->general ? 1 : 0);
 	p.pools = xcalloc(p.npools ? p.npools : 1, sizeof(*p.pools));
 	if (in->window) {
@@ -219,7 +300,24 @@ int plan_build(struct plan *out, const struct intent *in,
 
 		if (plan_gpu_pool(&p, pool, w, cat, d, err) < 0)
 			goto fail;
-		pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc, w);
+		{
+			struct buf why = BUF_INIT;
+			int cards = in->efa_only && w->efa
+					    ? validate_efa_cards(w, cat, &why)
+					    : 0;
+			buf_release(&why);
+			pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc,
+								w, cards);
+			/* with the layout a node has one EFA device per
+			 * efa-only interface, i.e. per network card */
+			if (cards)
+				pool->efa_per_pod =
+					pool_efa_share(cards, pool, w);
+			if (cards)
+				pool->quota_efa = (w->max_gpus /
+						   w->gpus_per_pod) *
+						  pool->efa_per_pod;
+		}
 		if (p.nodeclasses[pool->nodeclass].sharing == SHARE_MIG)
 			add_mig_models(&p.nodeclasses[pool->nodeclass], pool);
 		p.types_used[w->type] = 1;
@@ -249,7 +347,7 @@ int plan_build(struct plan *out, const struct intent *in,
 	if (in->general) {
 		struct plan_pool *pool = &p.pools[in->nworkloads];
 		pool->name = xstrdup("general");
-		pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc, NULL);
+		pool->nodeclass = find_or_add_nodeclass(&p, &nc_alloc, NULL, 0);
 		pool->spot = 1;
 		pool->multiplier = 1;
 	}

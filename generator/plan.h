@@ -25,6 +25,13 @@ struct plan_nodeclass {
 	enum sharing_mode sharing;
 	long ts_replicas;
 	const char *mig_profile;
+	/* placementGroupSelector: the workload's placement group (name, or
+	 * id when it starts with "pg-"); NULL = none. The selector is per
+	 * EC2NodeClass, so each placement group gets its own class. */
+	const char *pg;
+	/* network.efaOnlyInterfaces: the network cards of the class's EFA
+	 * types (one layout for all of them); 0 = no networkInterfaces */
+	int efa_cards;
 	/* Bottlerocket MIG keys of the families using this class */
 	const char *mig_models[VALIDATE_MAX_FAMILIES];
 	size_t nmig_models;
@@ -76,6 +83,7 @@ struct plan {
 	int has_window;
 	struct window window;
 	int any_efa;
+	int node_repair;     /* render Karpenter's NodeRepair gate */
 	int spot_to_spot;    /* render the SpotToSpotConsolidation gate: some
 			      * spot pool has types it can replace */
 	int al2023;

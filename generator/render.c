@@ -131,7 +131,8 @@ static cJSON *gpu_taint(void)
 
 /* ---- EC2NodeClass -------------------------------------------------------- */
 
-static cJSON *ebs(const char *size, int fast, const char *snapshot)
+static cJSON *ebs(const char *size, int fast, const char *snapshot,
+		  long init_rate)
 {
 	cJSON *e = cJSON_CreateObject();
 
@@ -143,6 +144,12 @@ static cJSON *ebs(const char *size, int fast, const char *snapshot)
 	cJSON_AddBoolToObject(e, "deleteOnTermination", 1);
 	if (snapshot)
 		cJSON_AddStringToObject(e, "snapshotID", snapshot);
+	/* the EBS Provisioned Rate for Volume Initialization (MiB/s): the
+	 * snapshot's blocks are fetched from S3 at this rate from creation
+	 * instead of lazily on first read (CRD: 100..300, snapshot only) */
+	if (snapshot && init_rate)
+		cJSON_AddNumberToObject(e, "volumeInitializationRate",
+					(double)init_rate);
 	return e;
 }
 
@@ -155,6 +162,19 @@ static cJSON *bdm(const char *dev, int root, cJSON *e)
 		cJSON_AddBoolToObject(m, "rootVolume", 1);
 	cJSON_AddItemToObject(m, "ebs", e);
 	return m;
+}
+
+#define POD_SPOT_GRACE_S 90
+
+/* the image cache's initialization rate: as written, else the maximum
+ * (the cache exists to be fast on the first pull), none when the snapshot
+ * has fast snapshot restore (a rate would override it: EC2 CreateVolume) */
+static long cache_init_rate(const struct intent *in)
+{
+	if (in->cache_fsr)
+		return 0;
+	return in->cache_init_rate ? in->cache_init_rate
+				   : INTENT_CACHE_INIT_RATE;
 }
 
 static cJSON *block_devices(const struct plan *p,
@@ -171,16 +191,17 @@ static cJSON *block_devices(const struct plan *p,
 				   : in->image_cache ? in->cache_size
 						     : "200Gi";
 		cJSON_AddItemToArray(a, bdm("/dev/xvda", 0,
-					    ebs("4Gi", 0, NULL)));
+					    ebs("4Gi", 0, NULL, 0)));
 		cJSON_AddItemToArray(
 			a, bdm("/dev/xvdb", 1,
 			       ebs(size, gpu,
 				   gpu && in->image_cache ? in->snapshot_id
-							  : NULL)));
+							  : NULL,
+				   cache_init_rate(in))));
 	} else {
 		cJSON_AddItemToArray(a, bdm("/dev/xvda", 1,
 					    ebs(gpu ? "200Gi" : "50Gi", gpu,
-						NULL)));
+						NULL, 0)));
 	}
 	return a;
 }
@@ -209,6 +230,33 @@ static char *bottlerocket_user_data(const struct plan_nodeclass *nc)
 	return buf_detach(&b, NULL);
 }
 
+static cJSON *nic(int card, int dev, const char *type)
+{
+	cJSON *n = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(n, "networkCardIndex", card);
+	cJSON_AddNumberToObject(n, "deviceIndex", dev);
+	cJSON_AddStringToObject(n, "interfaceType", type);
+	return n;
+}
+
+/* network.efaOnlyInterfaces: the primary ENA interface on card 0, and one
+ * efa-only interface (an EFA device without an IP address) on every card,
+ * card 0 at device index 1. Karpenter then advertises one
+ * vpc.amazonaws.com/efa per efa-only entry (pkg/providers/instancetype/
+ * types.go efas) instead of attaching an IP-consuming EFA interface per
+ * card; the CRD allows one efa-only interface per card */
+static cJSON *efa_only_layout(int cards)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(a, nic(0, 0, "interface"));
+	cJSON_AddItemToArray(a, nic(0, 1, "efa-only"));
+	for (int c = 1; c < cards; c++)
+		cJSON_AddItemToArray(a, nic(c, 0, "efa-only"));
+	return a;
+}
+
 static int render_nodeclass(cJSON *docs, const struct plan *p,
 			    const struct plan_nodeclass *nc,
 			    const struct tmpl_set *t, struct err *err)
@@ -219,6 +267,15 @@ static int render_nodeclass(cJSON *docs, const struct plan *p,
 
 	cJSON_AddStringToObject(ctx, "name", nc->name);
 	cJSON_AddItemToObject(ctx, "labels", labels(p, NULL));
+	/* lint GPU023 reads it: the snapshot needs no initialization rate */
+	if (!nc->general && in->image_cache && in->cache_fsr)
+		cJSON_AddStringToObject(
+			cJSON_AddObjectToObject(ctx, "annotations"),
+			"gpuform.io/fast-snapshot-restore", in->snapshot_id);
+	if (nc->pg)
+		cJSON_AddStringToObject(
+			cJSON_AddObjectToObject(ctx, "placementGroupSelector"),
+			strncmp(nc->pg, "pg-", 3) ? "name" : "id", nc->pg);
 	cJSON_AddStringToObject(ctx, "ami", in->ami);
 	if (in->node_role)
 		cJSON_AddStringToObject(ctx, "role", in->node_role);
@@ -264,6 +321,9 @@ static int render_nodeclass(cJSON *docs, const struct plan *p,
 		}
 	}
 	cJSON_AddItemToObject(ctx, "blockDeviceMappings", block_devices(p, nc));
+	if (nc->efa_cards)
+		cJSON_AddItemToObject(ctx, "networkInterfaces",
+				      efa_only_layout(nc->efa_cards));
 	if (in->prefix_delegation)
 		/* Karpenter computes ENI-limited max pods and does not know
 		 * about prefix delegation: set it explicitly */
@@ -419,6 +479,12 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 					      pool->captypes, pool->ncaptypes));
 	cJSON_AddItemToArray(req, requirement("kubernetes.io/arch", "In", amd64, 1));
 	cJSON_AddItemToArray(req, requirement("kubernetes.io/os", "In", linux_, 1));
+	/* placement.zone: Karpenter launches only into these zones' subnets */
+	if (w->nzones)
+		cJSON_AddItemToArray(req, requirement("topology.kubernetes.io/zone",
+						      "In",
+						      (const char *const *)w->zones,
+						      w->nzones));
 	if (pool->units.ndense) {
 		/* types whose max pods cannot hold a pod per schedulable GPU */
 		const char *dense[UNITS_MAX_TYPES];
@@ -760,6 +826,9 @@ static int render_addons(cJSON *addons, const struct plan *p,
 			cJSON_AddBoolToObject(ctx, "reservedCapacity", 1);
 			break;
 		}
+	/* Karpenter v1.14.1 chart: settings.featureGates.nodeRepair, default
+	 * false (alpha); see docs/placement-and-resilience.md */
+	cJSON_AddBoolToObject(ctx, "nodeRepair", p->node_repair);
 	if (add_addon(addons, t, "karpenter-values", "karpenter-values.yaml",
 		      ctx, err) < 0)
 		return -1;
@@ -862,6 +931,14 @@ static int render_addons(cJSON *addons, const struct plan *p,
 				"karpenter.sh/do-not-disrupt", "true");
 		if (w->type == WL_INFERENCE)
 			serving_contract(ctx, w);
+		/* a spot pool: EC2 reclaims the node 2 minutes after the
+		 * interruption notice; 90s leaves time for the notice to
+		 * reach Karpenter (SQS) and the drain to start (lint
+		 * GPU024 checks pods against it) */
+		if (pool->spot)
+			cJSON_AddNumberToObject(ctx,
+						"terminationGracePeriodSeconds",
+						POD_SPOT_GRACE_S);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "nodeSelector"),
 					"gpuform.io/pool", pool->name);
 		res = cJSON_AddObjectToObject(ctx, "resources");

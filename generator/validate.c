@@ -517,6 +517,215 @@ static int is_tag_text(const char *s, size_t max)
 	return 1;
 }
 
+/* an EC2 zone name as the topology.kubernetes.io/zone label carries it:
+ * "us-east-1a" (region + letter), or a Local Zone "us-west-2-lax-1a";
+ * lower-case letters, digits and '-', 2-letter area first */
+int validate_zone_name(const char *s)
+{
+	size_t n = strlen(s), i = 0;
+	int words = 0;
+
+	if (n < 6 || n > 64 || s[n - 1] == '-' || strstr(s, "--"))
+		return 0;
+	for (size_t j = 0; j < n; j++)
+		if (!islower((unsigned char)s[j]) &&
+		    !isdigit((unsigned char)s[j]) && s[j] != '-')
+			return 0;
+	if (!islower((unsigned char)s[0]) || !islower((unsigned char)s[1]) ||
+	    s[2] != '-')
+		return 0;
+	i = 3;
+	/* area words ("east", "gov-west"), then the region number */
+	while (i < n && islower((unsigned char)s[i])) {
+		while (i < n && islower((unsigned char)s[i]))
+			i++;
+		if (i >= n || s[i] != '-')
+			return 0;
+		i++;
+		words++;
+	}
+	if (!words || i >= n || !isdigit((unsigned char)s[i]))
+		return 0;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i == n)
+		return 0; /* a region, not a zone */
+	if (islower((unsigned char)s[i]) && i + 1 == n)
+		return 1; /* us-east-1a */
+	/* Local/Wavelength Zone: us-west-2-lax-1a */
+	return s[i] == '-' && islower((unsigned char)s[n - 1]);
+}
+
+/* a zone ID ("use1-az1"): the label takes names, not IDs */
+static int is_zone_id(const char *s)
+{
+	const char *az = strstr(s, "-az");
+
+	if (!az || !az[3])
+		return 0;
+	for (az += 3; *az; az++)
+		if (!isdigit((unsigned char)*az))
+			return 0;
+	return 1;
+}
+
+/* placement group name (EC2: up to 255 ASCII characters) or id (the
+ * EC2NodeClass CRD's pattern ^pg-[0-9a-z]+$) */
+static int pg_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!strncmp(s, "pg-", 3)) {
+		if (n == 3)
+			return 0;
+		for (s += 3; *s; s++)
+			if (!islower((unsigned char)*s) &&
+			    !isdigit((unsigned char)*s))
+				return 0;
+		return 1;
+	}
+	if (n == 0 || n > 255)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* network.efaOnlyInterfaces: the static layout applies to every type of
+ * the class, and Karpenter drops types with fewer network cards
+ * (pkg/providers/instancetype/compatibility/compatibility.go), so all EFA
+ * types a workload can launch must have the same, known number of cards.
+ * Returns that number, or 0 after an error. */
+int validate_efa_cards(const struct workload *w, const struct catalog *cat,
+		       struct buf *why)
+{
+	const struct cat_family *fams[VALIDATE_MAX_FAMILIES];
+	struct buf tmp = BUF_INIT;
+	int n = validate_families(w, cat, fams, &tmp), cards = 0;
+	const char *first = NULL;
+
+	buf_release(&tmp);
+	for (int f = 0; f < n; f++) {
+		const struct cat_type *t;
+		size_t nt = catalog_types_of(cat, fams[f]->name, &t);
+		for (size_t j = 0; j < nt; j++) {
+			if (t[j].gpus < w->gpus_per_pod || !t[j].efa)
+				continue;
+			if (t[j].cards < 2 || t[j].card0_ifaces < 2) {
+				buf_addf(why, "%s has %s network card", t[j].name,
+					 t[j].cards ? "one" : "no known");
+				return 0;
+			}
+			if (cards && t[j].cards != cards) {
+				buf_addf(why, "%s has %d network cards and %s "
+					      "has %d", first, cards, t[j].name,
+					 t[j].cards);
+				return 0;
+			}
+			cards = t[j].cards;
+			first = t[j].name;
+		}
+	}
+	if (!cards)
+		buf_adds(why, "no EFA instance type");
+	return cards;
+}
+
+static void check_placement(const struct intent *in,
+			    const struct workload *w, struct diags *d)
+{
+	const char *f = in->file;
+
+	if (w->topology)
+		diags_add(d, DIAG_ERROR, f, AT(w->topology_pos),
+			  "remove 'topology'; pin the gang with 'zone' and "
+			  "'placementGroup' (docs/placement-and-resilience.md)",
+			  "Kueue topology-aware scheduling cannot place gangs "
+			  "on Karpenter nodes: it admits a workload only into "
+			  "capacity of Ready nodes that already exist "
+			  "(kueue v0.19.2 topology_aware_scheduling.md, "
+			  "'Capacity calculation'), while Karpenter launches "
+			  "nodes only for pods of admitted workloads, and "
+			  "Kueue's autoscaler hook (ProvisioningRequest) is "
+			  "not implemented by Karpenter (kueue#5133)");
+	for (size_t i = 0; i < w->nzones; i++) {
+		if (validate_zone_name(w->zones[i]))
+			continue;
+		diags_add(d, DIAG_ERROR, f, AT(w->zone_item_pos[i]),
+			  is_zone_id(w->zones[i])
+				  ? "use the zone name (e.g. us-east-1a) that "
+				    "the zone ID maps to in your account: "
+				    "aws ec2 describe-availability-zones"
+				  : "write a zone name such as us-east-1a",
+			  "'%.60s' is not an availability zone name%s",
+			  w->zones[i],
+			  is_zone_id(w->zones[i])
+				  ? " (it is a zone ID; the "
+				    "topology.kubernetes.io/zone label holds "
+				    "names)"
+				  : "");
+	}
+	for (size_t i = 1; i < w->nzones; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(w->zones[i], w->zones[j]))
+				diags_add(d, DIAG_ERROR, f,
+					  AT(w->zone_item_pos[i]),
+					  "list each zone once",
+					  "zone '%.60s' is listed twice",
+					  w->zones[i]);
+	if (w->efa && w->gang > 1 && w->nzones > 1)
+		diags_add(d, DIAG_ERROR, f, AT(w->zone_pos),
+			  "name one zone: EFA traffic does not cross "
+			  "availability zones",
+			  "workload '%s' is an EFA gang of %ld pods on %zu "
+			  "zones: Karpenter would launch its nodes in "
+			  "whichever listed zone is cheapest per node, and "
+			  "NCCL over EFA cannot connect pods in different "
+			  "zones",
+			  w->name, w->gang, w->nzones);
+	if (w->pg) {
+		if (!pg_ok(w->pg))
+			diags_add(d, DIAG_ERROR, f, AT(w->pg_pos),
+				  "write the placement group's name (up to "
+				  "255 ASCII characters) or its id "
+				  "(pg- and lower-case letters or digits)",
+				  "'%.60s' is not a placement group name or "
+				  "id",
+				  w->pg);
+		if (!w->efa)
+			diags_add(d, DIAG_ERROR, f, AT(w->pg_pos),
+				  "set 'efa: true' for a multi-node gang, or "
+				  "remove 'placementGroup'",
+				  "workload '%s' has a placement group but no "
+				  "EFA: gpuform pins cluster placement groups "
+				  "only for EFA gangs (a placement group "
+				  "narrows where EC2 can find capacity)",
+				  w->name);
+		if (w->nzones != 1)
+			diags_add(d, DIAG_ERROR, f, AT(w->pg_pos),
+				  "add 'zone: <the zone of the placement "
+				  "group>' next to it",
+				  "workload '%s' has a placement group but %s: "
+				  "a cluster placement group lives in one "
+				  "zone and Karpenter does not restrict "
+				  "launches to it (it resolves only the "
+				  "group's id and strategy, "
+				  "aws/karpenter-provider-aws "
+				  "pkg/providers/placementgroup/types.go)",
+				  w->name,
+				  w->nzones ? "several zones" : "no zone");
+	}
+	if (w->efa && w->gang > 1 && !w->nzones && !w->topology)
+		diags_add(d, DIAG_WARNING, f, AT(w->efa_pos),
+			  "add 'placement: {zone: <zone>}' (and a "
+			  "placementGroup) to keep the gang in one zone",
+			  "workload '%s' is an EFA gang of %ld pods with no "
+			  "zone: Karpenter may launch its nodes in different "
+			  "zones, where EFA cannot connect them",
+			  w->name, w->gang);
+}
+
 /*
  * workloads[].capacity: what the controller can do with the terms and
  * the fallback (docs/reserved-capacity.md). `up` holds the types the pool
@@ -777,6 +986,23 @@ static void check_workload(const struct intent *in, size_t idx,
 			return;
 		check_capacity(in, w, &c.up, d);
 	}
+	check_placement(in, w, d);
+	if (in->efa_only && w->efa) {
+		struct buf cards_why = BUF_INIT;
+		if (!validate_efa_cards(w, cat, &cards_why))
+			diags_add(d, DIAG_ERROR, f, AT(w->efa_pos),
+				  "narrow the workload to types with the same "
+				  "network cards (e.g. one family, gpusPerPod "
+				  "= all GPUs of the type), or set "
+				  "spec.network.efaOnlyInterfaces: false",
+				  "workload '%s': efaOnlyInterfaces needs every "
+				  "EFA instance type it can launch to have the "
+				  "same number (> 1) of network cards, but %s: "
+				  "Karpenter applies one static interface "
+				  "layout to every type of the EC2NodeClass",
+				  w->name, buf_cstr(&cards_why));
+		buf_release(&cards_why);
+	}
 	if (w->efa && !in->efa_sg && !in->network_unknown_keys)
 		diags_add(d, DIAG_ERROR, f, AT(w->efa_pos),
 			  "set spec.network.efaSecurityGroup to a security "
@@ -886,6 +1112,16 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 			  "discovery tag '%.60s' has characters AWS tags do not "
 			  "allow",
 			  in->discovery);
+	if (in->efa_only && !in->prefix_delegation)
+		diags_add(d, DIAG_ERROR, f, AT(in->efa_only_pos),
+			  "keep network.prefixDelegation on with "
+			  "efaOnlyInterfaces",
+			  "efaOnlyInterfaces takes a network interface of card 0 "
+			  "(an efa-only interface at device index 1), which "
+			  "lowers Karpenter's ENI-limited max pods "
+			  "(pkg/providers/instancetype/types.go ENILimitedPods); "
+			  "gpuform sizes pools for it only with prefix "
+			  "delegation");
 	if (in->image_cache) {
 		if (in->ami_family == AMI_AL2023)
 			diags_add(d, DIAG_ERROR, f, AT(in->cache_pos),
@@ -915,6 +1151,16 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 					  "range",
 					  gib);
 		}
+		/* EC2 CreateVolume: with a rate, a snapshot enabled for
+		 * fast snapshot restore is initialized at the rate instead */
+		if (in->cache_init_rate && in->cache_fsr)
+			diags_add(d, DIAG_ERROR, f, AT(in->cache_init_rate_pos),
+				  "remove 'initializationRate' (or set "
+				  "'fastSnapshotRestore: false')",
+				  "imageCache has both 'initializationRate' and "
+				  "'fastSnapshotRestore: true': EC2 initializes "
+				  "a volume at the given rate instead of by fast "
+				  "snapshot restore when both apply");
 	}
 	if (in->dp_ns && !in->dp_ns_defaulted) {
 		if (!validate_dns_label(in->dp_ns, 63))
@@ -958,6 +1204,27 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 			  "the intent has no workloads and no general-purpose "
 			  "pool: nothing to render");
 	check_duplicate_names(in, d);
+	/* a cluster placement group is in one zone: the workloads sharing it
+	 * must name the same one */
+	for (size_t i = 0; i < in->nworkloads; i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct workload *a = &in->workloads[j];
+			const struct workload *b = &in->workloads[i];
+			if (!a->pg || !b->pg || strcmp(a->pg, b->pg) ||
+			    a->nzones != 1 || b->nzones != 1 ||
+			    !strcmp(a->zones[0], b->zones[0]))
+				continue;
+			diags_add(d, DIAG_ERROR, f, AT(b->zone_item_pos[0]),
+				  "use the group's zone for both, or another "
+				  "placement group",
+				  "workload '%s' puts placement group '%.60s' in "
+				  "zone '%s', but workload '%s' (line %d) puts "
+				  "it in '%s': a cluster placement group is in "
+				  "one zone",
+				  b->name, b->pg, b->zones[0], a->name,
+				  a->pos.line, a->zones[0]);
+			break;
+		}
 	for (size_t i = 0; i < in->nworkloads; i++) {
 		check_workload(in, i, cat, capacity, d);
 		any_efa |= in->workloads[i].efa;

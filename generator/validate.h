@@ -39,4 +39,14 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 /* DNS-1123 label (lower-case alphanumerics and '-', max `max` chars). */
 int validate_dns_label(const char *s, size_t max);
 
+/* an availability zone name ("us-east-1a", Local Zone "us-west-2-lax-1a");
+ * not a region ("us-east-1") nor a zone ID ("use1-az1"). */
+int validate_zone_name(const char *s);
+
+/* the network cards every EFA type workload w can launch has (for
+ * network.efaOnlyInterfaces); 0 with the reason in *why when they differ,
+ * are unknown or are one. */
+int validate_efa_cards(const struct workload *w, const struct catalog *cat,
+		       struct buf *why);
+
 #endif

@@ -161,6 +161,21 @@ gd --base HEAD --format json specs/reserved.yaml
 check "1: whenExhausted on-demand -> wait: capacity types narrowed to reserved, on-demand nodes replaced" \
 	'[ "$RC" = 1 ] && [ "$(jv ".objects[] | select(.kind == \"NodePool\") | .impact.class")" = "replaces nodes" ] &&
 	jv ".objects[] | select(.kind == \"NodePool\") | .impact.rules[]" | grep -qF "karpenter.sh/capacity-type"'
+# ==== 1b. placement (issue 12) ==============================================================
+# h200-pretrain moves from us-east-1a to us-east-1b: its zone requirement narrows to a zone its
+# nodes are not in (dynamic drift). b200-pretrain gets a placement group: a new EC2NodeClass
+# (placementGroupSelector is per class) and its nodeClassRef changes (static drift).
+awk '/placement: \{zone: us-east-1a\}/ { n++; if (n == 1) sub(/us-east-1a/, "us-east-1b");
+	else sub(/\}/, ", placementGroup: frontier-cpg}") } { print }' "$INTENT" >"$WORK/placed.yaml" &&
+	cp "$WORK/placed.yaml" "$INTENT"
+gd --base HEAD --format json specs/frontier.yaml
+check "1b: placement: zone moved = requirements drift; placement group = new class + nodeClassRef drift" \
+	'[ "$RC" = 1 ] &&
+	[ "$(jv ".objects[] | select(.name == \"h200-pretrain\") | .impact.class")" = "replaces nodes" ] &&
+	jv ".objects[] | select(.name == \"h200-pretrain\") | .impact.rules[0]" | grep -qF "no longer satisfy topology.kubernetes.io/zone" &&
+	[ "$(jv ".objects[] | select(.name == \"b200-pretrain\") | .impact.rules[0]")" = "static drift: NodePool template hash (spec.template.spec.nodeClassRef)" ] &&
+	[ "$(jv ".objects[] | select(.kind == \"EC2NodeClass\") | \"\(.name) \(.change) \(.impact.class)\"")" = "gpu-efa-pg-frontier-cpg added no node effect" ] &&
+	[ "$(jv ".summary.replacedPools | join(\",\")")" = "b200-pretrain,h200-pretrain" ]'
 g checkout -q -- specs
 
 # ==== 2. the cluster ========================================================================
@@ -336,11 +351,13 @@ check "2: outside the window with --allow-node-replacement: applied (exit 0), st
 # the NodeClaims get the labels Karpenter puts on them; h200-c (and the pending one) run on
 # p5en, the others on p5e. A rendered directory whose h200-pretrain NodePool drops p5en
 # from its families (a hand edit, as a user may make) drifts exactly h200-c and the pending
-# claim: 2 NodeClaims, and no do-not-disrupt pod (node-h200-c runs only "plain").
+# claim: 2 NodeClaims, and no do-not-disrupt pod (node-h200-c runs only "plain"). All are in
+# us-east-1a, the zone the intent pins h200-pretrain to.
 for c in h200-a:p5e h200-b:p5e h200-c:p5en h200-pending:p5en; do
 	k label --overwrite nodeclaim "${c%%:*}" karpenter.k8s.aws/instance-family="${c#*:}" \
 		karpenter.k8s.aws/instance-gpu-name=h200 karpenter.k8s.aws/instance-gpu-count=8 \
-		karpenter.sh/capacity-type=on-demand kubernetes.io/arch=amd64 kubernetes.io/os=linux >/dev/null
+		karpenter.sh/capacity-type=on-demand kubernetes.io/arch=amd64 kubernetes.io/os=linux \
+		topology.kubernetes.io/zone=us-east-1a >/dev/null
 done
 "$GPUFORM" render -o "$WORK/rendered" "$INTENT" 2>>"$LOG"
 sed -i '/^        - p5en$/d' "$WORK/rendered/nodepool-h200-pretrain.yaml"

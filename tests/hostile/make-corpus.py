@@ -80,7 +80,7 @@ def anywhere(msg):
 # ml-prod.yaml cut at byte offsets: every prefix is an error with a position
 # (a missing field, an unclosed quote, a half key), never a crash
 for off in (1, 9, 20, 80, 112, 130, 145, 170, 205, 230, 262, 300, 340, 372,
-            420, 455, 500, 540, 580, 615, 650, 700, 745, 790, 830, 880):
+            420, 455, 500, 540, 580, 615, 650, 700, 745, 800, 830, 880):
     intent('trunc-%03d' % off, BASE[:off], '^@:[0-9]+:[0-9]+: error: ')
 intent('trunc-mid-dquote', BASE[:BASE.index(b'"0 2') + 4],
        at('schedule', 19, 'found unexpected end of stream \\(while scanning a quoted scalar\\)'))
@@ -394,7 +394,7 @@ intent('type-gpu-int', sub(BASE, 'gpu: h100', 'gpu: 100'), at(25, 12, "'gpu' mus
 intent('type-efa-string', sub(BASE, 'efa: true', 'efa: "yes"'), at(29, 12, "'efa' must be true or false, not a string"))
 intent('type-efa-seq', sub(BASE, 'efa: true', 'efa: [true]'), at(29, 12, "'efa' must be true or false, not a list"))
 intent('type-type-seq', sub(BASE, 'type: training', 'type: [training]'), at(24, 13, '.*type'))
-intent('type-sharing-map', sub(BASE, 'sharing: none', 'sharing: {mode: none}'), at(30, 17, "unknown key 'mode' in 'sharing'"))
+intent('type-sharing-map', sub(BASE, 'placement: {zone: us-east-1a}', 'sharing: {mode: none}'), at(30, 17, "unknown key 'mode' in 'sharing'"))
 intent('type-interruption-bool', sub(BASE, 'interruption: none', 'interruption: no'), at(28, 21, "'interruption' must be a string, not a boolean"))
 intent('type-namespace-seq', sub(BASE, 'namespace: research', 'namespace: [research]'), at(32, 18, '.*namespace'))
 
@@ -571,6 +571,24 @@ kc('deep', kcfg(more='preferences: ' + '[' * 300 + '\n'), "nesting deeper than 1
 kc('dup-key', kcfg() + 'current-context: c\n', "duplicate key 'current-context'")
 kc('tag', kcfg(current='!!python/object c'), "unsupported YAML tag")
 kc('invalid-utf8', kcfg(current='c').encode().replace(b'current-context: c', b'current-context: \xff'), "(UTF-8|octet)")
+
+# ---- placement and image-cache keys (issue 12) ----------------------------------
+PZ = 'placement: {zone: us-east-1a}'
+intent('placement-zone-injection', sub(BASE, PZ, 'placement: {zone: "us-east-1a\\nkind: Secret"}'),
+       at('placement: ', 25, "'us-east-1a\\\\nkind: Secret' is not an availability zone name"))
+intent('placement-zone-huge-list', sub(BASE, PZ, 'placement: {zone: [%s]}' % ', '.join(['us-east-1a'] * 200)),
+       at('placement: ', 38, "zone 'us-east-1a' is listed twice"))
+intent('placement-zone-map', sub(BASE, PZ, 'placement: {zone: {a: b}}'), at('placement: ', 25, "'zone' must be a string"))
+intent('placement-pg-shell', sub(BASE, PZ, 'placement: {zone: us-east-1a, placementGroup: "pg-$(id)"}'),
+       at('placement: ', 53, "'pg-\\$\\(id\\)' is not a placement group name or id"))
+intent('placement-pg-control', sub(BASE, PZ, 'placement: {zone: us-east-1a, placementGroup: "a\\x01b"}'),
+       at('placement: ', 53, ".*is not a placement group name or id"))
+intent('placement-scalar', sub(BASE, PZ, 'placement: us-east-1a'), at('placement: ', 18, "'placement' must be a mapping"))
+intent('network-efaonly-string', sub(BASE, 'efaSecurityGroup: sg-0123456789abcdef0',
+       'efaSecurityGroup: sg-0123456789abcdef0\n    efaOnlyInterfaces: "yes"'),
+       at('efaOnlyInterfaces', 24, "'efaOnlyInterfaces' must be true or false"))
+intent('imagecache-rate-huge', sub(BASE, 'size: 200Gi', 'size: 200Gi\n    initializationRate: 99999999999999999999999'),
+       anywhere(".*initializationRate"))
 
 
 def write():

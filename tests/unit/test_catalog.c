@@ -337,6 +337,21 @@ START_TEST(test_builtin_eni)
 	ck_assert_int_eq(catalog_max_pods(&t[1]), 100); /* p5.48xlarge */
 	n = catalog_types_of(c, "g5", &t);
 	ck_assert_int_eq(catalog_max_pods(&t[0]), 58);
+	/* network cards: one EFA device per card on every multi-card EFA
+	 * type (Karpenter v1.14.1 zz_generated.vpclimits.go vs the table) */
+	for (size_t i = 0; i < c->ntypes; i++)
+		if (c->types[i].cards)
+			ck_assert_msg(c->types[i].cards == c->types[i].efa &&
+					      c->types[i].card0_ifaces >= 2,
+				      "'%s': %d cards, %d EFA",
+				      c->types[i].name, c->types[i].cards,
+				      c->types[i].efa);
+	n = catalog_types_of(c, "p5", &t);
+	ck_assert_int_eq(t[1].cards, 32);
+	ck_assert_int_eq(t[0].cards, 0); /* p5.4xlarge: one card, no record */
+	n = catalog_types_of(c, "p5en", &t);
+	ck_assert_int_eq(t[0].cards, 16);
+	ck_assert_int_eq(t[0].card0_ifaces, 4);
 }
 END_TEST
 
@@ -614,6 +629,16 @@ START_TEST(test_fail_other)
 		    "ENIs >= 1");
 	expect_fail(OK_P4D OK_T1 "eni\tp4d.24xlarge\t15\n", "t.tsv:3: ",
 		    "columns");
+	/* nic records: the same */
+	expect_fail(OK_P4D "nic\tp4d.24xlarge\t4\t15\n", "t.tsv:2: ",
+		    "unknown type");
+	expect_fail(OK_P4D OK_T1 "nic\tp4d.24xlarge\t4\t15\n"
+			  "nic\tp4d.24xlarge\t4\t15\n",
+		    "t.tsv:4: ", "duplicate nic");
+	expect_fail(OK_P4D OK_T1 "nic\tp4d.24xlarge\t0\t15\n", "t.tsv:3: ",
+		    "network cards (1-64)");
+	expect_fail(OK_P4D OK_T1 "nic\tp4d.24xlarge\t65\t15\n", "t.tsv:3: ",
+		    "network cards (1-64)");
 	/* release records */
 	expect_fail("release\tal2023\tmig\t1.34.0\tx#1\n", "t.tsv:1: ",
 		    "only bottlerocket");

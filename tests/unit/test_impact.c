@@ -47,6 +47,15 @@ static const char *const NODECLASS =
 
 /* a copy of `json` with the value at dotted `path` replaced by `value`
  * (JSON text), or removed when value is NULL; "[n]" indexes arrays */
+#define J_REQS(np)                                                             \
+	cJSON_GetObjectItemCaseSensitive(                                      \
+		cJSON_GetObjectItemCaseSensitive(                              \
+			cJSON_GetObjectItemCaseSensitive(                      \
+				cJSON_GetObjectItemCaseSensitive(np, "spec"),  \
+				"template"),                                   \
+			"spec"),                                               \
+		"requirements")
+
 static cJSON *mod(const char *json, const char *path, const char *value)
 {
 	cJSON *root = cJSON_Parse(json), *o = root;
@@ -419,6 +428,67 @@ START_TEST(test_capacity_type_reserved)
 }
 END_TEST
 
+/* issue 12: the placement and image-cache fields gpuform renders.
+ * aws/karpenter-provider-aws v1.14.1 pkg/apis/v1/ec2nodeclass.go:
+ * placementGroupSelector and blockDeviceMappings (with its
+ * volumeInitializationRate) carry no hash:"ignore", so both are in the
+ * static hash; a zone requirement is a NodePool requirement (dynamic) */
+START_TEST(test_placement_fields)
+{
+	nc("spec.placementGroupSelector", "{\"name\":\"atlas-cpg\"}",
+	   IMPACT_REPLACES,
+	   "static drift: EC2NodeClass hash (spec.placementGroupSelector)");
+	nc("spec.blockDeviceMappings.[1].ebs.volumeInitializationRate", "300",
+	   IMPACT_REPLACES,
+	   "static drift: EC2NodeClass hash (spec.blockDeviceMappings)");
+	/* networkInterfaces: hashed too (and in the offering cache key,
+	 * pkg/providers/instancetype/offering/base_resolver.go) */
+	nc("spec.networkInterfaces",
+	   "[{\"networkCardIndex\":0,\"deviceIndex\":0,"
+	   "\"interfaceType\":\"interface\"}]",
+	   IMPACT_REPLACES,
+	   "static drift: EC2NodeClass hash (spec.networkInterfaces)");
+	nc("metadata.annotations",
+	   "{\"gpuform.io/fast-snapshot-restore\":\"snap-0123456789abcdef0\"}",
+	   IMPACT_NONE, "EC2NodeClass metadata.annotations");
+	{
+		/* widening a zone list, or dropping it, replaces nothing */
+		static const char *const one =
+			"{\"key\":\"topology.kubernetes.io/zone\","
+			"\"operator\":\"In\",\"values\":[\"us-east-1a\"]}";
+		cJSON *base = cJSON_Parse(NODEPOOL);
+		cJSON *orig = cJSON_Parse(NODEPOOL);
+		cJSON *a, *b;
+		char *pa;
+
+		cJSON_AddItemToArray(J_REQS(base), cJSON_Parse(one));
+		pa = cJSON_PrintUnformatted(base);
+		a = cJSON_Parse(pa);
+		b = mod(pa, "spec.template.spec.requirements.[3]",
+			"{\"key\":\"topology.kubernetes.io/zone\","
+			"\"operator\":\"In\",\"values\":[\"us-east-1a\","
+			"\"us-east-1b\"]}");
+		/* pinning a pool to a zone replaces nodes outside it */
+		what = "zone added";
+		expect(orig, a, IMPACT_REPLACES,
+		       "dynamic drift: requirements (nodes whose labels no "
+		       "longer satisfy topology.kubernetes.io/zone are "
+		       "replaced)");
+		what = "zone widened";
+		expect(a, b, IMPACT_NONE, "requirements only widened");
+		cJSON_Delete(b);
+		b = mod(pa, "spec.template.spec.requirements.[3]", NULL);
+		what = "zone dropped";
+		expect(a, b, IMPACT_NONE, "requirements only widened");
+		cJSON_Delete(a);
+		cJSON_Delete(b);
+		cJSON_Delete(base);
+		cJSON_Delete(orig);
+		free(pa);
+	}
+}
+END_TEST
+
 START_TEST(test_nodeclass_static)
 {
 	nc("spec.blockDeviceMappings.[1].ebs.volumeSize", "\"300Gi\"",
@@ -669,6 +739,7 @@ Suite *impact_suite(void)
 	tcase_add_test(tc, test_nodeclass_reservations);
 	tcase_add_test(tc, test_capacity_type_reserved);
 	tcase_add_test(tc, test_nodeclass_static);
+	tcase_add_test(tc, test_placement_fields);
 	tcase_add_test(tc, test_nodeclass_pools);
 	suite_add_tcase(s, tc);
 

@@ -346,7 +346,8 @@ START_TEST(test_snapshot_size_option)
 		"    - deviceName: /dev/xvdb\n"                /* 6 */
 		"      ebs:\n"                                 /* 7 */
 		"        volumeSize: 100Gi\n"                  /* 8 */
-		"        snapshotID: snap-0123456789abcdef0\n";
+		"        snapshotID: snap-0123456789abcdef0\n" /* 9 */
+		"        volumeInitializationRate: 300\n";
 	struct lint_snapshot big = { "snap-0123456789abcdef0", 150 };
 	struct lint_snapshot small = { "snap-0123456789abcdef0", 80 };
 	struct lint_opts o = { &big, 1 };

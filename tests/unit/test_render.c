@@ -833,7 +833,8 @@ START_TEST(test_bottlerocket_block_devices)
 		    "\"ebs\":{\"volumeSize\":\"300Gi\",\"volumeType\":\"gp3\","
 		    "\"iops\":6000,\"throughput\":500,\"encrypted\":true,"
 		    "\"deleteOnTermination\":true,"
-		    "\"snapshotID\":\"snap-0123456789abcdef0\"}}]");
+		    "\"snapshotID\":\"snap-0123456789abcdef0\","
+		    "\"volumeInitializationRate\":300}}]");
 	ck_assert_str_eq(S(J(cJSON_GetArrayItem(J(doc(&fx, "EC2NodeClass",
 						    "gpu-ts4"),
 						"spec", "blockDeviceMappings",
@@ -1290,6 +1291,212 @@ START_TEST(test_inference_defaults)
 }
 END_TEST
 
+/* ---- placement, image-cache rate, node repair ------------------------------ */
+
+/* two EFA gangs in one placement group share a class; a third with another
+ * group gets its own; the serving pool lists two zones */
+static const char placed_intent[] =
+	"apiVersion: gpuform.io/v1alpha1\n"
+	"kind: ClusterIntent\n"
+	"metadata: {name: atlas}\n"
+	"spec:\n"
+	"  nodeRole: r\n"
+	"  ami: bottlerocket@v1.38.0\n"
+	"  imageCache: {snapshotID: snap-0123456789abcdef0, size: 300Gi,\n"
+	"               initializationRate: 150}\n"
+	"  network: {efaSecurityGroup: sg-0123456789abcdef0}\n"
+	"  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
+	"  nodeRepair: false\n"
+	"  workloads:\n"
+	"    - {name: a, type: training, gpu: h100, gpusPerPod: 8, gang: 2,\n"
+	"       efa: true, maxGpus: 16,\n"
+	"       placement: {zone: us-east-1a, placementGroup: Team_A.cpg}}\n"
+	"    - {name: b, type: training, gpu: h100, gpusPerPod: 8, gang: 2,\n"
+	"       efa: true, maxGpus: 16,\n"
+	"       placement: {zone: us-east-1a, placementGroup: Team_A.cpg}}\n"
+	"    - {name: c, type: training, gpu: h100, gpusPerPod: 8, gang: 2,\n"
+	"       efa: true, maxGpus: 16,\n"
+	"       placement: {zone: us-east-1b, placementGroup: pg-0abc123}}\n"
+	"    - {name: s, type: inference, gpu: l4, maxGpus: 4,\n"
+	"       placement: {zone: [us-east-1a, us-east-1b]}}\n";
+
+static const cJSON *requirement_of(const cJSON *np, const char *key)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, J(np, "spec", "template", "spec", "requirements",
+				NULL))
+	{
+		if (!strcmp(S(J(r, "key", NULL)), key))
+			return r;
+	}
+	return NULL;
+}
+
+START_TEST(test_placement)
+{
+	struct fx fx;
+
+	render_intent(&fx, placed_intent);
+	/* one class per placement group, shared by workloads in the same */
+	ck_assert_str_eq(S(J(doc(&fx, "NodePool", "a"), "spec", "template",
+			     "spec", "nodeClassRef", "name", NULL)),
+			 "gpu-efa-pg-team-a-cpg");
+	ck_assert_str_eq(S(J(doc(&fx, "NodePool", "b"), "spec", "template",
+			     "spec", "nodeClassRef", "name", NULL)),
+			 "gpu-efa-pg-team-a-cpg");
+	ck_assert_str_eq(S(J(doc(&fx, "NodePool", "c"), "spec", "template",
+			     "spec", "nodeClassRef", "name", NULL)),
+			 "gpu-efa-pg-0abc123");
+	assert_json(J(doc(&fx, "EC2NodeClass", "gpu-efa-pg-team-a-cpg"), "spec",
+		      "placementGroupSelector", NULL),
+		    "{\"name\":\"Team_A.cpg\"}");
+	assert_json(J(doc(&fx, "EC2NodeClass", "gpu-efa-pg-0abc123"), "spec",
+		      "placementGroupSelector", NULL),
+		    "{\"id\":\"pg-0abc123\"}");
+	ck_assert_ptr_null(J(doc(&fx, "EC2NodeClass", "gpu"), "spec",
+			     "placementGroupSelector", NULL));
+	/* zones as requirements */
+	assert_json(requirement_of(doc(&fx, "NodePool", "a"),
+				   "topology.kubernetes.io/zone"),
+		    "{\"key\":\"topology.kubernetes.io/zone\",\"operator\":"
+		    "\"In\",\"values\":[\"us-east-1a\"]}");
+	assert_json(requirement_of(doc(&fx, "NodePool", "s"),
+				   "topology.kubernetes.io/zone"),
+		    "{\"key\":\"topology.kubernetes.io/zone\",\"operator\":"
+		    "\"In\",\"values\":[\"us-east-1a\",\"us-east-1b\"]}");
+	/* the written rate; node repair off as asked */
+	ck_assert_int_eq((int)J(cJSON_GetArrayItem(J(doc(&fx, "EC2NodeClass",
+							  "gpu"),
+						      "spec",
+						      "blockDeviceMappings",
+						      NULL),
+						    1),
+				"ebs", "volumeInitializationRate",
+				NULL)->valuedouble,
+			 150);
+	ck_assert(cJSON_IsFalse(J(addon(&fx, "karpenter-values.yaml"),
+				  "settings", "featureGates", "nodeRepair",
+				  NULL)));
+	release(&fx);
+
+	/* no placement: no zone requirement, no selector; node repair on */
+	render_intent(&fx, br_intent);
+	ck_assert_ptr_null(requirement_of(doc(&fx, "NodePool", "pretrain"),
+					  "topology.kubernetes.io/zone"));
+	ck_assert_ptr_null(J(doc(&fx, "EC2NodeClass", "gpu-efa"), "spec",
+			     "placementGroupSelector", NULL));
+	ck_assert(cJSON_IsTrue(J(addon(&fx, "karpenter-values.yaml"),
+				 "settings", "featureGates", "nodeRepair",
+				 NULL)));
+	release(&fx);
+}
+END_TEST
+
+/* fast snapshot restore: no rate (it would override FSR), an annotation
+ * for lint GPU023 */
+START_TEST(test_image_cache_fsr)
+{
+	static const char text[] =
+		"apiVersion: gpuform.io/v1alpha1\n"
+		"kind: ClusterIntent\n"
+		"metadata: {name: c}\n"
+		"spec:\n"
+		"  nodeRole: r\n"
+		"  ami: bottlerocket@v1.38.0\n"
+		"  imageCache: {snapshotID: snap-0123456789abcdef0, size: 300Gi,\n"
+		"               fastSnapshotRestore: true}\n"
+		"  workloads:\n"
+		"    - {name: t, type: dev, gpu: t4, maxGpus: 2}\n";
+	struct fx fx;
+	const cJSON *nc;
+
+	render_intent(&fx, text);
+	nc = doc(&fx, "EC2NodeClass", "gpu");
+	ck_assert_ptr_null(J(cJSON_GetArrayItem(J(nc, "spec",
+						  "blockDeviceMappings", NULL),
+						1),
+			     "ebs", "volumeInitializationRate", NULL));
+	ck_assert_str_eq(S(J(nc, "metadata", "annotations",
+			     "gpuform.io/fast-snapshot-restore", NULL)),
+			 "snap-0123456789abcdef0");
+	release(&fx);
+}
+END_TEST
+
+/* pools that can be spot carry the grace-period bound lint GPU024 reads */
+START_TEST(test_pod_contract_spot_grace)
+{
+	struct fx fx;
+
+	render_intent(&fx, br_intent);
+	/* play: dev, tolerant -> spot; pretrain: none -> on-demand only */
+	ck_assert_int_eq((int)J(addon(&fx, "pod-contract-play.yaml"),
+				"terminationGracePeriodSeconds",
+				NULL)->valuedouble,
+			 90);
+	ck_assert_ptr_null(J(addon(&fx, "pod-contract-pretrain.yaml"),
+			     "terminationGracePeriodSeconds", NULL));
+	release(&fx);
+}
+END_TEST
+
+/* network.efaOnlyInterfaces: one class per card count, the layout, a
+ * pod's share of the EFA devices */
+START_TEST(test_efa_only_interfaces)
+{
+	static const char text[] =
+		"apiVersion: gpuform.io/v1alpha1\n"
+		"kind: ClusterIntent\n"
+		"metadata: {name: c}\n"
+		"spec:\n"
+		"  nodeRole: r\n"
+		"  ami: al2023@v20250505\n"
+		"  network: {efaSecurityGroup: sg-0123456789abcdef0,\n"
+		"            efaOnlyInterfaces: true}\n"
+		"  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
+		"  workloads:\n"
+		"    - {name: b, type: training, gpu: b200, gpusPerPod: 8, gang: 2,\n"
+		"       efa: true, maxGpus: 16, placement: {zone: us-east-1a}}\n"
+		"    - {name: h, type: training, gpu: h100, gpusPerPod: 4, gang: 2,\n"
+		"       efa: true, maxGpus: 16, placement: {zone: us-east-1a}}\n";
+	struct fx fx;
+	const cJSON *nis;
+
+	render_intent(&fx, text);
+	nis = J(doc(&fx, "EC2NodeClass", "gpu-efa-nic8"), "spec",
+		"networkInterfaces", NULL);
+	assert_json(nis,
+		    "[{\"networkCardIndex\":0,\"deviceIndex\":0,"
+		    "\"interfaceType\":\"interface\"},"
+		    "{\"networkCardIndex\":0,\"deviceIndex\":1,"
+		    "\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":1,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":2,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":3,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":4,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":5,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":6,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"},"
+		    "{\"networkCardIndex\":7,\"deviceIndex\":0,\"interfaceType\":\"efa-only\"}]");
+	ck_assert_int_eq(cJSON_GetArraySize(J(doc(&fx, "EC2NodeClass",
+						  "gpu-efa-nic32"),
+					      "spec", "networkInterfaces",
+					      NULL)),
+			 33);
+	/* b200: 8 GPUs, 8 cards -> 8 per 8-GPU pod; h100 (p5.48xlarge):
+	 * 32 cards, 8 GPUs -> 16 per 4-GPU pod */
+	ck_assert_int_eq((int)J(addon(&fx, "pod-contract-b.yaml"), "resources",
+				"requests", "vpc.amazonaws.com/efa",
+				NULL)->valuedouble,
+			 8);
+	ck_assert_int_eq((int)J(addon(&fx, "pod-contract-h.yaml"), "resources",
+				"requests", "vpc.amazonaws.com/efa",
+				NULL)->valuedouble,
+			 16);
+	release(&fx);
+}
+END_TEST
+
 START_TEST(test_addons)
 {
 	struct fx fx;
@@ -1724,6 +1931,10 @@ Suite *render_suite(void)
 	tcase_add_test(tc, test_pod_contract);
 	tcase_add_test(tc, test_inference_defaults);
 	tcase_add_test(tc, test_addons);
+	tcase_add_test(tc, test_placement);
+	tcase_add_test(tc, test_efa_only_interfaces);
+	tcase_add_test(tc, test_pod_contract_spot_grace);
+	tcase_add_test(tc, test_image_cache_fsr);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("output");

@@ -185,6 +185,7 @@ static const char ml_prod[] =
 	"      sharing: none\n"
 	"      maxGpus: 128\n"
 	"      namespace: research\n"
+	"      placement: {zone: us-east-1a}\n"
 	"    - name: chat-serving\n"
 	"      type: inference\n"
 	"      gpu: l4+\n"
@@ -1218,6 +1219,125 @@ START_TEST(test_families_misreport_excluded)
 }
 END_TEST
 
+/* ---- placement ----------------------------------------------------------- */
+
+START_TEST(test_zone_names)
+{
+	static const char *const good[] = { "us-east-1a", "eu-central-1c",
+					    "us-gov-west-1a", "ap-southeast-2b",
+					    "us-west-2-lax-1a" };
+	static const char *const bad[] = { "us-east-1", "use1-az1",
+					   "US-EAST-1A", "us-east-1ab",
+					   "useast1a", "us--east-1a", "",
+					   "us-east-1a-", "a-b-1a" };
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(validate_zone_name(good[i]), "%s", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(!validate_zone_name(bad[i]), "%s", bad[i]);
+}
+END_TEST
+
+/* HEAD WINDOW + EFA group (11-12), workloads (13), one EFA gang from 14 */
+#define EFA_GANG                                                               \
+	HEAD WINDOW                                                            \
+	"  network:\n"                               /* 11 */                 \
+	"    efaSecurityGroup: sg-0123456789abcdef0\n" /* 12 */               \
+	"  workloads:\n"                             /* 13 */                 \
+	"    - name: g\n"                            /* 14 */                 \
+	"      type: training\n"                     /* 15 */                 \
+	"      gpu: h100\n"                          /* 16 */                 \
+	"      gpusPerPod: 8\n"                      /* 17 */                 \
+	"      gang: 2\n"                            /* 18 */                 \
+	"      maxGpus: 16\n"                        /* 19 */
+
+START_TEST(test_placement_rules)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	/* pinned: clean */
+	ck_assert_uint_eq(run(&in, &d, NULL,
+			      EFA_GANG "      efa: true\n"
+				       "      placement:\n"
+				       "        zone: us-east-1a\n"
+				       "        placementGroup: pg-0abc\n"),
+			  0);
+	ck_assert_uint_eq(d.nr, 0);
+	done(&in, &d);
+
+	/* no zone: a warning at efa */
+	ck_assert_uint_eq(run(&in, &d, NULL, EFA_GANG "      efa: true\n"), 0);
+	expect(&d, DIAG_WARNING, "is an EFA gang of 2 pods with no zone", 20,
+	       12, "placement: {zone:");
+	done(&in, &d);
+
+	/* two zones for a gang, a zone ID, a placement group without EFA
+	 * or with no single zone, topology */
+	ck_assert_uint_eq(run(&in, &d, NULL,
+			      EFA_GANG "      efa: true\n"      /* 20 */
+				       "      placement:\n"     /* 21 */
+				       "        zone: [us-east-1a, use1-az2]\n"
+				       "        placementGroup: \"bad\\tname\"\n"
+				       "        topology: block\n"),
+			  5);
+	expect_error(&d, "'use1-az2' is not an availability zone name (it is "
+			 "a zone ID",
+		     22, 28, "describe-availability-zones");
+	expect_error(&d, "is an EFA gang of 2 pods on 2 zones", 22, 15,
+		     "name one zone");
+	expect_error(&d, "is not a placement group name or id", 23, 25, NULL);
+	expect_error(&d, "has a placement group but several zones", 23, 25,
+		     "add 'zone:");
+	expect_error(&d, "Kueue topology-aware scheduling cannot place gangs",
+		     24, 19, "remove 'topology'");
+	done(&in, &d);
+
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: l4\n"          /* 14 */
+				       "      maxGpus: 8\n"       /* 15 */
+				       "      placement:\n"       /* 16 */
+				       "        placementGroup: cpg\n"),
+			  2);
+	expect_error(&d, "has a placement group but no EFA", 17, 25,
+		     "efa: true");
+	expect_error(&d, "has a placement group but no zone", 17, 25, NULL);
+	done(&in, &d);
+
+	/* a serving pool may use several zones; each once */
+	ck_assert_uint_eq(one_workload(&in, &d, NULL,
+				       "      gpu: l4\n"          /* 14 */
+				       "      maxGpus: 8\n"       /* 15 */
+				       "      placement:\n"       /* 16 */
+				       "        zone: [us-east-1a, us-east-1b, "
+				       "us-east-1a]\n"),
+			  1);
+	expect_error(&d, "zone 'us-east-1a' is listed twice", 17, 40, NULL);
+	done(&in, &d);
+}
+END_TEST
+
+START_TEST(test_image_cache_rate_and_fsr)
+{
+	struct diags d = DIAGS_INIT;
+	struct intent in;
+
+	ck_assert_uint_eq(run(&in, &d, NULL,
+			      HEAD "  imageCache:\n"                  /* 8 */
+				   "    snapshotID: snap-0123456789abcdef0\n"
+				   "    size: 200Gi\n"                /* 10 */
+				   "    initializationRate: 200\n"    /* 11 */
+				   "    fastSnapshotRestore: true\n"  /* 12 */
+				   "  workloads:\n"
+				   "    - {name: t, type: dev, gpu: t4, maxGpus: 1}\n"),
+			  1);
+	expect_error(&d, "has both 'initializationRate' and "
+			 "'fastSnapshotRestore: true'",
+		     11, 25, "remove 'initializationRate'");
+	done(&in, &d);
+}
+END_TEST
+
 START_TEST(test_dns_label)
 {
 	ck_assert_int_eq(validate_dns_label("a", 63), 1);
@@ -1270,6 +1390,9 @@ Suite *validate_suite(void)
 	tcase_add_test(tc, test_families_none_left);
 	tcase_add_test(tc, test_families_misreport_excluded);
 	tcase_add_test(tc, test_dns_label);
+	tcase_add_test(tc, test_zone_names);
+	tcase_add_test(tc, test_placement_rules);
+	tcase_add_test(tc, test_image_cache_rate_and_fsr);
 	suite_add_tcase(s, tc);
 	return s;
 }
