@@ -226,26 +226,13 @@ int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,
 				ret = EXIT_RUNTIME;
 			err_clear(&e);
 		}
-		if (ic->o.pushgateway) {
-			struct buf url = BUF_INIT;
-			size_t n = strlen(ic->o.pushgateway);
-			long status;
-			while (n && ic->o.pushgateway[n - 1] == '/')
-				n--;
-			buf_add(&url, ic->o.pushgateway, n);
-			buf_adds(&url, "/metrics/job/gpuform");
-			if (cluster && *cluster)
-				buf_addf(&url, "/cluster/%s", cluster);
-			if (kube_http_send("PUT", buf_cstr(&url),
-					   "text/plain; version=0.0.4; charset=utf-8",
-					   buf_cstr(&text), text.len,
-					   PUSH_TIMEOUT_MS, &status, &e) < 0) {
-				warn("pushgateway", &e);
-				if (!failed)
-					ret = EXIT_RUNTIME;
-				err_clear(&e);
-			}
-			buf_release(&url);
+		if (ic->o.pushgateway &&
+		    metrics_push(ic->o.pushgateway, cluster, &text,
+				 PUSH_TIMEOUT_MS, &e) < 0) {
+			warn("pushgateway", &e);
+			if (!failed)
+				ret = EXIT_RUNTIME;
+			err_clear(&e);
 		}
 		buf_release(&text);
 		buf_release(&old);

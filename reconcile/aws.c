@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "reconcile/awsxml.h"
-#include "reconcile/kube.h"
+#include "reconcile/http.h"
 #include "util/xalloc.h"
 
 #define AWS_MAX_BODY (32u << 20)
@@ -221,7 +221,7 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 	char *tgt = target ? xasprintf("X-Amz-Target: %s", target) : NULL;
 	const char *hdr[4];
 	size_t nh = 0;
-	struct kube_http_req r;
+	struct http_req r;
 	long delay = a->backoff_ms;
 	int ret = -1;
 
@@ -261,7 +261,7 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 
 		aws_answer_release(ans);
 		a->requests++;
-		if (kube_http_exchange(&r, &ans->status, &ans->body, &timed_out,
+		if (http_exchange(&r, &ans->status, &ans->body, &timed_out,
 				       err) < 0) {
 			if (timed_out) {
 				err_release(err);
