@@ -65,6 +65,10 @@ struct http_conn {
 	int body_over;
 	long retry_after; /* seconds; -1 = no Retry-After header */
 	int last_retries; /* retries of the last request (for messages) */
+
+	/* a canned connection (unit tests): no libcurl, this answers */
+	http_canned_fn canned;
+	void *canned_ctx;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -456,6 +460,55 @@ static int body_broken(struct http_conn *hc, long status, const char *method)
 	return !hc->parsed && strcmp(method, "POST") && strcmp(method, "HEAD");
 }
 
+/* transport_fail: the message for a request that never got an answer */
+static void transport_fail(struct http_conn *hc, CURLcode rc,
+			   const char *method, const char *path, long timeout,
+			   const char *detail, struct err *err)
+{
+	if (rc == CURLE_OPERATION_TIMEDOUT) {
+		struct buf d = BUF_INIT;
+		describe_ms(&d, timeout);
+		err_set(err, ERR_HTTP,
+			"%s %s: no answer from the API server at %s within %s",
+			method, path, hc->cfg.server, buf_cstr(&d));
+		buf_release(&d);
+		return;
+	}
+	err_set(err, ERR_HTTP, "%s %s: cannot talk to the API server at %s: %s",
+		method, path, hc->cfg.server, detail);
+	if (rc == CURLE_PEER_FAILED_VERIFICATION)
+		buf_addf(&err->msg,
+			 " (check the certificate-authority of cluster '%s')",
+			 hc->cfg.cluster ? hc->cfg.cluster : "");
+}
+
+/* a canned connection (unit tests): one answer from the responder */
+static int canned_request(struct http_conn *hc, const char *method,
+			  const char *path, const char *query,
+			  const char *body, size_t body_len, long *status,
+			  struct err *err)
+{
+	cJSON_Delete(hc->parsed);
+	hc->parsed = NULL;
+	buf_release(&hc->body);
+	hc->requests++;
+	hc->last_retries = 0;
+	*status = 0;
+	if (hc->canned(hc->canned_ctx, method, path, query, body, body_len,
+		       status, &hc->body) < 0)
+		return err_set(err, ERR_HTTP, "%s %s: cannot talk to the API "
+					      "server at %s: connection refused",
+			       method, path, hc->cfg.server);
+	if (body_broken(hc, *status, method))
+		return err_set(err, ERR_HTTP,
+			       "%s %s: the API server at %s answered %ld with a "
+			       "body that is not whole JSON (%zu bytes; cut "
+			       "short on the way?)",
+			       method, path, hc->cfg.server, *status,
+			       hc->body.len);
+	return 0;
+}
+
 int http_conn_request(struct http_conn *hc, const char *method,
 		      const char *path, const char *query, const char *ctype,
 		      const char *body, size_t body_len, long *status,
@@ -464,6 +517,9 @@ int http_conn_request(struct http_conn *hc, const char *method,
 	struct buf url = BUF_INIT;
 	int attempt = 0, refreshed = 0, ret = -1;
 
+	if (hc->canned)
+		return canned_request(hc, method, path, query, body, body_len,
+				      status, err);
 	buf_addf(&url, "%s%s", hc->cfg.server, path);
 	if (query && *query)
 		buf_addf(&url, "?%s", query);
@@ -542,27 +598,8 @@ int http_conn_request(struct http_conn *hc, const char *method,
 				hc->retries++;
 				continue;
 			}
-			if (rc == CURLE_OPERATION_TIMEDOUT) {
-				struct buf d = BUF_INIT;
-				describe_ms(&d, timeout);
-				err_set(err, ERR_HTTP,
-					"%s %s: no answer from the API server "
-					"at %s within %s",
-					method, path, hc->cfg.server,
-					buf_cstr(&d));
-				buf_release(&d);
-			} else {
-				err_set(err, ERR_HTTP,
-					"%s %s: cannot talk to the API server "
-					"at %s: %s",
-					method, path, hc->cfg.server, detail);
-				if (rc == CURLE_PEER_FAILED_VERIFICATION)
-					buf_addf(&err->msg,
-						 " (check the certificate-"
-						 "authority of cluster '%s')",
-						 hc->cfg.cluster ? hc->cfg.cluster
-								: "");
-			}
+			transport_fail(hc, rc, method, path, timeout, detail,
+				       err);
 			if (attempt)
 				buf_addf(&err->msg, " (after %d retr%s)",
 					 attempt, attempt == 1 ? "y" : "ies");
@@ -796,6 +833,21 @@ void http_conn_free(struct http_conn *hc)
 	cJSON_Delete(hc->parsed);
 	buf_release(&hc->body);
 	free(hc);
+}
+
+int http_conn_new_canned(struct http_conn **out, const char *server,
+			 http_canned_fn fn, void *ctx)
+{
+	struct http_conn *hc = xcalloc(1, sizeof(*hc));
+
+	hc->cfg.server = xstrdup(server);
+	hc->cfg.user = xstrdup("anonymous");
+	hc->cfg.namespace_ = xstrdup("default");
+	hc->canned = fn;
+	hc->canned_ctx = ctx;
+	hc->retry_after = -1;
+	*out = hc;
+	return 0;
 }
 
 const struct buf *http_conn_body(const struct http_conn *hc)

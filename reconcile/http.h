@@ -59,6 +59,18 @@ int http_conn_request(struct http_conn *hc, const char *method,
 		      const char *path, const char *query, const char *ctype,
 		      const char *body, size_t body_len, long *status,
 		      struct err *err);
+/*
+ * A canned connection, for unit tests of the Kubernetes layer (kube.c)
+ * without a server, in the manner of curl's test servers that replay
+ * canned responses: every request is answered by fn (status and body; -1
+ * is a connection that failed), with no libcurl, credentials or retries.
+ */
+typedef int (*http_canned_fn)(void *ctx, const char *method, const char *path,
+			      const char *query, const char *body, size_t len,
+			      long *status, struct buf *resp);
+int http_conn_new_canned(struct http_conn **out, const char *server,
+			 http_canned_fn fn, void *ctx);
+
 /* the last response's body (NUL-terminated) */
 const struct buf *http_conn_body(const struct http_conn *hc);
 /* the last body as JSON (NULL: none or not JSON); the caller frees it */

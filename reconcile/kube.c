@@ -709,12 +709,17 @@ int kube_new(struct kube **out, const struct kube_config *cfg,
 				     o->max_retries, o->max_body,
 				     o->user_agent,
 				     o->http_loopback_credentials };
-	struct rest *rs;
 	struct http_conn *hc;
 
 	if (http_conn_new(&hc, cfg, &ho, err) < 0)
 		return -1;
-	rs = xcalloc(1, sizeof(*rs));
+	return kube_new_on(out, hc);
+}
+
+int kube_new_on(struct kube **out, struct http_conn *hc)
+{
+	struct rest *rs = xcalloc(1, sizeof(*rs));
+
 	rs->base.ops = &rest_ops;
 	rs->hc = hc;
 	*out = &rs->base;

@@ -65,6 +65,11 @@ struct kube_stats {
 int kube_new(struct kube **out, const struct kube_config *cfg,
 	     const struct kube_opts *opts, struct err *err);
 void kube_free(struct kube *k);
+
+/* kube_new_on: the REST client over an existing connection, which it
+ * takes (unit tests: http_conn_new_canned) */
+struct http_conn;
+int kube_new_on(struct kube **out, struct http_conn *hc);
 const struct kube_stats *kube_get_stats(const struct kube *k);
 
 /* A served resource type, from discovery (cached for the client's life). */

@@ -53,7 +53,7 @@ static const char *group_of(const char *av, char *buf, size_t n)
 	return buf;
 }
 
-static void serve(struct kube_fake *f, const char *av, const char *kind,
+void kube_fake_serve(struct kube_fake *f, const char *av, const char *kind,
 		  const char *resource, int namespaced)
 {
 	struct kube_resource *r;
@@ -497,27 +497,56 @@ static int fake_get(struct kube *k, const struct kube_resource *r,
 	return 0;
 }
 
-/* "k=v,k2" against an object's labels */
-static int selected(const cJSON *o, const char *sel)
+/* one selector term: "k", "k=v" or "k in (v1,v2)" */
+static int term_holds(const cJSON *labels, const char *t, size_t len)
 {
-	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(md_of(o), "labels");
-	char *s, *tok, *save = NULL;
-	int ok = 1;
+	char *s = xstrndup(t, len), *eq = strchr(s, '='), *in = strstr(s, " in (");
+	const char *v;
+	int ok;
 
-	if (!sel || !*sel)
-		return 1;
-	s = xstrdup(sel);
-	for (tok = strtok_r(s, ",", &save); tok && ok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		const char *v;
-		if (eq)
-			*eq = '\0';
-		v = jstr(labels, tok);
-		ok = eq ? v && !strcmp(v, eq + 1) : v != NULL;
+	if (in) {
+		char *vals = in + 5, *save = NULL, *x;
+		*in = '\0';
+		v = jstr(labels, s);
+		ok = 0;
+		vals[strcspn(vals, ")")] = '\0';
+		for (x = strtok_r(vals, ",", &save); x && v && !ok;
+		     x = strtok_r(NULL, ",", &save))
+			ok = !strcmp(x, v);
+	} else if (eq) {
+		*eq = '\0';
+		v = jstr(labels, s);
+		ok = v && !strcmp(v, eq + 1);
+	} else {
+		ok = jstr(labels, s) != NULL;
 	}
 	free(s);
 	return ok;
+}
+
+/* a label selector (terms joined by commas outside parentheses) against
+ * an object's labels */
+static int selected(const cJSON *o, const char *sel)
+{
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(md_of(o), "labels");
+	const char *p = sel, *start = sel;
+	int depth = 0;
+
+	if (!sel || !*sel)
+		return 1;
+	for (;; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		if ((*p == ',' && !depth) || !*p) {
+			if (!term_holds(labels, start, (size_t)(p - start)))
+				return 0;
+			if (!*p)
+				return 1;
+			start = p + 1;
+		}
+	}
 }
 
 static int fake_list(struct kube *k, const struct kube_resource *r,
@@ -748,10 +777,10 @@ struct kube_fake *kube_fake_new(void)
 	f->base.ops = &fake_ops;
 	f->objects = cJSON_CreateArray();
 	f->page_size = 2;
-	serve(f, "v1", "Event", "events", 1);
-	serve(f, "coordination.k8s.io/v1", "Lease", "leases", 1);
+	kube_fake_serve(f, "v1", "Event", "events", 1);
+	kube_fake_serve(f, "coordination.k8s.io/v1", "Lease", "leases", 1);
 	for (size_t i = 0; render_kinds[i].kind; i++)
-		serve(f, render_kinds[i].api_version, render_kinds[i].kind,
+		kube_fake_serve(f, render_kinds[i].api_version, render_kinds[i].kind,
 		      render_kinds[i].resource, render_kinds[i].ns != NULL);
 	return f;
 }

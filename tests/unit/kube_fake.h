@@ -79,6 +79,9 @@ struct kube *kube_fake_client(struct kube_fake *f);
 /* kube_free(kube_fake_client(f)) frees it too */
 void kube_fake_free(struct kube_fake *f);
 
+/* serve one more kind (Pods, NodeClaims, ...) */
+void kube_fake_serve(struct kube_fake *f, const char *api_version,
+		     const char *kind, const char *resource, int namespaced);
 /* stop serving a kind (a CRD removed); its objects stay but are unreachable */
 void kube_fake_unserve(struct kube_fake *f, const char *api_version,
 		       const char *kind);
