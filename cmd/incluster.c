@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/testhooks.h"
 #include "generator/intent.h"
 #include "reconcile/metrics.h"
 #include "reconcile/notify.h"
@@ -69,21 +70,6 @@ static void describe_time(struct buf *out, double t)
 	lease_format_time((double)(long long)t, &s);
 	buf_addf(out, "%.19sZ", buf_cstr(&s));
 	buf_release(&s);
-}
-
-/* tests only: hold the lock this many seconds (a run that takes long) */
-static void test_hold(void)
-{
-	const char *s = getenv("GPUFORM_TEST_LOCK_HOLD_S");
-	struct timespec ts;
-	long n;
-
-	if (!s || (n = strtol(s, NULL, 10)) <= 0 || n > 600)
-		return;
-	ts.tv_sec = n;
-	ts.tv_nsec = 0;
-	while (nanosleep(&ts, &ts) < 0)
-		;
 }
 
 int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
@@ -156,7 +142,8 @@ int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
 	if (!ic->o.lock_default) /* asked for: say so */
 		fprintf(stderr, "gpuform: run lock (Lease %s/%s) held by %s for %lds\n",
 			ic->lease.ns, ic->lease.name, ic->identity, dur);
-	test_hold();
+	/* tests only: hold the lock (a run that takes long) */
+	testhooks_sleep(testhooks_seconds("GPUFORM_TEST_LOCK_HOLD_S"));
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "cmd/objdiff.h"
 #include "cmd/repo.h"
 #include "cmd/source.h"
+#include "cmd/testhooks.h"
 #include "generator/pipeline.h"
 #include "generator/validate.h"
 #include "generator/yaml.h"
@@ -112,11 +113,9 @@ enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
 static void test_prune_pause(void *ctx)
 {
 	long n = *(const long *)ctx;
-	struct timespec ts = { n, 0 };
 
 	fprintf(stderr, "gpuform: test: pausing %lds before pruning\n", n);
-	while (nanosleep(&ts, &ts) < 0)
-		;
+	testhooks_sleep(n);
 }
 
 const struct cmd_opt reconcile_opts[] = {
@@ -221,8 +220,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	const char *templates = NULL;
 	int c, json = 0, live = 0, allow_replace = 0, code = EXIT_OK, rc;
 	int no_lock = 0;
-	long prune_pause = 0;
-	const char *pause_env = getenv("GPUFORM_TEST_PRUNE_PAUSE_S");
+	long prune_pause = testhooks_seconds("GPUFORM_TEST_PRUNE_PAUSE_S");
 	int preflight = 0, usage = 0;
 
 	while ((c = cmd_getopt(cmd, argc, argv)) != -1) {
@@ -351,8 +349,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 		io.lock = 1;
 		io.lock_default = 1;
 	}
-	if (pause_env && (prune_pause = strtol(pause_env, NULL, 10)) > 0 &&
-	    prune_pause <= 600) {
+	if (prune_pause) {
 		ro.before_prune = test_prune_pause;
 		ro.before_prune_ctx = &prune_pause;
 	}
@@ -374,7 +371,7 @@ static int run(const char *cmd, int argc, char **argv, int diff_mode)
 	nodeimpact_init(&ni, NULL);
 	ni.allow_replacement = allow_replace;
 	ni.enforce = !ro.dry_run;
-	if ((ni.now = nodeimpact_now(&why)) == (time_t)-1) {
+	if (testhooks_now(&ni.now, &why) < 0) {
 		code = cmd_usage_error(cmd, "%s", buf_cstr(&why));
 		buf_release(&why);
 		return code;
