@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "generator/check.h"
+#include "generator/kobj.h"
 #include "generator/render.h"
 #include "generator/yaml.h"
 #include "reconcile/digest.h"
@@ -34,10 +35,6 @@ const char *const recon_action_names[] = { "unchanged", "created",
 
 /* ---- identities ---------------------------------------------------------- */
 
-struct ident {
-	const char *api_version, *kind, *ns, *name; /* borrowed */
-};
-
 static const char *jstr(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -48,57 +45,6 @@ static const cJSON *jpath(const cJSON *o, const char *a, const char *b)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
 	return b ? cJSON_GetObjectItemCaseSensitive(v, b) : v;
-}
-
-static void ident_of(const cJSON *o, struct ident *id)
-{
-	const cJSON *md = jpath(o, "metadata", NULL);
-	id->api_version = jstr(o, "apiVersion");
-	id->kind = jstr(o, "kind");
-	id->name = jstr(md, "name");
-	id->ns = jstr(md, "namespace");
-	if (id->ns && !*id->ns)
-		id->ns = NULL;
-}
-
-static const char *group_of(const char *api_version, char *buf, size_t n)
-{
-	const char *slash = strchr(api_version, '/');
-	size_t len;
-
-	if (!slash)
-		return "";
-	len = (size_t)(slash - api_version);
-	if (len >= n)
-		len = n - 1;
-	memcpy(buf, api_version, len);
-	buf[len] = '\0';
-	return buf;
-}
-
-/* same object? group+kind+namespace+name (the version may differ) */
-static int same_object(const struct ident *a, const struct ident *b)
-{
-	char ga[128], gb[128];
-
-	return !strcmp(a->kind, b->kind) && !strcmp(a->name, b->name) &&
-	       !strcmp(a->ns ? a->ns : "", b->ns ? b->ns : "") &&
-	       !strcmp(group_of(a->api_version, ga, sizeof(ga)),
-		       group_of(b->api_version, gb, sizeof(gb)));
-}
-
-static void ident_display(const struct ident *id, struct buf *out)
-{
-	char g[128];
-	const char *group = group_of(id->api_version, g, sizeof(g));
-
-	for (const char *k = id->kind; *k; k++)
-		buf_addc(out, (char)tolower((unsigned char)*k));
-	if (*group)
-		buf_addf(out, ".%s", group);
-	buf_addf(out, "/%s", id->name);
-	if (id->ns)
-		buf_addf(out, " -n %s", id->ns);
 }
 
 static int valid_name(const char *s)
@@ -114,34 +60,26 @@ static int valid_name(const char *s)
 	return isalnum((unsigned char)s[0]) && isalnum((unsigned char)s[n - 1]);
 }
 
-/* ---- resources: a built-in table for the kinds gpuform renders, so a
- * no-op run needs no discovery requests ----------------------------------- */
+/* ---- resources: the kinds gpuform renders (generator/kobj.h) need no
+ * discovery request, so a no-op run makes none ------------------------------ */
 
-struct known {
-	const char *api_version, *kind, *resource;
-	int namespaced;
-};
-static const struct known known_kinds[] = {
-	{ "v1", "Namespace", "namespaces", 0 },
-	{ "v1", "ConfigMap", "configmaps", 1 },
-	{ "karpenter.k8s.aws/v1", "EC2NodeClass", "ec2nodeclasses", 0 },
-	{ "karpenter.sh/v1", "NodePool", "nodepools", 0 },
-	{ "kueue.x-k8s.io/v1beta2", "ResourceFlavor", "resourceflavors", 0 },
-	{ "kueue.x-k8s.io/v1beta2", "ClusterQueue", "clusterqueues", 0 },
-	{ "kueue.x-k8s.io/v1beta2", "LocalQueue", "localqueues", 1 },
-	{ "kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass",
-	  "workloadpriorityclasses", 0 },
-	{ "karpenter.sh/v1alpha1", "NodeOverlay", "nodeoverlays", 0 },
-};
-#define NKNOWN (sizeof(known_kinds) / sizeof(known_kinds[0]))
+static size_t known_count(void)
+{
+	size_t n = 0;
+
+	while (kobj_kinds[n].kind)
+		n++;
+	return n;
+}
+#define NKNOWN known_count()
 
 enum live_state { LIVE_ABSENT, LIVE_EQUAL, LIVE_DIFFERENT };
 struct stale;
 
 struct want {
 	cJSON *obj; /* borrowed from desired */
-	struct ident id;
-	char *key;  /* identity key, see ident_key() */
+	struct kobj_id id;
+	char *key;  /* identity key, see kobj_key() */
 	const struct kube_resource *res;
 	enum live_state state;
 	const cJSON *live; /* kept only when it differs (dry run, diff) */
@@ -173,7 +111,7 @@ struct inventory {
 struct rtype {
 	char *api_version, *kind;
 	struct kube_resource res; /* owned copy */
-	int static_entry;         /* from known_kinds: verify on 404 */
+	int static_entry;         /* from kobj_kinds: verify on 404 */
 };
 
 struct run {
@@ -212,16 +150,6 @@ struct run {
 	struct kube_stats before; /* the client's counters at the start */
 };
 
-/* identity of an object across versions: group, kind, namespace, name */
-static void ident_key(const struct ident *id, struct buf *out)
-{
-	char g[128];
-
-	buf_reset(out);
-	buf_addf(out, "%s\x1f%s\x1f%s\x1f%s", group_of(id->api_version, g, sizeof(g)),
-		 id->kind, id->ns ? id->ns : "", id->name);
-}
-
 static size_t key_hash(const char *s)
 {
 	size_t h = 1469598103934665603ULL;
@@ -245,12 +173,12 @@ static long want_find_key(const struct run *r, const char *key)
 	}
 }
 
-static long want_find(const struct run *r, const struct ident *id)
+static long want_find(const struct run *r, const struct kobj_id *id)
 {
 	struct buf k = BUF_INIT;
 	long i;
 
-	ident_key(id, &k);
+	kobj_key(id, &k);
 	i = want_find_key(r, buf_cstr(&k));
 	buf_release(&k);
 	return i;
@@ -267,7 +195,7 @@ static int index_wants(struct run *r, struct err *err)
 	r->slots = xcalloc(r->cap, sizeof(*r->slots));
 	for (size_t i = 0; i < r->nw; i++) {
 		size_t h;
-		ident_key(&r->w[i].id, &k);
+		kobj_key(&r->w[i].id, &k);
 		r->w[i].key = xstrdup(buf_cstr(&k));
 		if (want_find_key(r, r->w[i].key) >= 0) {
 			buf_release(&k);
@@ -289,6 +217,7 @@ static int resource_of(struct run *r, const char *api_version,
 		       const char *kind, const struct kube_resource **out)
 {
 	const struct kube_resource *disc = NULL;
+	const struct kobj_kind *known;
 	struct rtype *t;
 	char g[128];
 	const char *slash;
@@ -300,13 +229,11 @@ static int resource_of(struct run *r, const char *api_version,
 			return 0;
 		}
 	t = xcalloc(1, sizeof(*t));
-	for (size_t i = 0; i < NKNOWN; i++)
-		if (!strcmp(known_kinds[i].api_version, api_version) &&
-		    !strcmp(known_kinds[i].kind, kind)) {
-			t->res.resource = xstrdup(known_kinds[i].resource);
-			t->res.namespaced = known_kinds[i].namespaced;
-			t->static_entry = 1;
-		}
+	if ((known = kobj_kind_find(api_version, kind))) {
+		t->res.resource = xstrdup(known->resource);
+		t->res.namespaced = known->ns != NULL;
+		t->static_entry = 1;
+	}
 	if (!t->static_entry) {
 		if (kube_resource_for(r->k, api_version, kind, &disc, r->err) < 0) {
 			free(t);
@@ -317,7 +244,7 @@ static int resource_of(struct run *r, const char *api_version,
 	}
 	t->api_version = xstrdup(api_version);
 	t->kind = xstrdup(kind);
-	t->res.group = xstrdup(group_of(api_version, g, sizeof(g)));
+	t->res.group = xstrdup(kobj_group(api_version, g, sizeof(g)));
 	slash = strchr(api_version, '/');
 	t->res.version = xstrdup(slash ? slash + 1 : api_version);
 	t->res.kind = xstrdup(kind);
@@ -597,7 +524,7 @@ static char *diff_text(const cJSON *live, const cJSON *next, const char *label)
 /* ---- report ---------------------------------------------------------------- */
 
 static struct recon_item *add_item(struct recon_report *rep,
-				   const struct ident *id,
+				   const struct kobj_id *id,
 				   enum recon_action a, const char *detail)
 {
 	struct recon_item *it;
@@ -717,7 +644,7 @@ static void inv_unindex(struct inventory *inv);
 
 /* inv_push: append an entry; callers keep entries unique. The index is
  * dropped: inv_index() builds it again when needed */
-static void inv_push(struct inventory *inv, const struct ident *id,
+static void inv_push(struct inventory *inv, const struct kobj_id *id,
 		     const char *uid, const char *shared)
 {
 	struct inv_entry *e;
@@ -735,7 +662,7 @@ static void inv_push(struct inventory *inv, const struct ident *id,
 	if (inv->slots) {
 		struct buf k = BUF_INIT;
 		size_t h, i = inv->nr - 1;
-		ident_key(id, &k);
+		kobj_key(id, &k);
 		inv->keys[i] = buf_detach(&k, NULL);
 		for (h = key_hash(inv->keys[i]) & (inv->cap - 1); inv->slots[h];
 		     h = (h + 1) & (inv->cap - 1))
@@ -770,7 +697,7 @@ static void inv_release(struct inventory *inv)
 	memset(inv, 0, sizeof(*inv));
 }
 
-static void entry_ident(const struct inv_entry *e, struct ident *id)
+static void entry_ident(const struct inv_entry *e, struct kobj_id *id)
 {
 	id->api_version = e->api_version;
 	id->kind = e->kind;
@@ -790,10 +717,10 @@ static void inv_index(struct inventory *inv)
 	inv->slots = xcalloc(inv->cap, sizeof(*inv->slots));
 	inv->keys = xcalloc(inv->cap, sizeof(*inv->keys));
 	for (size_t i = 0; i < inv->nr; i++) {
-		struct ident id;
+		struct kobj_id id;
 		size_t h;
 		entry_ident(&inv->e[i], &id);
-		ident_key(&id, &k);
+		kobj_key(&id, &k);
 		inv->keys[i] = xstrdup(buf_cstr(&k));
 		for (h = key_hash(inv->keys[i]) & (inv->cap - 1); inv->slots[h];
 		     h = (h + 1) & (inv->cap - 1))
@@ -804,7 +731,7 @@ static void inv_index(struct inventory *inv)
 }
 
 /* inv_find: the entry with this identity (any version), or NULL */
-static struct inv_entry *inv_find(struct inventory *inv, const struct ident *id)
+static struct inv_entry *inv_find(struct inventory *inv, const struct kobj_id *id)
 {
 	struct buf k = BUF_INIT;
 	struct inv_entry *found = NULL;
@@ -813,7 +740,7 @@ static struct inv_entry *inv_find(struct inventory *inv, const struct ident *id)
 		return NULL;
 	if (!inv->slots)
 		inv_index(inv);
-	ident_key(id, &k);
+	kobj_key(id, &k);
 	for (size_t h = key_hash(buf_cstr(&k)) & (inv->cap - 1); inv->slots[h];
 	     h = (h + 1) & (inv->cap - 1)) {
 		size_t v = inv->slots[h] - 1;
@@ -850,7 +777,7 @@ static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why
 	}
 	cJSON_ArrayForEach(e, arr)
 	{
-		struct ident id = { jstr(e, "apiVersion"), jstr(e, "kind"),
+		struct kobj_id id = { jstr(e, "apiVersion"), jstr(e, "kind"),
 				    jstr(e, "namespace"), jstr(e, "name") };
 		i++;
 		if (!id.api_version || !*id.api_version || !id.kind ||
@@ -885,7 +812,7 @@ static int inv_cmp(const void *a, const void *b)
 static int inv_apply_order(const void *a, const void *b)
 {
 	const struct inv_entry *x = a, *y = b;
-	int ra = render_kind_rank(x->kind), rb = render_kind_rank(y->kind);
+	int ra = kobj_kind_rank(x->kind), rb = kobj_kind_rank(y->kind);
 
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
@@ -919,7 +846,7 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 		size_t n = 0;
 		for (size_t i = 0; i < inv->nr; i++) {
 			char g[128];
-			const char *grp = group_of(inv->e[i].api_version, g, sizeof(g));
+			const char *grp = kobj_group(inv->e[i].api_version, g, sizeof(g));
 			char *gk = *grp ? xasprintf("%s.%s", inv->e[i].kind, grp)
 					: xstrdup(inv->e[i].kind);
 			int dup = 0;
@@ -991,7 +918,7 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 
 /* the desired identities and what the inventory said when read: an entry
  * of a live parent outside this set was added by another writer */
-static int known_entry(struct run *r, const struct ident *id)
+static int known_entry(struct run *r, const struct kobj_id *id)
 {
 	return want_find(r, id) >= 0 || inv_find(r->old, id) != NULL;
 }
@@ -1033,7 +960,7 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 			}
 			buf_release(&why);
 			for (size_t i = 0; i < theirs.nr; i++) {
-				struct ident id;
+				struct kobj_id id;
 				entry_ident(&theirs.e[i], &id);
 				if (!known_entry(r, &id) && !inv_find(inv, &id))
 					inv_push(inv, &id, theirs.e[i].uid,
@@ -1103,15 +1030,15 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 /* ---- the run --------------------------------------------------------------- */
 
 
-static const cJSON *find_live(const cJSON *live, const struct ident *id)
+static const cJSON *find_live(const cJSON *live, const struct kobj_id *id)
 {
 	const cJSON *o;
 
 	cJSON_ArrayForEach(o, live)
 	{
-		struct ident x;
-		ident_of(o, &x);
-		if (x.api_version && x.kind && x.name && same_object(&x, id))
+		struct kobj_id x;
+		kobj_id_of(o, &x);
+		if (x.api_version && x.kind && x.name && kobj_same(&x, id))
 			return o;
 	}
 	return NULL;
@@ -1179,14 +1106,9 @@ static int list_in_namespaces(struct run *r, const struct kube_resource *res,
  * the device plugin's), or NULL (cluster scope, or any namespace) */
 static const char *fixed_namespace(const char *api_version, const char *kind)
 {
-	for (size_t i = 0; render_kinds[i].kind; i++)
-		if (!strcmp(render_kinds[i].kind, kind) &&
-		    !strcmp(render_kinds[i].api_version, api_version))
-			return render_kinds[i].ns &&
-					       strcmp(render_kinds[i].ns, RENDER_ANY_NAMESPACE)
-				       ? render_kinds[i].ns
-				       : NULL;
-	return NULL;
+	const struct kobj_kind *k = kobj_kind_find(api_version, kind);
+
+	return k && k->ns && strcmp(k->ns, KOBJ_ANY_NAMESPACE) ? k->ns : NULL;
 }
 
 /*
@@ -1236,9 +1158,9 @@ static int list_kind(struct run *r, const char *api_version,
 		return -1;
 	}
 	while ((o = cJSON_DetachItemFromArray(items, 0))) {
-		struct ident id;
+		struct kobj_id id;
 		long wi;
-		ident_of(o, &id);
+		kobj_id_of(o, &id);
 		if (!id.api_version || !id.kind || !id.name) {
 			cJSON_Delete(o);
 			continue;
@@ -1304,7 +1226,7 @@ static int check_desired(struct want *w, size_t n, struct err *err)
 	struct diags d = DIAGS_INIT;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct ident *id = &w[i].id;
+		const struct kobj_id *id = &w[i].id;
 		if (!id->api_version || !id->kind || !id->name ||
 		    !valid_name(id->name) || (id->ns && !valid_name(id->ns))) {
 			buf_addf(&bad, "%sobject %zu (%s %s) has no valid apiVersion, "
@@ -1361,7 +1283,7 @@ static void unplan(struct recon_report *rep, struct want *w, size_t n,
 	}
 }
 
-static int is_namespace(const struct ident *id)
+static int is_namespace(const struct kobj_id *id)
 {
 	return !strcmp(id->kind, "Namespace") && !strcmp(id->api_version, "v1");
 }
@@ -1562,8 +1484,8 @@ static int rebuild_inventory(struct run *r, struct inventory *inv)
 	int ret = 0;
 
 	for (size_t i = 0; ret == 0 && i < r->nw + NKNOWN; i++) {
-		const char *av = i < r->nw ? r->w[i].id.api_version : known_kinds[i - r->nw].api_version;
-		const char *kd = i < r->nw ? r->w[i].id.kind : known_kinds[i - r->nw].kind;
+		const char *av = i < r->nw ? r->w[i].id.api_version : kobj_kinds[i - r->nw].api_version;
+		const char *kd = i < r->nw ? r->w[i].id.kind : kobj_kinds[i - r->nw].kind;
 		const struct kube_resource *res;
 		char *key = xasprintf("%s %s", av, kd);
 		cJSON *items = NULL;
@@ -1597,8 +1519,8 @@ static int rebuild_inventory(struct run *r, struct inventory *inv)
 		}
 		cJSON_ArrayForEach(o, items)
 		{
-			struct ident id;
-			ident_of(o, &id);
+			struct kobj_id id;
+			kobj_id_of(o, &id);
 			if (!id.api_version || !id.kind || !id.name)
 				continue;
 			if (owner_applied_label(o, r->o->field_manager))
@@ -1742,7 +1664,7 @@ static int plan_prune(struct run *r, size_t *deletable)
 	r->st = xcalloc(old->nr + 1, sizeof(*r->st));
 	*deletable = 0;
 	for (size_t i = 0; i < old->nr; i++) {
-		struct ident oid;
+		struct kobj_id oid;
 		struct prune_facts pf = { 0 };
 		struct stale *s = &r->st[r->nst];
 		entry_ident(&old->e[i], &oid);
@@ -1774,7 +1696,7 @@ static int plan_prune(struct run *r, size_t *deletable)
 static void plan_shared(struct run *r)
 {
 	for (size_t i = 0; i < r->nst; i++) {
-		struct ident oid;
+		struct kobj_id oid;
 		struct prune_facts pf = { 0 };
 		if (r->st[i].v != PRUNE_DELETE)
 			continue;
@@ -1820,7 +1742,7 @@ static int identify_desired(struct run *r, cJSON *desired)
 	cJSON_ArrayForEach(o_it, desired)
 	{
 		w[i].obj = o_it;
-		ident_of(o_it, &w[i].id);
+		kobj_id_of(o_it, &w[i].id);
 		i++;
 	}
 	r->nw = n;
@@ -1840,7 +1762,7 @@ static int identify_desired(struct run *r, cJSON *desired)
 		}
 	for (i = 0; i < n; i++) {
 		label_member(w[i].obj, r->applyset_id);
-		ident_of(w[i].obj, &w[i].id); /* pointers may have moved */
+		kobj_id_of(w[i].obj, &w[i].id); /* pointers may have moved */
 		if (resource_of(r, w[i].id.api_version, w[i].id.kind, &w[i].res) < 0)
 			return -1;
 	}
@@ -1924,8 +1846,8 @@ static int list_all(struct run *r)
 			av = old->e[i - n].api_version;
 			kd = old->e[i - n].kind;
 		} else {
-			av = known_kinds[i - n - old->nr].api_version;
-			kd = known_kinds[i - n - old->nr].kind;
+			av = kobj_kinds[i - n - old->nr].api_version;
+			kd = kobj_kinds[i - n - old->nr].kind;
 		}
 		key = xasprintf("%s %s", av, kd);
 		for (size_t j = 0; j < nk; j++)
@@ -1971,7 +1893,7 @@ static void want_diff(struct want *x, const cJSON *live, const cJSON *next,
 {
 	struct buf lbl = BUF_INIT;
 
-	ident_display(&x->id, &lbl);
+	kobj_display(&x->id, &lbl);
 	rep->items[x->item].diff = diff_text(live, next, buf_cstr(&lbl));
 	buf_release(&lbl);
 }
@@ -2096,7 +2018,7 @@ static int dry_run_all(struct run *r)
 		/* in a namespace this run creates, nothing can exist yet and
 		 * nothing can be dry-run (Namespaces come first) */
 		if (x->id.ns) {
-			struct ident nsid = { "v1", "Namespace", NULL, x->id.ns };
+			struct kobj_id nsid = { "v1", "Namespace", NULL, x->id.ns };
 			long j = want_find(r, &nsid);
 			x->skip_dry_run = j >= 0 && r->w[j].state == LIVE_ABSENT &&
 					  !r->w[j].exists;
@@ -2170,7 +2092,7 @@ static int call_guard(struct run *r)
 		ch[nc++].next = r->w[i].next ? r->w[i].next : r->w[i].obj;
 	}
 	for (size_t i = 0; o->prune && i < r->nst; i++) {
-		struct ident oid;
+		struct kobj_id oid;
 		entry_ident(r->st[i].e, &oid);
 		if (r->st[i].v != PRUNE_DELETE ||
 		    (is_namespace(&oid) && !o->prune_namespaces))
@@ -2211,7 +2133,7 @@ static int call_guard(struct run *r)
 static void report_dry_prune(struct run *r)
 {
 	for (size_t i = 0; i < r->nst; i++) {
-		struct ident oid;
+		struct kobj_id oid;
 		struct prune_step s;
 		entry_ident(r->st[i].e, &oid);
 		s = prune_step(r->st[i].v, is_namespace(&oid), r->o, 1);
@@ -2231,7 +2153,7 @@ static int write_superset(struct run *r)
 	int any = r->o->rebuild_inventory;
 
 	for (size_t i = 0; i < old->nr; i++) {
-		struct ident oid;
+		struct kobj_id oid;
 		entry_ident(&old->e[i], &oid);
 		if (want_find(r, &oid) < 0)
 			inv_push(&r->next, &oid, old->e[i].uid, old->e[i].shared);
@@ -2293,7 +2215,7 @@ static int apply_all(struct run *r)
  * label removed or anything changed since is a 409, and the object stays.
  * Reports the outcome and keeps the entry unless it is gone.
  */
-static void delete_one(struct run *r, struct stale *s, const struct ident *oid,
+static void delete_one(struct run *r, struct stale *s, const struct kobj_id *oid,
 		       struct inventory *final)
 {
 	struct inv_entry *e = s->e;
@@ -2337,7 +2259,7 @@ static int prune_all(struct run *r)
 		inv_push(&final, &r->w[i].id, r->w[i].uid, r->w[i].shared_with);
 	sort_stale_apply_order(r);
 	for (size_t m = r->nst; m-- > 0;) {
-		struct ident oid;
+		struct kobj_id oid;
 		struct prune_step s;
 		entry_ident(r->st[m].e, &oid);
 		s = prune_step(r->st[m].v, is_namespace(&oid), r->o, 0);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "generator/render.h"
+#include "generator/kobj.h"
 #include "reconcile/kubejson.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -779,9 +779,9 @@ struct kube_fake *kube_fake_new(void)
 	f->page_size = 2;
 	kube_fake_serve(f, "v1", "Event", "events", 1);
 	kube_fake_serve(f, "coordination.k8s.io/v1", "Lease", "leases", 1);
-	for (size_t i = 0; render_kinds[i].kind; i++)
-		kube_fake_serve(f, render_kinds[i].api_version, render_kinds[i].kind,
-		      render_kinds[i].resource, render_kinds[i].ns != NULL);
+	for (size_t i = 0; kobj_kinds[i].kind; i++)
+		kube_fake_serve(f, kobj_kinds[i].api_version, kobj_kinds[i].kind,
+		      kobj_kinds[i].resource, kobj_kinds[i].ns != NULL);
 	return f;
 }
 

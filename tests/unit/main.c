@@ -44,6 +44,7 @@ static Suite *(*const suites[])(void) = {
 	units_suite,
 	owner_suite,
 	preflight_suite,
+	kobj_suite,
 	kube_suite,
 	reconcile_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */

@@ -35,6 +35,7 @@ Suite *kueue_suite(void);    /* test_kueue.c: Kueue configuration vs chart */
 Suite *units_suite(void);    /* test_units.c: generator/units.c */
 Suite *owner_suite(void);    /* test_owner.c: reconcile/owner.c (ownership, prune) */
 Suite *preflight_suite(void); /* test_preflight.c: aws*, generator+reconcile preflight */
+Suite *kobj_suite(void);      /* test_kobj.c: generator/kobj.c */
 Suite *kube_suite(void);      /* test_kube.c: kube.c on a canned connection, nodecount.c */
 Suite *reconcile_suite(void); /* test_reconcile.c: reconcile.c on tests/unit/kube_fake.c */
 
