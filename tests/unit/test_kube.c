@@ -11,6 +11,7 @@
 
 #include "reconcile/http.h"
 #include "reconcile/kube.h"
+#include "reconcile/lease.h"
 #include "reconcile/nodecount.h"
 #include "tests/unit/kube_fake.h"
 #include "tests/unit/suites.h"
@@ -320,6 +321,65 @@ START_TEST(test_nodecount)
 }
 END_TEST
 
+/* ---- the run lock on the fake --------------------------------------------- */
+
+static void bump_lease(struct kube_fake *f, enum fake_op op, const char *kind,
+		       const char *ns, const char *name, void *ctx)
+{
+	int *left = ctx;
+
+	(void)kind;
+	if (op == FAKE_UPDATE && (*left)-- > 0)
+		kube_fake_touch(kube_fake_find(f, "Lease", ns, name), f);
+}
+
+START_TEST(test_lease)
+{
+	struct kube_fake *f = kube_fake_new();
+	struct kube *k = kube_fake_client(f);
+	struct lease a = LEASE_INIT, b = LEASE_INIT, c = LEASE_INIT, d = LEASE_INIT;
+	struct err e = ERR_INIT;
+	int got = -1, races = 1;
+
+	/* free: created, ours */
+	ck_assert_int_eq(lease_acquire(&a, k, "gpuform-system", "gpuform-x", "me", 60, &got, &e), 0);
+	ck_assert_int_eq(got, 1);
+	ck_assert_int_eq(kube_fake_count(f, "CREATE Lease gpuform-system/gpuform-x"), 1);
+	/* held by a live run: not taken, and we learn who */
+	ck_assert_int_eq(lease_acquire(&b, k, "gpuform-system", "gpuform-x", "other", 60, &got, &e), 0);
+	ck_assert_int_eq(got, 0);
+	ck_assert_str_eq(b.holder, "me");
+	/* released: free again */
+	ck_assert_int_eq(lease_release(&a, k, &e), 0);
+	/* a stale holder (renewed long ago) is taken over, even when another
+	 * writer changes the Lease once in between (409, read again) */
+	{
+		cJSON *l = kube_fake_find(f, "Lease", "gpuform-system", "gpuform-x");
+		cJSON *spec = cJSON_GetObjectItem(l, "spec");
+		cJSON_DeleteItemFromObject(spec, "holderIdentity");
+		cJSON_DeleteItemFromObject(spec, "renewTime");
+		cJSON_AddStringToObject(spec, "holderIdentity", "old");
+		cJSON_AddStringToObject(spec, "renewTime", "2000-01-01T00:00:00.000000Z");
+	}
+	f->hook = bump_lease;
+	f->hook_ctx = &races;
+	ck_assert_int_eq(lease_acquire(&c, k, "gpuform-system", "gpuform-x", "new", 60, &got, &e), 0);
+	ck_assert_msg(got == 1, "%s", err_msg(&e));
+	ck_assert_str_eq(c.taken_from, "old");
+	ck_assert_int_eq(kube_fake_count(f, "UPDATE Lease"), 3); /* release, 409, ours */
+	/* an API failure is an error, not "held" */
+	kube_fake_fail(f, FAKE_GET, 0, "Lease", ERR_AUTH, "leases is forbidden");
+	ck_assert_int_eq(lease_acquire(&d, k, "gpuform-system", "gpuform-x", "z", 60, &got, &e), -1);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	lease_dispose(&a);
+	lease_dispose(&b);
+	lease_dispose(&c);
+	lease_dispose(&d);
+	err_release(&e);
+	kube_fake_free(f);
+}
+END_TEST
+
 Suite *kube_suite(void)
 {
 	Suite *s = suite_create("kube");
@@ -332,6 +392,7 @@ Suite *kube_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("nodecount");
 	tcase_add_test(t, test_nodecount);
+	tcase_add_test(t, test_lease);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -662,6 +662,33 @@ START_TEST(test_died_half_way)
 }
 END_TEST
 
+/* the first run stops right after creating the inventory bare (before
+ * filling it): the next run treats it as no inventory and converges */
+START_TEST(test_died_after_bare_inventory)
+{
+	struct kube_fake *f = kube_fake_new();
+	struct run r;
+
+	kube_fake_fail(f, FAKE_APPLY, 0, "ConfigMap", ERR_HTTP, "connection reset");
+	run_prune(&r, f, cms(2, "1"));
+	ck_assert_int_eq(r.rc, -1);
+	ck_assert_int_eq(r.err.code, ERR_HTTP);
+	ck_assert_ptr_nonnull(kube_fake_find(f, "ConfigMap", INV_NS, INV_NAME));
+	ck_assert_str_eq(inventory(f), "");
+	ck_assert_ptr_null(kube_fake_find(f, "ConfigMap", "kube-system", "c0"));
+	/* the inventory namespace, and the failed fill of the parent */
+	ck_assert_int_eq(r.rep.stats.applies, 2);
+	run_done(&r);
+
+	run_prune(&r, f, cms(2, "1"));
+	ck_assert_msg(r.rc == 0, "%s", err_msg(&r.err));
+	ck_assert_int_eq(r.rep.counts[RA_CREATED], 2);
+	ck_assert_ptr_nonnull(strstr(inventory(f), "\"name\":\"c1\""));
+	run_done(&r);
+	kube_fake_free(f);
+}
+END_TEST
+
 START_TEST(test_inventory_missing_but_labelled)
 {
 	struct kube_fake *f = applied(2);
@@ -784,6 +811,7 @@ Suite *reconcile_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("failure");
 	tcase_add_test(t, test_died_half_way);
+	tcase_add_test(t, test_died_after_bare_inventory);
 	tcase_add_test(t, test_inventory_missing_but_labelled);
 	tcase_add_test(t, test_unserved_kind);
 	tcase_add_test(t, test_guard_holds_and_refuses);
