@@ -1551,84 +1551,6 @@ struct stale {
 	enum prune_verdict v;
 };
 
-/* what a run does with one stale entry: the prune planner's answer */
-enum keep_entry {
-	KEEP_NONE,        /* dropped from the inventory */
-	KEEP_AS_IS,       /* kept, with its sharedWith */
-	KEEP_UNSHARED,    /* kept, without sharedWith */
-};
-struct prune_step {
-	int report;            /* add an item to the report */
-	enum recon_action action; /* that item's action (RA_SKIPPED/RA_PRUNED) */
-	const char *why;       /* its detail (NULL: none) */
-	enum keep_entry keep;  /* in the next inventory (a real run) */
-	int delete_;           /* DELETE it (a real run, with preconditions) */
-};
-
-/*
- * prune_step: the planner's verdict for a stale entry with verdict v
- * (owner_prune_decision, or PRUNE_HELD from the guard). `dry` gives what
- * a dry run reports (in inventory order), else what a real run reports and
- * does (in reverse apply order). Pure.
- */
-static struct prune_step prune_step(enum prune_verdict v, int is_ns,
-				    const struct recon_opts *o, int dry)
-{
-	struct prune_step s = { 1, RA_SKIPPED, owner_prune_reason(v),
-				KEEP_AS_IS, 0 };
-	const char *not_pruned =
-		o->prune ? "namespaces are pruned only with --prune-namespaces"
-			 : "not in the desired set (use --prune)";
-	int deletable = o->prune && (!is_ns || o->prune_namespaces);
-
-	if (dry) {
-		s.keep = KEEP_NONE;
-		if (v == PRUNE_GONE) {
-			s.report = 0;
-		} else if (v == PRUNE_RELEASE && !o->prune) {
-			s.why = not_pruned;
-		} else if (!s.why) {
-			if (v == PRUNE_DELETE && deletable) {
-				s.action = RA_PRUNED;
-				s.why = NULL;
-			} else {
-				s.why = not_pruned;
-			}
-		}
-		return s;
-	}
-	switch (v) {
-	case PRUNE_GONE: /* gone, or no longer ours: forget it */
-		s.report = 0;
-		s.keep = KEEP_NONE;
-		break;
-	case PRUNE_UID_CHANGED: /* a prune run says it once more */
-		s.keep = o->prune ? KEEP_NONE : KEEP_UNSHARED;
-		break;
-	case PRUNE_RELEASE:
-		s.report = o->prune;
-		s.keep = o->prune ? KEEP_NONE : KEEP_AS_IS;
-		break;
-	case PRUNE_HELD:
-		s.why = o->held_detail ? o->held_detail : "held back by the guard";
-		break;
-	case PRUNE_NO_UID:
-	case PRUNE_NOT_APPLIED:
-	case PRUNE_STILL_LISTED:
-		break;
-	case PRUNE_DELETE:
-		s.keep = KEEP_UNSHARED;
-		if (!deletable) {
-			s.why = not_pruned;
-		} else {
-			s.report = 0; /* the outcome of the DELETE is */
-			s.delete_ = 1;
-		}
-		break;
-	}
-	return s;
-}
-
 /*
  * plan_objects: each desired object's action from what the LISTs found —
  * unchanged, created, configured — and, for an existing object that is
@@ -2136,9 +2058,11 @@ static void report_dry_prune(struct run *r)
 		struct kobj_id oid;
 		struct prune_step s;
 		entry_ident(r->st[i].e, &oid);
-		s = prune_step(r->st[i].v, is_namespace(&oid), r->o, 1);
+		s = owner_prune_step(r->st[i].v, is_namespace(&oid), r->o->prune,
+				     r->o->prune_namespaces, r->o->held_detail, 1);
 		if (s.report)
-			add_item(r->rep, &oid, s.action, s.why);
+			add_item(r->rep, &oid, s.pruned ? RA_PRUNED : RA_SKIPPED,
+				 s.why);
 	}
 }
 
@@ -2262,9 +2186,11 @@ static int prune_all(struct run *r)
 		struct kobj_id oid;
 		struct prune_step s;
 		entry_ident(r->st[m].e, &oid);
-		s = prune_step(r->st[m].v, is_namespace(&oid), r->o, 0);
+		s = owner_prune_step(r->st[m].v, is_namespace(&oid), r->o->prune,
+				     r->o->prune_namespaces, r->o->held_detail, 0);
 		if (s.report)
-			add_item(r->rep, &oid, s.action, s.why);
+			add_item(r->rep, &oid, s.pruned ? RA_PRUNED : RA_SKIPPED,
+				 s.why);
 		if (!s.delete_) {
 			if (s.keep != KEEP_NONE)
 				inv_push(&final, &oid, r->st[m].e->uid,
@@ -2391,7 +2317,7 @@ static void run_release(struct run *r)
  * action, ownership), dry-run every write, plan the prune, let the guard
  * speak, then — unless a dry run — write the inventory superset, apply,
  * prune and write the final inventory. Every step that plans is pure
- * (plan_objects, plan_prune, plan_shared, prune_step); every step that
+ * (plan_objects, plan_prune, plan_shared; owner_prune_step); every step that
  * talks to the API says so in its name.
  */
 int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
