@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/testhooks.h"
 #include "generator/intent.h"
 #include "reconcile/metrics.h"
 #include "reconcile/notify.h"
@@ -69,21 +70,6 @@ static void describe_time(struct buf *out, double t)
 	lease_format_time((double)(long long)t, &s);
 	buf_addf(out, "%.19sZ", buf_cstr(&s));
 	buf_release(&s);
-}
-
-/* tests only: hold the lock this many seconds (a run that takes long) */
-static void test_hold(void)
-{
-	const char *s = getenv("GPUFORM_TEST_LOCK_HOLD_S");
-	struct timespec ts;
-	long n;
-
-	if (!s || (n = strtol(s, NULL, 10)) <= 0 || n > 600)
-		return;
-	ts.tv_sec = n;
-	ts.tv_nsec = 0;
-	while (nanosleep(&ts, &ts) < 0)
-		;
 }
 
 int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
@@ -156,7 +142,8 @@ int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
 	if (!ic->o.lock_default) /* asked for: say so */
 		fprintf(stderr, "gpuform: run lock (Lease %s/%s) held by %s for %lds\n",
 			ic->lease.ns, ic->lease.name, ic->identity, dur);
-	test_hold();
+	/* tests only: hold the lock (a run that takes long) */
+	testhooks_sleep(testhooks_seconds("GPUFORM_TEST_LOCK_HOLD_S"));
 	return 0;
 }
 
@@ -226,26 +213,13 @@ int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,
 				ret = EXIT_RUNTIME;
 			err_clear(&e);
 		}
-		if (ic->o.pushgateway) {
-			struct buf url = BUF_INIT;
-			size_t n = strlen(ic->o.pushgateway);
-			long status;
-			while (n && ic->o.pushgateway[n - 1] == '/')
-				n--;
-			buf_add(&url, ic->o.pushgateway, n);
-			buf_adds(&url, "/metrics/job/gpuform");
-			if (cluster && *cluster)
-				buf_addf(&url, "/cluster/%s", cluster);
-			if (kube_http_send("PUT", buf_cstr(&url),
-					   "text/plain; version=0.0.4; charset=utf-8",
-					   buf_cstr(&text), text.len,
-					   PUSH_TIMEOUT_MS, &status, &e) < 0) {
-				warn("pushgateway", &e);
-				if (!failed)
-					ret = EXIT_RUNTIME;
-				err_clear(&e);
-			}
-			buf_release(&url);
+		if (ic->o.pushgateway &&
+		    metrics_push(ic->o.pushgateway, cluster, &text,
+				 PUSH_TIMEOUT_MS, &e) < 0) {
+			warn("pushgateway", &e);
+			if (!failed)
+				ret = EXIT_RUNTIME;
+			err_clear(&e);
 		}
 		buf_release(&text);
 		buf_release(&old);

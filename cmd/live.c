@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/preflight.h"
+#include "cmd/testhooks.h"
 #include "util/xalloc.h"
 
 void live_print_item(const struct recon_item *it)
@@ -60,11 +61,9 @@ void live_print_impact(const struct nodeimpact *ni,
 static void test_prune_pause(void *ctx)
 {
 	long n = *(const long *)ctx;
-	struct timespec ts = { n, 0 };
 
 	fprintf(stderr, "gpuform: test: pausing %lds before pruning\n", n);
-	while (nanosleep(&ts, &ts) < 0)
-		;
+	testhooks_sleep(n);
 }
 
 void live_init(struct live *l, const char *cmd)
@@ -100,17 +99,15 @@ static int guard_init(struct live *l)
 {
 	struct buf why = BUF_INIT;
 	int code;
-	const char *pause_env = getenv("GPUFORM_TEST_PRUNE_PAUSE_S");
 
-	if (pause_env && (l->prune_pause = strtol(pause_env, NULL, 10)) > 0 &&
-	    l->prune_pause <= 600) {
+	if ((l->prune_pause = testhooks_seconds("GPUFORM_TEST_PRUNE_PAUSE_S"))) {
 		l->ro.before_prune = test_prune_pause;
 		l->ro.before_prune_ctx = &l->prune_pause;
 	}
 	nodeimpact_init(&l->ni, NULL);
 	l->ni.allow_replacement = l->allow_replace;
 	l->ni.enforce = !l->ro.dry_run;
-	if ((l->ni.now = nodeimpact_now(&why)) == (time_t)-1) {
+	if (testhooks_now(&l->ni.now, &why) < 0) {
 		code = cmd_usage_error(l->cmd, "%s", buf_cstr(&why));
 		buf_release(&why);
 		return code;

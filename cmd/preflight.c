@@ -7,8 +7,8 @@
 #include "cmd/preflight.h"
 
 #include "cmd/cluster.h"
-#include "reconcile/nodeimpact.h"
 #include "cmd/sarif.h"
+#include "cmd/testhooks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,8 +208,7 @@ static int preflight_core(char **paths, const struct buf *mem, size_t n,
 
 	{
 		struct buf why = BUF_INIT;
-		now = nodeimpact_now(&why);
-		if (now == (time_t)-1) {
+		if (testhooks_now(&now, &why) < 0) {
 			fprintf(stderr, "gpuform preflight: %s\n",
 				buf_cstr(&why));
 			buf_release(&why);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/kobj.h"
 #include "generator/render.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -66,14 +67,14 @@ size_t install_grants(struct install_grant **out, const char *own_ns,
 	static char groups[32][64];
 	char *inv;
 
-	for (size_t i = 0; render_kinds[i].kind; i++) {
-		const struct render_kind *rk = &render_kinds[i];
+	for (size_t i = 0; kobj_kinds[i].kind; i++) {
+		const struct kobj_kind *rk = &kobj_kinds[i];
 		const char *ns = rk->ns;
 		if (i >= sizeof(groups) / sizeof(groups[0]))
-			BUG("render_kinds has more than 32 entries");
+			BUG("kobj_kinds has more than 32 entries");
 		group_of(rk->api_version, groups[i], sizeof(groups[i]));
 		/* kinds whose namespace an intent picks: cluster-wide */
-		if (ns && !strcmp(ns, RENDER_ANY_NAMESPACE))
+		if (ns && !strcmp(ns, KOBJ_ANY_NAMESPACE))
 			ns = NULL;
 		/* the device-plugin ConfigMap follows the chart's namespace */
 		if (ns && device_plugin_ns && !strcmp(rk->kind, "ConfigMap"))

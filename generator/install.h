@@ -3,7 +3,7 @@
  * cluster (`gpuform install`): Namespace, ServiceAccount, least-privilege
  * RBAC and the CronJob that runs `gpuform reconcile --git` periodically.
  *
- * The RBAC rules are derived, not hand-listed: from render_kinds (every kind
+ * The RBAC rules are derived, not hand-listed: from kobj_kinds (every kind
  * the renderer can produce, render.h), from what a reconcile run does with
  * them (reconcile.h: read, one LIST per kind, server-side apply, prune) and
  * from the few objects a run touches in its own namespace (inventory

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/kobj.h"
 #include "generator/render.h"
 #include "util/yaml.h"
 #include "util/udiff.h"
@@ -85,8 +86,8 @@ static int key_cmp(const struct key *a, const struct key *b)
 
 	if ((c = strcmp(a->cluster, b->cluster)))
 		return c;
-	ra = render_kind_rank(a->kind);
-	rb = render_kind_rank(b->kind);
+	ra = kobj_kind_rank(a->kind);
+	rb = kobj_kind_rank(b->kind);
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
 	if ((c = strcmp(a->kind, b->kind)))

@@ -14,7 +14,7 @@
  * would change", and each modification comes with a unified diff of those
  * files (3 lines of context, like `diff -u`).
  *
- * Order: by cluster, then by kind in apply order (render_kind_rank), kind,
+ * Order: by cluster, then by kind in apply order (kobj_kind_rank), kind,
  * namespace, name, group: the order `gpuform render` writes them in.
  */
 #ifndef GENERATOR_OBJDIFF_H

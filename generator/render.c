@@ -12,6 +12,7 @@
 
 #include "generator/crdrules.h"
 #include "generator/interruption.h"
+#include "generator/kobj.h"
 #include "generator/window.h"
 #include "util/yaml.h"
 #include "util/json.h"
@@ -958,36 +959,11 @@ static int render_addons(cJSON *addons, const struct plan *p,
 
 /* ---- ordering and top level ---------------------------------------------- */
 
-/* every kind render_plan can produce, in apply order (see render.h) */
-const struct render_kind render_kinds[] = {
-	{ "v1", "Namespace", "namespaces", NULL },
-	{ "v1", "ConfigMap", "configmaps", DEVICE_PLUGIN_NS },
-	{ "karpenter.k8s.aws/v1", "EC2NodeClass", "ec2nodeclasses", NULL },
-	/* before the NodePools, so their first scheduling already sees it */
-	{ "karpenter.sh/v1alpha1", "NodeOverlay", "nodeoverlays", NULL },
-	{ "karpenter.sh/v1", "NodePool", "nodepools", NULL },
-	{ "kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass",
-	  "workloadpriorityclasses", NULL },
-	{ "kueue.x-k8s.io/v1beta2", "ResourceFlavor", "resourceflavors", NULL },
-	{ "kueue.x-k8s.io/v1beta2", "ClusterQueue", "clusterqueues", NULL },
-	{ "kueue.x-k8s.io/v1beta2", "LocalQueue", "localqueues",
-	  RENDER_ANY_NAMESPACE },
-	{ NULL, NULL, NULL, NULL },
-};
-
-int render_kind_rank(const char *kind)
-{
-	for (int i = 0; render_kinds[i].kind; i++)
-		if (!strcmp(kind, render_kinds[i].kind))
-			return i;
-	return 100;
-}
-
 int render_doc_cmp(const cJSON *a, const cJSON *b)
 {
 	const char *ka = json_text_at(a, "kind", NULL);
 	const char *kb = json_text_at(b, "kind", NULL);
-	int ra = render_kind_rank(ka), rb = render_kind_rank(kb), c;
+	int ra = kobj_kind_rank(ka), rb = kobj_kind_rank(kb), c;
 
 	if (ra != rb)
 		return ra < rb ? -1 : 1;

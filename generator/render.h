@@ -54,22 +54,7 @@ int render_tree(struct fs_tree *out, const struct rendered *r,
 void render_object_file(const cJSON *doc, enum render_format f,
 			struct buf *out);
 
-/*
- * render_kinds: every kind render_plan produces, in apply order, terminated
- * by an entry whose kind is NULL. `ns` is where objects of the kind go: NULL
- * for cluster-scoped kinds, RENDER_ANY_NAMESPACE when an intent chooses the
- * namespace, else the one fixed namespace. What gpuform may touch in a
- * cluster (`gpuform install`'s RBAC rules) is derived from this table; a
- * unit test checks that every rendered object's kind is listed here.
- */
-#define RENDER_ANY_NAMESPACE "*"
-struct render_kind {
-	const char *api_version, *kind, *resource, *ns;
-};
-extern const struct render_kind render_kinds[];
-
-/* render_kind_rank: position of a kind in apply order (unknown kinds last). */
-int render_kind_rank(const char *kind);
+/* the kinds gpuform renders and their apply order: generator/kobj.h */
 
 /* render_doc_cmp: the output order of two documents (qsort-style). */
 int render_doc_cmp(const cJSON *a, const cJSON *b);

@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "reconcile/awsxml.h"
-#include "reconcile/kube.h"
+#include "reconcile/http.h"
 #include "util/backoff.h"
 #include "util/digest.h"
 #include "util/xalloc.h"
@@ -210,7 +210,7 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 	char *tgt = target ? xasprintf("X-Amz-Target: %s", target) : NULL;
 	const char *hdr[4];
 	size_t nh = 0;
-	struct kube_http_req r;
+	struct http_req r;
 	uint64_t rng = backoff_seed((uint64_t)(uintptr_t)a);
 	int ret = -1;
 
@@ -250,7 +250,7 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 
 		aws_answer_release(ans);
 		a->requests++;
-		if (kube_http_exchange(&r, &ans->status, &ans->body, &timed_out,
+		if (http_exchange(&r, &ans->status, &ans->body, &timed_out,
 				       err) < 0) {
 			if (timed_out) {
 				err_release(err);

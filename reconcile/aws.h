@@ -3,7 +3,7 @@
  * resolution (AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, then the
  * regional default), the EC2/STS query protocol and the JSON 1.0/1.1
  * protocols (SSM, SQS), SigV4 signing by libcurl through
- * kube_http_exchange() (reconcile/kube.c stays the only libcurl user),
+ * http_exchange() (reconcile/http.c stays the only libcurl user),
  * bounded retries with backoff on throttling and 5xx, and the error code
  * of a failed call. Credentials come from reconcile/awscreds.h.
  */

@@ -19,7 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "reconcile/awsxml.h"
-#include "reconcile/kube.h"
+#include "reconcile/http.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
@@ -154,7 +154,7 @@ static int web_identity(struct aws *a, const char *role, const char *file,
 						   : xstrdup("https://sts.amazonaws.com"));
 	char *sess = session ? xstrdup(session)
 			     : xasprintf("gpuform-%ld", (long)time(NULL));
-	struct kube_http_req r;
+	struct http_req r;
 	struct xnode root;
 	const struct xnode *c;
 	long status;
@@ -180,7 +180,7 @@ static int web_identity(struct aws *a, const char *role, const char *file,
 	r.timeout_ms = a->timeout_ms;
 	r.max_body = 1u << 20;
 	a->requests++;
-	if (kube_http_exchange(&r, &status, &resp, &timed_out, err) < 0) {
+	if (http_exchange(&r, &status, &resp, &timed_out, err) < 0) {
 		struct buf m = BUF_INIT;
 		buf_addf(&m, "web identity (STS %s): %s", url, err_msg(err));
 		err_release(err);
@@ -259,7 +259,7 @@ static int http_get(struct aws *a, const char *method, const char *url,
 		    const char *const *hdr, long timeout_ms, struct buf *resp,
 		    const char *what, struct err *err)
 {
-	struct kube_http_req r;
+	struct http_req r;
 	long status;
 	int timed_out;
 
@@ -272,7 +272,7 @@ static int http_get(struct aws *a, const char *method, const char *url,
 	r.max_body = 1u << 20;
 	a->requests++;
 	buf_reset(resp);
-	if (kube_http_exchange(&r, &status, resp, &timed_out, err) < 0) {
+	if (http_exchange(&r, &status, resp, &timed_out, err) < 0) {
 		struct buf m = BUF_INIT;
 		buf_addf(&m, "%s: %s", what, err_msg(err));
 		err_release(err);

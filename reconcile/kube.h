@@ -1,10 +1,15 @@
 /*
- * reconcile/kube.h: a small Kubernetes API client — the only libcurl user.
+ * reconcile/kube.h: a small Kubernetes API client, as a table of
+ * operations (struct kube_ops, in the manner of git's transport vtable):
+ * the REST implementation (kube_new: kube.c over the libcurl connection of
+ * reconcile/http.h) and the in-memory fake of the unit tests
+ * (tests/unit/kube_fake.c) sit behind the same functions, so reconcile,
+ * lease and notify run unchanged against either.
  *
- * One reused connection; per-request and per-run timeouts; retries with
- * jittered exponential backoff on 429, 5xx and transport errors (honouring
- * Retry-After); response bodies capped. HTTP outcomes are turned into
- * meanings:
+ * The REST client: one reused connection; per-request and per-run
+ * timeouts; retries with jittered exponential backoff on 429, 5xx and
+ * transport errors (honouring Retry-After); response bodies capped (all in
+ * http.c). HTTP outcomes are turned into meanings (here, kube.c):
  *   404 on get/delete  -> absent (return 0, *out = NULL)
  *   401, 403           -> ERR_AUTH; the message names the user and, for 403,
  *                         the API server's own sentence (verb, resource)
@@ -25,6 +30,7 @@
 #include "util/err.h"
 
 struct kube;
+struct kube_resource;
 
 struct kube_opts {
 	long request_timeout_ms; /* one HTTP exchange (default 30000) */
@@ -59,6 +65,11 @@ struct kube_stats {
 int kube_new(struct kube **out, const struct kube_config *cfg,
 	     const struct kube_opts *opts, struct err *err);
 void kube_free(struct kube *k);
+
+/* kube_new_on: the REST client over an existing connection, which it
+ * takes (unit tests: http_conn_new_canned) */
+struct http_conn;
+int kube_new_on(struct kube **out, struct http_conn *hc);
 const struct kube_stats *kube_get_stats(const struct kube *k);
 
 /* A served resource type, from discovery (cached for the client's life). */
@@ -138,16 +149,6 @@ int kube_merge_patch(struct kube *k, const struct kube_resource *r,
 		     const char *field_manager, cJSON **out, struct err *err);
 
 /*
- * kube_http_send: one plain HTTP(S) request outside the API server (the
- * Prometheus Pushgateway): method, url, body; no retries. A status outside
- * 2xx is ERR_HTTP with the status and the first line of the answer; user
- * info in url never appears in messages.
- */
-int kube_http_send(const char *method, const char *url,
-		   const char *content_type, const char *body, size_t len,
-		   long timeout_ms, long *status, struct err *err);
-
-/*
  * kube_request: a raw request for what the helpers above do not cover.
  * path is absolute ("/api/v1/namespaces"); query may be NULL. Returns 0 for
  * any HTTP status (in *status); -1 only for transport failures after the
@@ -159,26 +160,54 @@ int kube_request(struct kube *k, const char *method, const char *path,
 		 cJSON **body_out, struct err *err);
 
 /*
- * kube_http_exchange: one plain HTTP request outside the API server, with
- * its answer (the AWS APIs of `gpuform preflight`, reconcile/aws.c, and the
- * credential endpoints, reconcile/awscreds.c). No retries: the caller
- * decides. When sigv4 is set ("aws:amz:REGION:SERVICE") the request is
- * signed by libcurl (CURLOPT_AWS_SIGV4) with key_id/secret; headers are
- * "Name: value" lines (NULL-terminated, may be NULL). Returns 0 for any
- * HTTP status (*status, the body in *resp, capped at max_body); -1 for
- * transport failures, with *timed_out set when the time ran out. Secrets
- * and user info never appear in messages.
+ * ---- implementing a client -------------------------------------------------
+ * A client is a struct kube (first member of the implementation's own
+ * struct) whose ops say how each operation is done. The kube_* functions
+ * above check their arguments, then call these; an implementation keeps
+ * k->stats as the REST client does (one request per GET, LIST page,
+ * apply, delete, create; writes counted apart). Every operation returns 0
+ * or -1 with err set, and means what the kube_* function of the same name
+ * documents (404 on get: *out = NULL; 409: ERR_CONFLICT; ...).
  */
-struct kube_http_req {
-	const char *method, *url;
-	const char *const *headers;
-	const char *body;
-	size_t len;
-	const char *sigv4, *key_id, *secret;
-	long timeout_ms;
-	size_t max_body;
+struct kube_ops {
+	const char *name; /* "rest", "fake" */
+	int (*resource_for)(struct kube *k, const char *api_version,
+			    const char *kind, const struct kube_resource **out,
+			    struct err *err);
+	int (*get)(struct kube *k, const struct kube_resource *r,
+		   const char *ns, const char *name, cJSON **out,
+		   struct err *err);
+	int (*list)(struct kube *k, const struct kube_resource *r,
+		    const char *ns, const char *label_selector,
+		    cJSON **items_out, struct err *err);
+	int (*apply)(struct kube *k, const struct kube_resource *r,
+		     const cJSON *obj, const char *field_manager, int force,
+		     int dry_run, cJSON **out, struct err *err);
+	int (*delete_)(struct kube *k, const struct kube_resource *r,
+		       const char *ns, const char *name, const char *uid,
+		       const char *rv, int dry_run, int *deleted,
+		       struct err *err);
+	int (*create)(struct kube *k, const struct kube_resource *r,
+		      const char *ns, const cJSON *obj, cJSON **out,
+		      struct err *err);
+	int (*update)(struct kube *k, const struct kube_resource *r,
+		      const char *ns, const cJSON *obj, cJSON **out,
+		      struct err *err);
+	int (*merge_patch)(struct kube *k, const struct kube_resource *r,
+			   const char *ns, const char *name,
+			   const cJSON *patch, const char *field_manager,
+			   cJSON **out, struct err *err);
+	/* may be NULL: kube_request then fails with ERR_INVALID */
+	int (*request)(struct kube *k, const char *method, const char *path,
+		       const char *query, const char *content_type,
+		       const char *body, size_t body_len, long *status,
+		       cJSON **body_out, struct err *err);
+	void (*free)(struct kube *k);
 };
-int kube_http_exchange(const struct kube_http_req *r, long *status,
-		       struct buf *resp, int *timed_out, struct err *err);
+
+struct kube {
+	const struct kube_ops *ops;
+	struct kube_stats stats;
+};
 
 #endif

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reconcile/http.h"
 #include "util/xalloc.h"
 
 const char *const metrics_result_names[] = { "success", "failed", "locked" };
@@ -191,5 +192,26 @@ out:
 	if (ret < 0)
 		unlink(tmp);
 	free(tmp);
+	return ret;
+}
+
+int metrics_push(const char *gateway, const char *cluster,
+		 const struct buf *text, long timeout_ms, struct err *err)
+{
+	struct buf url = BUF_INIT;
+	size_t n = strlen(gateway);
+	long status;
+	int ret;
+
+	while (n && gateway[n - 1] == '/')
+		n--;
+	buf_add(&url, gateway, n);
+	buf_adds(&url, "/metrics/job/gpuform");
+	if (cluster && *cluster)
+		buf_addf(&url, "/cluster/%s", cluster);
+	ret = http_send("PUT", buf_cstr(&url),
+			"text/plain; version=0.0.4; charset=utf-8",
+			buf_cstr(text), text->len, timeout_ms, &status, err);
+	buf_release(&url);
 	return ret;
 }

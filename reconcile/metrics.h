@@ -56,4 +56,13 @@ void metrics_escape(struct buf *out, const char *s);
 int metrics_write_file(const char *path, const struct buf *text,
 		       struct err *err);
 
+/*
+ * metrics_push: PUT the exposition to a Prometheus Pushgateway at
+ * <gateway>/metrics/job/gpuform[/cluster/<cluster>] over the HTTP layer
+ * (reconcile/http.h; one request, no retries, timeout_ms). ERR_HTTP with
+ * the status and the gateway's first line when it refuses.
+ */
+int metrics_push(const char *gateway, const char *cluster,
+		 const struct buf *text, long timeout_ms, struct err *err);
+
 #endif

@@ -14,7 +14,6 @@
 
 #include "generator/interruption.h"
 #include "util/vec.h"
-#include "util/time.h"
 #include "util/json.h"
 #include "util/xalloc.h"
 
@@ -67,24 +66,6 @@ void nodeimpact_release(struct nodeimpact *ni)
 }
 
 /* ---- time ---------------------------------------------------------------- */
-
-time_t nodeimpact_now(struct buf *why)
-{
-	const char *s = getenv("GPUFORM_NOW");
-	long long t;
-	size_t n;
-
-	if (!s || !*s)
-		return time(NULL);
-	n = strlen(s);
-	/* UTC, whole seconds: 2026-01-31T02:30:00Z */
-	if (n != 20 || s[19] != 'Z' || time_parse_rfc3339(s, &t, NULL) < 0) {
-		buf_addf(why, "GPUFORM_NOW='%s' is not an RFC 3339 UTC time "
-			      "like 2026-01-31T02:30:00Z", s);
-		return (time_t)-1;
-	}
-	return (time_t)t;
-}
 
 static void add_rfc3339(struct buf *out, time_t t)
 {

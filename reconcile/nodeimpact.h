@@ -81,8 +81,4 @@ void nodeimpact_summary(struct buf *out, const struct nodeimpact *ni);
  * unknown), "countsUnknown": reason or absent, "heldBack"} */
 cJSON *nodeimpact_json(const struct nodeimpact *ni);
 
-/* nodeimpact_now: $GPUFORM_NOW (RFC 3339, UTC, a testing aid) or the
- * clock; -1 (and a message in *why) for a bad GPUFORM_NOW */
-time_t nodeimpact_now(struct buf *why);
-
 #endif

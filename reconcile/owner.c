@@ -103,6 +103,62 @@ const char *owner_prune_reason(enum prune_verdict v)
 	return NULL;
 }
 
+struct prune_step owner_prune_step(enum prune_verdict v, int is_ns, int prune,
+				   int prune_namespaces,
+				   const char *held_detail, int dry)
+{
+	struct prune_step s = { 1, 0, owner_prune_reason(v), KEEP_AS_IS, 0 };
+	const char *not_pruned =
+		prune ? "namespaces are pruned only with --prune-namespaces"
+		      : "not in the desired set (use --prune)";
+	int deletable = prune && (!is_ns || prune_namespaces);
+
+	if (dry) {
+		s.keep = KEEP_NONE;
+		if (v == PRUNE_GONE) {
+			s.report = 0;
+		} else if (v == PRUNE_RELEASE && !prune) {
+			s.why = not_pruned;
+		} else if (!s.why) {
+			if (v == PRUNE_DELETE && deletable)
+				s.pruned = 1;
+			else
+				s.why = not_pruned;
+		}
+		return s;
+	}
+	switch (v) {
+	case PRUNE_GONE: /* gone, or no longer ours: forget it */
+		s.report = 0;
+		s.keep = KEEP_NONE;
+		break;
+	case PRUNE_UID_CHANGED: /* a prune run says it once more */
+		s.keep = prune ? KEEP_NONE : KEEP_UNSHARED;
+		break;
+	case PRUNE_RELEASE:
+		s.report = prune;
+		s.keep = prune ? KEEP_NONE : KEEP_AS_IS;
+		break;
+	case PRUNE_HELD:
+		s.why = held_detail ? held_detail : "held back by the guard";
+		break;
+	case PRUNE_NO_UID:
+	case PRUNE_NOT_APPLIED:
+	case PRUNE_STILL_LISTED:
+		break;
+	case PRUNE_DELETE:
+		s.keep = KEEP_UNSHARED;
+		if (!deletable) {
+			s.why = not_pruned;
+		} else {
+			s.report = 0;
+			s.delete_ = 1;
+		}
+		break;
+	}
+	return s;
+}
+
 int owner_applied_label(const cJSON *obj, const char *manager)
 {
 	const cJSON *e;

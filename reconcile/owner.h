@@ -93,6 +93,31 @@ enum prune_verdict owner_prune_decision(const struct prune_facts *f);
  * nothing (NULL for PRUNE_DELETE and PRUNE_GONE) */
 const char *owner_prune_reason(enum prune_verdict v);
 
+/* what a run does with one stale inventory entry (not desired any more) */
+enum keep_entry {
+	KEEP_NONE,     /* dropped from the inventory */
+	KEEP_AS_IS,    /* kept, with its sharedWith */
+	KEEP_UNSHARED, /* kept, without sharedWith */
+};
+struct prune_step {
+	int report;           /* the report gets an item for it */
+	int pruned;           /* ... saying pruned (else skipped) */
+	const char *why;      /* its detail (NULL: none) */
+	enum keep_entry keep; /* in the next inventory (a real run) */
+	int delete_;          /* DELETE it, with preconditions (a real run;
+			       * the report then says the DELETE's outcome) */
+};
+
+/*
+ * owner_prune_step: the prune planner's step for an entry with verdict v
+ * (owner_prune_decision, or PRUNE_HELD from the run's guard; held_detail
+ * may be NULL). is_ns: the entry is a Namespace. `dry` gives what a dry
+ * run reports, else what a real run reports, keeps and deletes. Pure.
+ */
+struct prune_step owner_prune_step(enum prune_verdict v, int is_ns, int prune,
+				   int prune_namespaces,
+				   const char *held_detail, int dry);
+
 /*
  * owner_applied_label: does `manager` have an Apply entry in the object's
  * managedFields that owns metadata.labels[applyset.kubernetes.io/part-of]?

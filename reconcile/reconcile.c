@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "generator/crdrules.h"
+#include "generator/kobj.h"
 #include "generator/render.h"
 #include "util/yaml.h"
 #include "util/digest.h"
@@ -34,10 +35,6 @@ const char *const recon_action_names[] = { "unchanged", "created",
 
 /* ---- identities ---------------------------------------------------------- */
 
-struct ident {
-	const char *api_version, *kind, *ns, *name; /* borrowed */
-};
-
 static const char *jstr(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -48,57 +45,6 @@ static const cJSON *jpath(const cJSON *o, const char *a, const char *b)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
 	return b ? cJSON_GetObjectItemCaseSensitive(v, b) : v;
-}
-
-static void ident_of(const cJSON *o, struct ident *id)
-{
-	const cJSON *md = jpath(o, "metadata", NULL);
-	id->api_version = jstr(o, "apiVersion");
-	id->kind = jstr(o, "kind");
-	id->name = jstr(md, "name");
-	id->ns = jstr(md, "namespace");
-	if (id->ns && !*id->ns)
-		id->ns = NULL;
-}
-
-static const char *group_of(const char *api_version, char *buf, size_t n)
-{
-	const char *slash = strchr(api_version, '/');
-	size_t len;
-
-	if (!slash)
-		return "";
-	len = (size_t)(slash - api_version);
-	if (len >= n)
-		len = n - 1;
-	memcpy(buf, api_version, len);
-	buf[len] = '\0';
-	return buf;
-}
-
-/* same object? group+kind+namespace+name (the version may differ) */
-static int same_object(const struct ident *a, const struct ident *b)
-{
-	char ga[128], gb[128];
-
-	return !strcmp(a->kind, b->kind) && !strcmp(a->name, b->name) &&
-	       !strcmp(a->ns ? a->ns : "", b->ns ? b->ns : "") &&
-	       !strcmp(group_of(a->api_version, ga, sizeof(ga)),
-		       group_of(b->api_version, gb, sizeof(gb)));
-}
-
-static void ident_display(const struct ident *id, struct buf *out)
-{
-	char g[128];
-	const char *group = group_of(id->api_version, g, sizeof(g));
-
-	for (const char *k = id->kind; *k; k++)
-		buf_addc(out, (char)tolower((unsigned char)*k));
-	if (*group)
-		buf_addf(out, ".%s", group);
-	buf_addf(out, "/%s", id->name);
-	if (id->ns)
-		buf_addf(out, " -n %s", id->ns);
 }
 
 static int valid_name(const char *s)
@@ -114,33 +60,26 @@ static int valid_name(const char *s)
 	return isalnum((unsigned char)s[0]) && isalnum((unsigned char)s[n - 1]);
 }
 
-/* ---- resources: a built-in table for the kinds gpuform renders, so a
- * no-op run needs no discovery requests ----------------------------------- */
+/* ---- resources: the kinds gpuform renders (generator/kobj.h) need no
+ * discovery request, so a no-op run makes none ------------------------------ */
 
-struct known {
-	const char *api_version, *kind, *resource;
-	int namespaced;
-};
-static const struct known known_kinds[] = {
-	{ "v1", "Namespace", "namespaces", 0 },
-	{ "v1", "ConfigMap", "configmaps", 1 },
-	{ "karpenter.k8s.aws/v1", "EC2NodeClass", "ec2nodeclasses", 0 },
-	{ "karpenter.sh/v1", "NodePool", "nodepools", 0 },
-	{ "kueue.x-k8s.io/v1beta2", "ResourceFlavor", "resourceflavors", 0 },
-	{ "kueue.x-k8s.io/v1beta2", "ClusterQueue", "clusterqueues", 0 },
-	{ "kueue.x-k8s.io/v1beta2", "LocalQueue", "localqueues", 1 },
-	{ "kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass",
-	  "workloadpriorityclasses", 0 },
-	{ "karpenter.sh/v1alpha1", "NodeOverlay", "nodeoverlays", 0 },
-};
+static size_t known_count(void)
+{
+	size_t n = 0;
+
+	while (kobj_kinds[n].kind)
+		n++;
+	return n;
+}
+#define NKNOWN known_count()
 
 enum live_state { LIVE_ABSENT, LIVE_EQUAL, LIVE_DIFFERENT };
-struct inventory;
+struct stale;
 
 struct want {
 	cJSON *obj; /* borrowed from desired */
-	struct ident id;
-	char *key;  /* identity key, see ident_key() */
+	struct kobj_id id;
+	char *key;  /* identity key, see kobj_key() */
 	const struct kube_resource *res;
 	enum live_state state;
 	const cJSON *live; /* kept only when it differs (dry run, diff) */
@@ -156,10 +95,23 @@ struct want {
 	char *uid;
 };
 
+struct inv_entry {
+	char *api_version, *kind, *ns, *name, *uid;
+	char *shared; /* shared object: the gpuform cluster that owns it */
+};
+
+struct inventory {
+	struct inv_entry *e;
+	size_t nr, alloc;
+	char **keys;   /* index: identity key per entry (inv_index) */
+	size_t *slots; /* open addressing: entry index + 1, 0 = empty */
+	size_t cap;
+};
+
 struct rtype {
 	char *api_version, *kind;
 	struct kube_resource res; /* owned copy */
-	int static_entry;         /* from known_kinds: verify on 404 */
+	int static_entry;         /* from kobj_kinds: verify on 404 */
 };
 
 struct run {
@@ -180,17 +132,23 @@ struct run {
 	size_t cap;
 	struct inventory *old; /* the inventory as read */
 	size_t labelled; /* objects found with our part-of label */
+
+	/* the run's state, phase to phase (recon_run) */
+	struct recon_opts opts;   /* o points here: defaults filled in */
+	const char *cluster;
+	char *parent_name;        /* gpuform-<cluster> */
+	const struct kube_resource *cm_res;
+	cJSON *live_parent;       /* the inventory ConfigMap as last read */
+	int inventory_missing;    /* none, or created bare and never filled */
+	struct inventory inv_old, next, others;
+	struct stale *st;         /* prune candidates (planned) */
+	size_t nst;
+	size_t held;              /* changes the guard held back */
+	int conflicts, owner_conflicts, failures;
+	char *first_fail;         /* the first prune failure's message */
+	char *damaged_other;      /* another inventory that cannot be read */
+	struct kube_stats before; /* the client's counters at the start */
 };
-
-/* identity of an object across versions: group, kind, namespace, name */
-static void ident_key(const struct ident *id, struct buf *out)
-{
-	char g[128];
-
-	buf_reset(out);
-	buf_addf(out, "%s\x1f%s\x1f%s\x1f%s", group_of(id->api_version, g, sizeof(g)),
-		 id->kind, id->ns ? id->ns : "", id->name);
-}
 
 static size_t key_hash(const char *s)
 {
@@ -215,12 +173,12 @@ static long want_find_key(const struct run *r, const char *key)
 	}
 }
 
-static long want_find(const struct run *r, const struct ident *id)
+static long want_find(const struct run *r, const struct kobj_id *id)
 {
 	struct buf k = BUF_INIT;
 	long i;
 
-	ident_key(id, &k);
+	kobj_key(id, &k);
 	i = want_find_key(r, buf_cstr(&k));
 	buf_release(&k);
 	return i;
@@ -237,7 +195,7 @@ static int index_wants(struct run *r, struct err *err)
 	r->slots = xcalloc(r->cap, sizeof(*r->slots));
 	for (size_t i = 0; i < r->nw; i++) {
 		size_t h;
-		ident_key(&r->w[i].id, &k);
+		kobj_key(&r->w[i].id, &k);
 		r->w[i].key = xstrdup(buf_cstr(&k));
 		if (want_find_key(r, r->w[i].key) >= 0) {
 			buf_release(&k);
@@ -259,6 +217,7 @@ static int resource_of(struct run *r, const char *api_version,
 		       const char *kind, const struct kube_resource **out)
 {
 	const struct kube_resource *disc = NULL;
+	const struct kobj_kind *known;
 	struct rtype *t;
 	char g[128];
 	const char *slash;
@@ -270,13 +229,11 @@ static int resource_of(struct run *r, const char *api_version,
 			return 0;
 		}
 	t = xcalloc(1, sizeof(*t));
-	for (size_t i = 0; i < sizeof(known_kinds) / sizeof(known_kinds[0]); i++)
-		if (!strcmp(known_kinds[i].api_version, api_version) &&
-		    !strcmp(known_kinds[i].kind, kind)) {
-			t->res.resource = xstrdup(known_kinds[i].resource);
-			t->res.namespaced = known_kinds[i].namespaced;
-			t->static_entry = 1;
-		}
+	if ((known = kobj_kind_find(api_version, kind))) {
+		t->res.resource = xstrdup(known->resource);
+		t->res.namespaced = known->ns != NULL;
+		t->static_entry = 1;
+	}
 	if (!t->static_entry) {
 		if (kube_resource_for(r->k, api_version, kind, &disc, r->err) < 0) {
 			free(t);
@@ -287,7 +244,7 @@ static int resource_of(struct run *r, const char *api_version,
 	}
 	t->api_version = xstrdup(api_version);
 	t->kind = xstrdup(kind);
-	t->res.group = xstrdup(group_of(api_version, g, sizeof(g)));
+	t->res.group = xstrdup(kobj_group(api_version, g, sizeof(g)));
 	slash = strchr(api_version, '/');
 	t->res.version = xstrdup(slash ? slash + 1 : api_version);
 	t->res.kind = xstrdup(kind);
@@ -567,7 +524,7 @@ static char *diff_text(const cJSON *live, const cJSON *next, const char *label)
 /* ---- report ---------------------------------------------------------------- */
 
 static struct recon_item *add_item(struct recon_report *rep,
-				   const struct ident *id,
+				   const struct kobj_id *id,
 				   enum recon_action a, const char *detail)
 {
 	struct recon_item *it;
@@ -682,24 +639,12 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-struct inv_entry {
-	char *api_version, *kind, *ns, *name, *uid;
-	char *shared; /* shared object: the gpuform cluster that owns it */
-};
-
-struct inventory {
-	struct inv_entry *e;
-	size_t nr, alloc;
-	char **keys;   /* index: identity key per entry (inv_index) */
-	size_t *slots; /* open addressing: entry index + 1, 0 = empty */
-	size_t cap;
-};
 
 static void inv_unindex(struct inventory *inv);
 
 /* inv_push: append an entry; callers keep entries unique. The index is
  * dropped: inv_index() builds it again when needed */
-static void inv_push(struct inventory *inv, const struct ident *id,
+static void inv_push(struct inventory *inv, const struct kobj_id *id,
 		     const char *uid, const char *shared)
 {
 	struct inv_entry *e;
@@ -717,7 +662,7 @@ static void inv_push(struct inventory *inv, const struct ident *id,
 	if (inv->slots) {
 		struct buf k = BUF_INIT;
 		size_t h, i = inv->nr - 1;
-		ident_key(id, &k);
+		kobj_key(id, &k);
 		inv->keys[i] = buf_detach(&k, NULL);
 		for (h = key_hash(inv->keys[i]) & (inv->cap - 1); inv->slots[h];
 		     h = (h + 1) & (inv->cap - 1))
@@ -752,7 +697,7 @@ static void inv_release(struct inventory *inv)
 	memset(inv, 0, sizeof(*inv));
 }
 
-static void entry_ident(const struct inv_entry *e, struct ident *id)
+static void entry_ident(const struct inv_entry *e, struct kobj_id *id)
 {
 	id->api_version = e->api_version;
 	id->kind = e->kind;
@@ -772,10 +717,10 @@ static void inv_index(struct inventory *inv)
 	inv->slots = xcalloc(inv->cap, sizeof(*inv->slots));
 	inv->keys = xcalloc(inv->cap, sizeof(*inv->keys));
 	for (size_t i = 0; i < inv->nr; i++) {
-		struct ident id;
+		struct kobj_id id;
 		size_t h;
 		entry_ident(&inv->e[i], &id);
-		ident_key(&id, &k);
+		kobj_key(&id, &k);
 		inv->keys[i] = xstrdup(buf_cstr(&k));
 		for (h = key_hash(inv->keys[i]) & (inv->cap - 1); inv->slots[h];
 		     h = (h + 1) & (inv->cap - 1))
@@ -786,7 +731,7 @@ static void inv_index(struct inventory *inv)
 }
 
 /* inv_find: the entry with this identity (any version), or NULL */
-static struct inv_entry *inv_find(struct inventory *inv, const struct ident *id)
+static struct inv_entry *inv_find(struct inventory *inv, const struct kobj_id *id)
 {
 	struct buf k = BUF_INIT;
 	struct inv_entry *found = NULL;
@@ -795,7 +740,7 @@ static struct inv_entry *inv_find(struct inventory *inv, const struct ident *id)
 		return NULL;
 	if (!inv->slots)
 		inv_index(inv);
-	ident_key(id, &k);
+	kobj_key(id, &k);
 	for (size_t h = key_hash(buf_cstr(&k)) & (inv->cap - 1); inv->slots[h];
 	     h = (h + 1) & (inv->cap - 1)) {
 		size_t v = inv->slots[h] - 1;
@@ -832,7 +777,7 @@ static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why
 	}
 	cJSON_ArrayForEach(e, arr)
 	{
-		struct ident id = { jstr(e, "apiVersion"), jstr(e, "kind"),
+		struct kobj_id id = { jstr(e, "apiVersion"), jstr(e, "kind"),
 				    jstr(e, "namespace"), jstr(e, "name") };
 		i++;
 		if (!id.api_version || !*id.api_version || !id.kind ||
@@ -867,7 +812,7 @@ static int inv_cmp(const void *a, const void *b)
 static int inv_apply_order(const void *a, const void *b)
 {
 	const struct inv_entry *x = a, *y = b;
-	int ra = render_kind_rank(x->kind), rb = render_kind_rank(y->kind);
+	int ra = kobj_kind_rank(x->kind), rb = kobj_kind_rank(y->kind);
 
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
@@ -901,7 +846,7 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 		size_t n = 0;
 		for (size_t i = 0; i < inv->nr; i++) {
 			char g[128];
-			const char *grp = group_of(inv->e[i].api_version, g, sizeof(g));
+			const char *grp = kobj_group(inv->e[i].api_version, g, sizeof(g));
 			char *gk = *grp ? xasprintf("%s.%s", inv->e[i].kind, grp)
 					: xstrdup(inv->e[i].kind);
 			int dup = 0;
@@ -973,7 +918,7 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 
 /* the desired identities and what the inventory said when read: an entry
  * of a live parent outside this set was added by another writer */
-static int known_entry(struct run *r, const struct ident *id)
+static int known_entry(struct run *r, const struct kobj_id *id)
 {
 	return want_find(r, id) >= 0 || inv_find(r->old, id) != NULL;
 }
@@ -1015,7 +960,7 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 			}
 			buf_release(&why);
 			for (size_t i = 0; i < theirs.nr; i++) {
-				struct ident id;
+				struct kobj_id id;
 				entry_ident(&theirs.e[i], &id);
 				if (!known_entry(r, &id) && !inv_find(inv, &id))
 					inv_push(inv, &id, theirs.e[i].uid,
@@ -1085,15 +1030,15 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 /* ---- the run --------------------------------------------------------------- */
 
 
-static const cJSON *find_live(const cJSON *live, const struct ident *id)
+static const cJSON *find_live(const cJSON *live, const struct kobj_id *id)
 {
 	const cJSON *o;
 
 	cJSON_ArrayForEach(o, live)
 	{
-		struct ident x;
-		ident_of(o, &x);
-		if (x.api_version && x.kind && x.name && same_object(&x, id))
+		struct kobj_id x;
+		kobj_id_of(o, &x);
+		if (x.api_version && x.kind && x.name && kobj_same(&x, id))
 			return o;
 	}
 	return NULL;
@@ -1161,14 +1106,9 @@ static int list_in_namespaces(struct run *r, const struct kube_resource *res,
  * the device plugin's), or NULL (cluster scope, or any namespace) */
 static const char *fixed_namespace(const char *api_version, const char *kind)
 {
-	for (size_t i = 0; render_kinds[i].kind; i++)
-		if (!strcmp(render_kinds[i].kind, kind) &&
-		    !strcmp(render_kinds[i].api_version, api_version))
-			return render_kinds[i].ns &&
-					       strcmp(render_kinds[i].ns, RENDER_ANY_NAMESPACE)
-				       ? render_kinds[i].ns
-				       : NULL;
-	return NULL;
+	const struct kobj_kind *k = kobj_kind_find(api_version, kind);
+
+	return k && k->ns && strcmp(k->ns, KOBJ_ANY_NAMESPACE) ? k->ns : NULL;
 }
 
 /*
@@ -1218,9 +1158,9 @@ static int list_kind(struct run *r, const char *api_version,
 		return -1;
 	}
 	while ((o = cJSON_DetachItemFromArray(items, 0))) {
-		struct ident id;
+		struct kobj_id id;
 		long wi;
-		ident_of(o, &id);
+		kobj_id_of(o, &id);
 		if (!id.api_version || !id.kind || !id.name) {
 			cJSON_Delete(o);
 			continue;
@@ -1286,7 +1226,7 @@ static int check_desired(struct want *w, size_t n, struct err *err)
 	struct diags d = DIAGS_INIT;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct ident *id = &w[i].id;
+		const struct kobj_id *id = &w[i].id;
 		if (!id->api_version || !id->kind || !id->name ||
 		    !valid_name(id->name) || (id->ns && !valid_name(id->ns))) {
 			buf_addf(&bad, "%sobject %zu (%s %s) has no valid apiVersion, "
@@ -1343,7 +1283,7 @@ static void unplan(struct recon_report *rep, struct want *w, size_t n,
 	}
 }
 
-static int is_namespace(const struct ident *id)
+static int is_namespace(const struct kobj_id *id)
 {
 	return !strcmp(id->kind, "Namespace") && !strcmp(id->api_version, "v1");
 }
@@ -1543,9 +1483,9 @@ static int rebuild_inventory(struct run *r, struct inventory *inv)
 	size_t nseen = 0, aseen = 0;
 	int ret = 0;
 
-	for (size_t i = 0; ret == 0 && i < r->nw + sizeof(known_kinds) / sizeof(known_kinds[0]); i++) {
-		const char *av = i < r->nw ? r->w[i].id.api_version : known_kinds[i - r->nw].api_version;
-		const char *kd = i < r->nw ? r->w[i].id.kind : known_kinds[i - r->nw].kind;
+	for (size_t i = 0; ret == 0 && i < r->nw + NKNOWN; i++) {
+		const char *av = i < r->nw ? r->w[i].id.api_version : kobj_kinds[i - r->nw].api_version;
+		const char *kd = i < r->nw ? r->w[i].id.kind : kobj_kinds[i - r->nw].kind;
 		const struct kube_resource *res;
 		char *key = xasprintf("%s %s", av, kd);
 		cJSON *items = NULL;
@@ -1579,8 +1519,8 @@ static int rebuild_inventory(struct run *r, struct inventory *inv)
 		}
 		cJSON_ArrayForEach(o, items)
 		{
-			struct ident id;
-			ident_of(o, &id);
+			struct kobj_id id;
+			kobj_id_of(o, &id);
 			if (!id.api_version || !id.kind || !id.name)
 				continue;
 			if (owner_applied_label(o, r->o->field_manager))
@@ -1601,6 +1541,8 @@ static int rebuild_inventory(struct run *r, struct inventory *inv)
 	return ret;
 }
 
+/* ---- planning: pure decisions on what was read --------------------------- */
+
 /* what happens to a stale inventory entry (in the old inventory, not
  * desired) */
 struct stale {
@@ -1609,66 +1551,130 @@ struct stale {
 	enum prune_verdict v;
 };
 
-int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
-	      cJSON *desired, const struct recon_opts *opts, struct err *err)
+/*
+ * plan_objects: each desired object's action from what the LISTs found —
+ * unchanged, created, configured — and, for an existing object that is
+ * not ours, conflict, adopt or share (decide_owner). Pure.
+ */
+static void plan_objects(struct run *r)
 {
-	struct recon_opts o = *opts;
-	struct run r;
-	struct recon_report *rep = out;
-	struct want *w = NULL;
-	size_t n = (size_t)cJSON_GetArraySize(desired), i;
-	struct buf b = BUF_INIT;
-	char *parent_name = NULL;
-	const struct kube_resource *cm_res;
-	cJSON *live_parent = NULL, *o_it;
-	struct inventory old = { 0 }, next = { 0 }, others = { 0 };
-	struct stale *st = NULL;
-	size_t nst = 0, held = 0;
-	struct kube_stats before = *kube_get_stats(k);
-	int ret = -1, conflicts = 0, owner_conflicts = 0, failures = 0;
-	int inventory_missing = 0;
-	char *first_fail = NULL; /* the first prune failure's message */
-	char *damaged_other = NULL;
+	for (size_t i = 0; i < r->nw; i++) {
+		struct want *x = &r->w[i];
+		add_item(r->rep, &x->id, RA_UNCHANGED, NULL);
+		x->item = r->rep->nr - 1;
+		if (x->state == LIVE_EQUAL)
+			continue;
+		x->needs_write = 1;
+		set_action(r->rep, &r->rep->items[x->item],
+			   x->state == LIVE_ABSENT ? RA_CREATED : RA_CONFIGURED,
+			   NULL);
+		if (x->exists && x->cls != OWNER_OURS)
+			r->owner_conflicts += decide_owner(r, x);
+	}
+}
 
-	if (!o.field_manager)
-		o.field_manager = RECON_FIELD_MANAGER;
-	if (!o.inventory_ns)
-		o.inventory_ns = RECON_INVENTORY_NS;
-	memset(&r, 0, sizeof(r));
-	r.k = k;
-	r.o = &o;
-	r.rep = rep;
-	r.err = err;
-	r.old = &old;
-	r.live = cJSON_CreateArray();
-	rep->cluster = xstrdup(cluster);
-	rep->dry_run = o.dry_run;
-	if (o.source_commit)
-		rep->source_commit = xstrdup(o.source_commit);
+/*
+ * plan_prune: the prune candidates — old inventory entries no longer
+ * desired — with their verdicts (owner_prune_decision on the stubs the
+ * LISTs kept). More than half of the inventory is refused without
+ * --force-prune. Pure; *deletable counts the PRUNE_DELETE verdicts.
+ */
+static int plan_prune(struct run *r, size_t *deletable)
+{
+	struct inventory *old = &r->inv_old;
 
-	parent_name = xasprintf("gpuform-%s", cluster);
-	rep->inventory = xasprintf("%s/%s", o.inventory_ns, parent_name);
-	recon_applyset_id(parent_name, o.inventory_ns, &b);
-	r.applyset_id = buf_detach(&b, NULL);
+	r->st = xcalloc(old->nr + 1, sizeof(*r->st));
+	*deletable = 0;
+	for (size_t i = 0; i < old->nr; i++) {
+		struct kobj_id oid;
+		struct prune_facts pf = { 0 };
+		struct stale *s = &r->st[r->nst];
+		entry_ident(&old->e[i], &oid);
+		if (want_find(r, &oid) >= 0)
+			continue;
+		s->e = &old->e[i];
+		s->live = old->e[i].shared ? NULL : find_live(r->live, &oid);
+		pf.entry_uid = old->e[i].uid;
+		pf.entry_shared = old->e[i].shared != NULL;
+		pf.found = s->live != NULL;
+		pf.live_uid = jstr(jpath(s->live, "metadata", NULL), "uid");
+		pf.applied_label = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(s->live, STUB_APPLIED));
+		s->v = owner_prune_decision(&pf);
+		*deletable += s->v == PRUNE_DELETE;
+		r->nst++;
+	}
+	if (r->o->prune && !r->o->force_prune && old->nr && r->nst * 2 > old->nr)
+		return err_set(r->err, ERR_INVALID,
+			       "pruning would remove %zu of the %zu objects in "
+			       "the inventory (more than half); refusing — pass "
+			       "--force-prune if that is really meant",
+			       r->nst, old->nr);
+	return 0;
+}
 
-	/* 1. identify and check everything before any request */
-	w = xcalloc(n ? n : 1, sizeof(*w));
-	i = 0;
+/* plan_shared: a candidate another inventory lists (or any, when one
+ * cannot be read) is kept. Pure, on what other_inventories() read. */
+static void plan_shared(struct run *r)
+{
+	for (size_t i = 0; i < r->nst; i++) {
+		struct kobj_id oid;
+		struct prune_facts pf = { 0 };
+		if (r->st[i].v != PRUNE_DELETE)
+			continue;
+		entry_ident(r->st[i].e, &oid);
+		pf.entry_uid = r->st[i].e->uid;
+		pf.found = 1;
+		pf.live_uid = pf.entry_uid;
+		pf.applied_label = 1;
+		pf.listed_elsewhere = r->damaged_other ||
+				      inv_find(&r->others, &oid);
+		r->st[i].v = owner_prune_decision(&pf);
+	}
+}
+
+/* sort_stale_apply_order: candidates in apply order (prune walks them
+ * backwards) */
+static void sort_stale_apply_order(struct run *r)
+{
+	for (size_t m = r->nst; m-- > 0;) {
+		size_t best = m;
+		for (size_t q = 0; q < m; q++)
+			if (inv_apply_order(r->st[q].e, r->st[best].e) > 0)
+				best = q;
+		if (best != m) {
+			struct stale t = r->st[m];
+			r->st[m] = r->st[best];
+			r->st[best] = t;
+		}
+	}
+}
+
+/* ---- execution: reading ----------------------------------------------------- */
+
+/* identify_desired: identify and check everything before any request;
+ * apply order; our part-of label on each; an index by identity */
+static int identify_desired(struct run *r, cJSON *desired)
+{
+	size_t n = (size_t)cJSON_GetArraySize(desired), i = 0;
+	struct want *w = xcalloc(n ? n : 1, sizeof(*w));
+	cJSON *o_it;
+
+	r->w = w;
 	cJSON_ArrayForEach(o_it, desired)
 	{
 		w[i].obj = o_it;
-		ident_of(o_it, &w[i].id);
+		kobj_id_of(o_it, &w[i].id);
 		i++;
 	}
-	if (check_desired(w, n, err) < 0)
-		goto out;
-	if (n == 0 && !o.force_prune) {
-		err_set(err, ERR_INVALID,
-			"the desired set is empty: refusing to reconcile (and "
-			"possibly prune) everything away; pass --force-prune if "
-			"that is really meant");
-		goto out;
-	}
+	r->nw = n;
+	if (check_desired(w, n, r->err) < 0)
+		return -1;
+	if (n == 0 && !r->o->force_prune)
+		return err_set(r->err, ERR_INVALID,
+			       "the desired set is empty: refusing to reconcile "
+			       "(and possibly prune) everything away; pass "
+			       "--force-prune if that is really meant");
 	/* apply order: Namespaces first, ... LocalQueues last */
 	for (size_t x = 1; x < n; x++)
 		for (size_t y = x; y > 0 && render_doc_cmp(w[y - 1].obj, w[y].obj) > 0; y--) {
@@ -1677,626 +1683,670 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 			w[y - 1] = t;
 		}
 	for (i = 0; i < n; i++) {
-		label_member(w[i].obj, r.applyset_id);
-		ident_of(w[i].obj, &w[i].id); /* pointers may have moved */
-		if (resource_of(&r, w[i].id.api_version, w[i].id.kind, &w[i].res) < 0)
-			goto out;
+		label_member(w[i].obj, r->applyset_id);
+		kobj_id_of(w[i].obj, &w[i].id); /* pointers may have moved */
+		if (resource_of(r, w[i].id.api_version, w[i].id.kind, &w[i].res) < 0)
+			return -1;
 	}
-	r.w = w;
-	r.nw = n;
-	if (index_wants(&r, err) < 0)
-		goto out;
+	return index_wants(r, r->err);
+}
 
-	/* 2. inventory and one LIST per kind */
-	if (resource_of(&r, "v1", "ConfigMap", &cm_res) < 0 ||
-	    kube_get(k, cm_res, o.inventory_ns, parent_name, &live_parent, err) < 0)
-		goto out;
-	if (live_parent) {
-		const char *tool = jstr(jpath(live_parent, "metadata", "annotations"),
-					"applyset.kubernetes.io/tooling");
-		struct buf why = BUF_INIT;
-		if (tool && strncmp(tool, "gpuform/", 8)) {
-			err_set(err, ERR_CONFLICT,
-				"inventory %s belongs to '%s', not gpuform; "
-				"refusing to take it over",
-				rep->inventory, tool);
-			goto out;
-		}
-		if (!jpath(live_parent, "data", NULL)) {
-			/* created bare, never filled (a run stopped right
-			 * after creating it): like no inventory */
-			inventory_missing = 1;
-		} else if (inv_parse(&old, live_parent, &why) < 0 &&
-			   !o.rebuild_inventory) {
-			err_set(err, ERR_CONFLICT,
-				"inventory %s is damaged: %s. gpuform cannot tell "
-				"which objects it owns, so nothing was written. "
-				"To rebuild it from the objects labelled %s=%s "
-				"(and applied by gpuform), run this command again "
-				"with --rebuild-inventory (try it with --dry-run "
-				"first)",
-				rep->inventory, buf_cstr(&why), PART_OF,
-				r.applyset_id);
-			buf_release(&why);
-			goto out;
-		}
-		buf_release(&why);
-	} else {
-		inventory_missing = 1;
-	}
-	if (o.rebuild_inventory) {
-		inv_release(&old);
-		if (rebuild_inventory(&r, &old) < 0)
-			goto out;
-	}
-	{
-		/* kinds of the desired set and of the old inventory; with no
-		 * inventory, every kind gpuform renders too (are objects
-		 * labelled for this cluster out there?) */
-		char **kinds = NULL;
-		int *optional = NULL;
-		size_t nk = 0, ka = 0, ko = 0;
-		size_t nknown = inventory_missing ? sizeof(known_kinds) / sizeof(known_kinds[0]) : 0;
-		for (i = 0; i < n + old.nr + nknown; i++) {
-			const char *av, *kd;
-			char *key;
-			int dup = 0;
-			if (i < n) {
-				av = w[i].id.api_version;
-				kd = w[i].id.kind;
-			} else if (i < n + old.nr) {
-				av = old.e[i - n].api_version;
-				kd = old.e[i - n].kind;
-			} else {
-				av = known_kinds[i - n - old.nr].api_version;
-				kd = known_kinds[i - n - old.nr].kind;
-			}
-			key = xasprintf("%s %s", av, kd);
-			for (size_t j = 0; j < nk; j++)
-				dup |= !strcmp(kinds[j], key);
-			if (dup) {
-				free(key);
-				continue;
-			}
-			GROW(kinds, nk + 1, ka);
-			GROW(optional, nk + 1, ko);
-			optional[nk] = i < n ? 0 : i < n + old.nr ? 1 : 2;
-			kinds[nk++] = key;
-		}
-		for (i = 0; i < nk; i++) {
-			char *sp = strchr(kinds[i], ' ');
-			int rc;
-			*sp = '\0';
-			rc = list_kind(&r, kinds[i], sp + 1, &old, optional[i]);
-			if (rc < 0) {
-				for (size_t j = 0; j < nk; j++)
-					free(kinds[j]);
-				free(kinds);
-				free(optional);
-				goto out;
-			}
-		}
-		for (i = 0; i < nk; i++)
-			free(kinds[i]);
-		free(kinds);
-		free(optional);
-	}
-	if (inventory_missing && r.labelled && !o.rebuild_inventory) {
-		err_set(err, ERR_CONFLICT,
-			"inventory %s does not exist, but %zu object%s carry "
-			"this cluster's label %s=%s: the inventory was deleted. "
-			"Nothing was written. To rebuild it from the objects "
-			"gpuform applied, run this command again with "
-			"--rebuild-inventory (try it with --dry-run first)",
-			rep->inventory, r.labelled, r.labelled == 1 ? "" : "s",
-			PART_OF, r.applyset_id);
-		goto out;
-	}
+/* read_inventory: the parent ConfigMap, refused when another tool owns
+ * it or it is damaged (unless rebuilding it) */
+static int read_inventory(struct run *r)
+{
+	const char *tool;
+	struct buf why = BUF_INIT;
+	int ret = 0;
 
-	/* 3. compare; an existing object that is not ours: conflict, adopt
-	 * or share */
-	for (i = 0; i < n; i++) {
-		struct want *x = &w[i];
-		add_item(rep, &x->id, RA_UNCHANGED, NULL);
-		x->item = rep->nr - 1;
-		if (x->state == LIVE_EQUAL)
+	if (resource_of(r, "v1", "ConfigMap", &r->cm_res) < 0 ||
+	    kube_get(r->k, r->cm_res, r->o->inventory_ns, r->parent_name,
+		     &r->live_parent, r->err) < 0)
+		return -1;
+	if (!r->live_parent) {
+		r->inventory_missing = 1;
+		goto rebuild;
+	}
+	tool = jstr(jpath(r->live_parent, "metadata", "annotations"),
+		    "applyset.kubernetes.io/tooling");
+	if (tool && strncmp(tool, "gpuform/", 8))
+		return err_set(r->err, ERR_CONFLICT,
+			       "inventory %s belongs to '%s', not gpuform; "
+			       "refusing to take it over",
+			       r->rep->inventory, tool);
+	if (!jpath(r->live_parent, "data", NULL)) {
+		/* created bare, never filled (a run stopped right after
+		 * creating it): like no inventory */
+		r->inventory_missing = 1;
+	} else if (inv_parse(&r->inv_old, r->live_parent, &why) < 0 &&
+		   !r->o->rebuild_inventory) {
+		err_set(r->err, ERR_CONFLICT,
+			"inventory %s is damaged: %s. gpuform cannot tell "
+			"which objects it owns, so nothing was written. "
+			"To rebuild it from the objects labelled %s=%s "
+			"(and applied by gpuform), run this command again "
+			"with --rebuild-inventory (try it with --dry-run "
+			"first)",
+			r->rep->inventory, buf_cstr(&why), PART_OF,
+			r->applyset_id);
+		ret = -1;
+	}
+	buf_release(&why);
+	if (ret < 0)
+		return -1;
+rebuild:
+	if (r->o->rebuild_inventory) {
+		inv_release(&r->inv_old);
+		if (rebuild_inventory(r, &r->inv_old) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * list_all: one LIST per kind of the desired set and of the old inventory;
+ * with no inventory, every kind gpuform renders too (are objects labelled
+ * for this cluster out there?). Refused when there is no inventory but
+ * objects carry our label (it was deleted).
+ */
+static int list_all(struct run *r)
+{
+	const struct inventory *old = &r->inv_old;
+	size_t n = r->nw, nknown = r->inventory_missing ? NKNOWN : 0;
+	char **kinds = NULL;
+	int *optional = NULL, ret = 0;
+	size_t nk = 0, ka = 0, ko = 0, i;
+
+	for (i = 0; i < n + old->nr + nknown; i++) {
+		const char *av, *kd;
+		char *key;
+		int dup = 0;
+		if (i < n) {
+			av = r->w[i].id.api_version;
+			kd = r->w[i].id.kind;
+		} else if (i < n + old->nr) {
+			av = old->e[i - n].api_version;
+			kd = old->e[i - n].kind;
+		} else {
+			av = kobj_kinds[i - n - old->nr].api_version;
+			kd = kobj_kinds[i - n - old->nr].kind;
+		}
+		key = xasprintf("%s %s", av, kd);
+		for (size_t j = 0; j < nk; j++)
+			dup |= !strcmp(kinds[j], key);
+		if (dup) {
+			free(key);
 			continue;
-		x->needs_write = 1;
-		set_action(rep, &rep->items[x->item],
-			   x->state == LIVE_ABSENT ? RA_CREATED : RA_CONFIGURED,
-			   NULL);
-		if (x->exists && x->cls != OWNER_OURS)
-			owner_conflicts += decide_owner(&r, x);
+		}
+		GROW(kinds, nk + 1, ka);
+		GROW(optional, nk + 1, ko);
+		optional[nk] = i < n ? 0 : i < n + old->nr ? 1 : 2;
+		kinds[nk++] = key;
 	}
+	for (i = 0; i < nk && ret == 0; i++) {
+		char *sp = strchr(kinds[i], ' ');
+		*sp = '\0';
+		ret = list_kind(r, kinds[i], sp + 1, old, optional[i]);
+	}
+	for (i = 0; i < nk; i++)
+		free(kinds[i]);
+	free(kinds);
+	free(optional);
+	if (ret < 0)
+		return -1;
+	if (r->inventory_missing && r->labelled && !r->o->rebuild_inventory)
+		return err_set(r->err, ERR_CONFLICT,
+			       "inventory %s does not exist, but %zu object%s "
+			       "carry this cluster's label %s=%s: the inventory "
+			       "was deleted. Nothing was written. To rebuild it "
+			       "from the objects gpuform applied, run this "
+			       "command again with --rebuild-inventory (try it "
+			       "with --dry-run first)",
+			       r->rep->inventory, r->labelled,
+			       r->labelled == 1 ? "" : "s", PART_OF,
+			       r->applyset_id);
+	return 0;
+}
 
-	/* 4. dry-run every write; nothing is written unless all succeed */
-	for (i = 0; i < n; i++) {
-		struct want *x = &w[i];
-		cJSON *result = NULL;
-		struct err e = ERR_INIT;
-		int rc;
+/* ---- execution: dry runs ----------------------------------------------------- */
 
+static void want_diff(struct want *x, const cJSON *live, const cJSON *next,
+		      struct recon_report *rep)
+{
+	struct buf lbl = BUF_INIT;
+
+	kobj_display(&x->id, &lbl);
+	rep->items[x->item].diff = diff_text(live, next, buf_cstr(&lbl));
+	buf_release(&lbl);
+}
+
+/* stop_before_writing: an API failure during the dry runs; nothing planned
+ * is written */
+static int stop_before_writing(struct run *r, struct want *x, const char *msg)
+{
+	set_action(r->rep, &r->rep->items[x->item], RA_FAILED, msg);
+	if (!r->o->dry_run)
+		unplan(r->rep, r->w, r->nw, 0, "not applied: the run stopped "
+					       "before writing anything");
+	return -1;
+}
+
+/*
+ * dry_run_one: the server's dry run of one planned write. Learns what the
+ * LISTs could not see (an object without our label: whose is it?),
+ * classifies a 409 (another Apply manager: conflict; imperative edits:
+ * drift, forced), and drops writes that would change nothing. -1 only when
+ * the API failed (the run stops); an object the server rejects counts in
+ * r->failures, a conflict in r->conflicts.
+ */
+static int dry_run_one(struct run *r, struct want *x)
+{
+	const struct recon_opts *o = r->o;
+	struct recon_report *rep = r->rep;
+	cJSON *result = NULL;
+	struct err e = ERR_INIT;
+	int rc;
+
+	x->force = o->force_conflicts;
+	rc = kube_apply(r->k, x->res, x->obj, o->field_manager, x->force, 1,
+			&result, &e);
+	if (x->state == LIVE_ABSENT &&
+	    ((rc == 0 && has_resource_version(result)) ||
+	     (rc < 0 && e.code == ERR_CONFLICT))) {
+		/* it exists, without our label: whose is it? */
+		cJSON_Delete(result);
+		result = NULL;
+		err_release(&e);
+		if (found_existing(r, x) < 0)
+			return stop_before_writing(r, x, err_msg(r->err));
+		if (x->exists) {
+			set_action(rep, &rep->items[x->item], RA_CONFIGURED, NULL);
+			r->owner_conflicts += decide_owner(r, x);
+			if (!x->needs_write)
+				return 0;
+		}
+		rc = kube_apply(r->k, x->res, x->obj, o->field_manager,
+				x->force, 1, &result, &e);
+	}
+	if (rc < 0 && e.code == ERR_CONFLICT) {
+		struct buf why = BUF_INIT;
+		cJSON_Delete(result);
+		result = NULL;
+		if (real_conflict(x->live, x->obj, o->field_manager, &why)) {
+			set_action(rep, &rep->items[x->item], RA_CONFLICT,
+				   why.len ? buf_cstr(&why) : err_msg(&e));
+			r->conflicts++;
+			buf_release(&why);
+			err_release(&e);
+			return 0;
+		}
+		/* imperative edits only: drift, take the fields back */
+		buf_release(&why);
+		err_clear(&e);
+		x->force = 1;
+		kube_apply(r->k, x->res, x->obj, o->field_manager, 1, 1, &result,
+			   &e);
+	}
+	if (e.code != ERR_NONE) {
+		if (e.code == ERR_AUTH || e.code == ERR_HTTP || e.code == ERR_IO) {
+			/* the API failed, not the object: stop */
+			stop_before_writing(r, x, err_msg(&e));
+			err_release(r->err);
+			*r->err = e;
+			return -1;
+		}
+		set_action(rep, &rep->items[x->item], RA_FAILED, err_msg(&e));
+		r->failures++;
+		err_release(&e);
+		return 0;
+	}
+	err_release(&e);
+	if (x->live && result && x->ow != OW_ADOPT) {
+		cJSON *a = cleaned(x->live), *bb = cleaned(result);
+		int same = subset_equal(bb, a) && subset_equal(a, bb);
+		cJSON_Delete(a);
+		cJSON_Delete(bb);
+		if (same) {
+			/* only normalisation differed: nothing to write */
+			x->needs_write = 0;
+			set_action(rep, &rep->items[x->item], RA_UNCHANGED, NULL);
+			cJSON_Delete(result);
+			return 0;
+		}
+	}
+	if (o->want_diffs)
+		want_diff(x, x->live, result ? result : x->obj, rep);
+	/* the guard classifies changes: only a changed Karpenter object's
+	 * server-side result matters to it (the rest follows from the kind),
+	 * and keeping every result costs memory */
+	if (o->guard && x->live && impact_relevant(x->obj))
+		x->next = result;
+	else
+		cJSON_Delete(result);
+	return 0;
+}
+
+/* dry_run_all: dry-run every write; nothing is written unless all
+ * succeed (conflicts and rejected objects stop the run here) */
+static int dry_run_all(struct run *r)
+{
+	const struct recon_opts *o = r->o;
+	int nconf, fails;
+
+	for (size_t i = 0; i < r->nw; i++) {
+		struct want *x = &r->w[i];
 		if (!x->needs_write)
 			continue;
 		/* in a namespace this run creates, nothing can exist yet and
 		 * nothing can be dry-run (Namespaces come first) */
 		if (x->id.ns) {
-			struct ident nsid = { "v1", "Namespace", NULL, x->id.ns };
-			long j = want_find(&r, &nsid);
-			x->skip_dry_run = j >= 0 && w[j].state == LIVE_ABSENT &&
-					  !w[j].exists;
+			struct kobj_id nsid = { "v1", "Namespace", NULL, x->id.ns };
+			long j = want_find(r, &nsid);
+			x->skip_dry_run = j >= 0 && r->w[j].state == LIVE_ABSENT &&
+					  !r->w[j].exists;
 		}
 		if (x->skip_dry_run) {
-			if (o.want_diffs) {
-				struct buf lbl = BUF_INIT;
-				ident_display(&x->id, &lbl);
-				rep->items[x->item].diff = diff_text(NULL, x->obj, buf_cstr(&lbl));
-				buf_release(&lbl);
-			}
+			if (o->want_diffs)
+				want_diff(x, NULL, x->obj, r->rep);
 			continue;
 		}
-		x->force = o.force_conflicts;
-		rc = kube_apply(k, x->res, x->obj, o.field_manager, x->force, 1,
-				&result, &e);
-		if (x->state == LIVE_ABSENT &&
-		    ((rc == 0 && has_resource_version(result)) ||
-		     (rc < 0 && e.code == ERR_CONFLICT))) {
-			/* it exists, without our label: whose is it? */
-			cJSON_Delete(result);
-			result = NULL;
-			err_release(&e);
-			if (found_existing(&r, x) < 0) {
-				set_action(rep, &rep->items[x->item], RA_FAILED,
-					   err_msg(err));
-				if (!o.dry_run)
-					unplan(rep, w, n, 0, "not applied: the run "
-							     "stopped before writing "
-							     "anything");
-				goto out;
-			}
-			if (x->exists) {
-				set_action(rep, &rep->items[x->item], RA_CONFIGURED, NULL);
-				owner_conflicts += decide_owner(&r, x);
-				if (!x->needs_write)
-					continue;
-			}
-			rc = kube_apply(k, x->res, x->obj, o.field_manager, x->force, 1,
-					&result, &e);
-		}
-		if (rc < 0 && e.code == ERR_CONFLICT) {
-			struct buf why = BUF_INIT;
-			cJSON_Delete(result);
-			result = NULL;
-			if (real_conflict(x->live, x->obj, o.field_manager, &why)) {
-				set_action(rep, &rep->items[x->item], RA_CONFLICT,
-					   why.len ? buf_cstr(&why) : err_msg(&e));
-				conflicts++;
-				buf_release(&why);
-				err_release(&e);
-				continue;
-			}
-			/* imperative edits only: drift, take the fields back */
-			buf_release(&why);
-			err_clear(&e);
-			x->force = 1;
-			kube_apply(k, x->res, x->obj, o.field_manager, 1, 1,
-				   &result, &e);
-		}
-		if (e.code != ERR_NONE) {
-			if (e.code == ERR_AUTH || e.code == ERR_HTTP ||
-			    e.code == ERR_IO) {
-				/* the API failed, not the object: stop */
-				set_action(rep, &rep->items[x->item], RA_FAILED,
-					   err_msg(&e));
-				if (!o.dry_run)
-					unplan(rep, w, n, 0, "not applied: the run "
-							     "stopped before writing "
-							     "anything");
-				err_release(err);
-				*err = e;
-				goto out;
-			}
-			set_action(rep, &rep->items[x->item], RA_FAILED, err_msg(&e));
-			failures++;
-			err_release(&e);
+		if (dry_run_one(r, x) < 0)
+			return -1;
+	}
+	if (!r->conflicts && !r->owner_conflicts && !r->failures)
+		return 0;
+	if (!o->dry_run)
+		unplan(r->rep, r->w, r->nw, 0, "not applied: the run stopped "
+					       "before writing anything");
+	nconf = r->conflicts + r->owner_conflicts;
+	fails = r->failures;
+	if (r->owner_conflicts && !r->conflicts && !fails)
+		return err_set(r->err, ERR_CONFLICT,
+			       "%d object%s already exist%s and %s not this "
+			       "cluster's; nothing was applied (see each "
+			       "conflict: --adopt takes over objects no gpuform "
+			       "inventory owns)",
+			       nconf, nconf == 1 ? "" : "s",
+			       nconf == 1 ? "s" : "", nconf == 1 ? "is" : "are");
+	return err_set(r->err, nconf ? ERR_CONFLICT : ERR_INVALID,
+		       "%d conflict%s, %d rejected object%s; nothing was "
+		       "applied%s",
+		       nconf, nconf == 1 ? "" : "s", fails,
+		       fails == 1 ? "" : "s",
+		       r->conflicts ? " (use --force-conflicts to take the "
+				      "fields over)"
+				    : "");
+}
+
+/* read_shared: when something would be deleted, read the other gpuform
+ * inventories (a shared object one of them lists is kept) */
+static int read_shared(struct run *r, size_t deletable)
+{
+	if (!r->o->prune || !deletable)
+		return 0;
+	if (other_inventories(r, r->cm_res, r->parent_name, &r->others,
+			      &r->damaged_other) < 0)
+		return -1;
+	plan_shared(r);
+	return 0;
+}
+
+/*
+ * call_guard: the caller's last word, before anything is written, on every
+ * change the run would make. It may refuse all (-1) or hold some back.
+ */
+static int call_guard(struct run *r)
+{
+	const struct recon_opts *o = r->o;
+	struct recon_change *ch = NULL;
+	size_t *from = NULL; /* want index, or nw + stale index */
+	size_t nc = 0, ac = 0, af = 0, n = r->nw;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!r->w[i].needs_write)
 			continue;
-		}
-		err_release(&e);
-		if (x->live && result && x->ow != OW_ADOPT) {
-			cJSON *a = cleaned(x->live), *bb = cleaned(result);
-			int same = subset_equal(bb, a) && subset_equal(a, bb);
-			cJSON_Delete(a);
-			cJSON_Delete(bb);
-			if (same) {
-				/* only normalisation differed: nothing to write */
-				x->needs_write = 0;
-				set_action(rep, &rep->items[x->item], RA_UNCHANGED, NULL);
-				cJSON_Delete(result);
-				continue;
-			}
-		}
-		if (o.want_diffs) {
-			struct buf lbl = BUF_INIT;
-			ident_display(&x->id, &lbl);
-			rep->items[x->item].diff = diff_text(x->live, result ? result : x->obj,
-						  buf_cstr(&lbl));
-			buf_release(&lbl);
-		}
-		/* the guard classifies changes: only a changed Karpenter
-		 * object's server-side result matters to it (the rest follows
-		 * from the kind), and keeping every result costs memory */
-		if (o.guard && x->live && impact_relevant(x->obj))
-			x->next = result;
-		else
-			cJSON_Delete(result);
+		GROW(ch, nc + 1, ac);
+		GROW(from, nc + 1, af);
+		memset(&ch[nc], 0, sizeof(ch[nc]));
+		from[nc] = i;
+		ch[nc].live = r->w[i].live;
+		ch[nc++].next = r->w[i].next ? r->w[i].next : r->w[i].obj;
 	}
-	if (conflicts || owner_conflicts || failures) {
-		if (!o.dry_run)
-			unplan(rep, w, n, 0, "not applied: the run stopped "
-					     "before writing anything");
-		if (owner_conflicts && !conflicts && !failures)
-			err_set(err, ERR_CONFLICT,
-				"%d object%s already exist%s and %s not this "
-				"cluster's; nothing was applied (see each "
-				"conflict: --adopt takes over objects no gpuform "
-				"inventory owns)",
-				owner_conflicts, owner_conflicts == 1 ? "" : "s",
-				owner_conflicts == 1 ? "s" : "",
-				owner_conflicts == 1 ? "is" : "are");
-		else
-			err_set(err, conflicts || owner_conflicts ? ERR_CONFLICT : ERR_INVALID,
-				"%d conflict%s, %d rejected object%s; nothing was applied%s",
-				conflicts + owner_conflicts,
-				conflicts + owner_conflicts == 1 ? "" : "s", failures,
-				failures == 1 ? "" : "s",
-				conflicts ? " (use --force-conflicts to take the fields over)"
-					  : "");
-		goto out;
+	for (size_t i = 0; o->prune && i < r->nst; i++) {
+		struct kobj_id oid;
+		entry_ident(r->st[i].e, &oid);
+		if (r->st[i].v != PRUNE_DELETE ||
+		    (is_namespace(&oid) && !o->prune_namespaces))
+			continue;
+		GROW(ch, nc + 1, ac);
+		GROW(from, nc + 1, af);
+		memset(&ch[nc], 0, sizeof(ch[nc]));
+		from[nc] = n + i;
+		ch[nc].live = r->st[i].live;
+		ch[nc++].next = NULL;
 	}
+	rc = o->guard(o->guard_ctx, r->k, ch, nc, r->err);
+	/* held back: not written, not pruned; the rest goes ahead (in a dry
+	 * run the guard holds nothing) */
+	for (size_t c = 0; rc == 0 && c < nc; c++) {
+		const char *why = o->held_detail ? o->held_detail
+						 : "held back by the guard";
+		if (!ch[c].hold)
+			continue;
+		r->held++;
+		if (from[c] < n) {
+			r->w[from[c]].needs_write = 0;
+			set_action(r->rep, &r->rep->items[r->w[from[c]].item],
+				   RA_SKIPPED, why);
+		} else {
+			r->st[from[c] - n].v = PRUNE_HELD;
+		}
+	}
+	free(ch);
+	free(from);
+	if (rc < 0 && !o->dry_run)
+		unplan(r->rep, r->w, n, 0, "not applied: held back before any "
+					   "write");
+	return rc;
+}
 
-	/* prune candidates: in the old inventory, not desired */
-	st = xcalloc(old.nr + 1, sizeof(*st));
-	{
-		size_t deletable = 0;
-		for (i = 0; i < old.nr; i++) {
-			struct ident oid;
-			struct prune_facts pf = { 0 };
-			entry_ident(&old.e[i], &oid);
-			if (want_find(&r, &oid) >= 0)
-				continue;
-			st[nst].e = &old.e[i];
-			st[nst].live = old.e[i].shared ? NULL : find_live(r.live, &oid);
-			pf.entry_uid = old.e[i].uid;
-			pf.entry_shared = old.e[i].shared != NULL;
-			pf.found = st[nst].live != NULL;
-			pf.live_uid = jstr(jpath(st[nst].live, "metadata", NULL), "uid");
-			pf.applied_label = cJSON_IsTrue(
-				cJSON_GetObjectItemCaseSensitive(st[nst].live, STUB_APPLIED));
-			st[nst].v = owner_prune_decision(&pf);
-			deletable += st[nst].v == PRUNE_DELETE;
-			nst++;
-		}
-		if (o.prune && !o.force_prune && old.nr && nst * 2 > old.nr) {
-			err_set(err, ERR_INVALID,
-				"pruning would remove %zu of the %zu objects in the "
-				"inventory (more than half); refusing — pass "
-				"--force-prune if that is really meant",
-				nst, old.nr);
-			goto out;
-		}
-		/* shared objects: one another inventory still lists is kept */
-		if (o.prune && deletable) {
-			if (other_inventories(&r, cm_res, parent_name, &others,
-					      &damaged_other) < 0)
-				goto out;
-			for (i = 0; i < nst; i++) {
-				struct ident oid;
-				struct prune_facts pf = { 0 };
-				if (st[i].v != PRUNE_DELETE)
-					continue;
-				entry_ident(st[i].e, &oid);
-				pf.entry_uid = st[i].e->uid;
-				pf.found = 1;
-				pf.live_uid = pf.entry_uid;
-				pf.applied_label = 1;
-				pf.listed_elsewhere = damaged_other || inv_find(&others, &oid);
-				st[i].v = owner_prune_decision(&pf);
-			}
-		}
+/* report_dry_prune: what prune would do (a dry run stops after this) */
+static void report_dry_prune(struct run *r)
+{
+	for (size_t i = 0; i < r->nst; i++) {
+		struct kobj_id oid;
+		struct prune_step s;
+		entry_ident(r->st[i].e, &oid);
+		s = owner_prune_step(r->st[i].v, is_namespace(&oid), r->o->prune,
+				     r->o->prune_namespaces, r->o->held_detail, 1);
+		if (s.report)
+			add_item(r->rep, &oid, s.pruned ? RA_PRUNED : RA_SKIPPED,
+				 s.why);
 	}
+}
 
-	/* the caller's last word, before anything is written */
-	if (o.guard) {
-		struct recon_change *ch = NULL;
-		size_t *from = NULL; /* want index, or n + stale index */
-		size_t nc = 0, ac = 0, af = 0;
+/* ---- execution: writing --------------------------------------------------- */
+
+/* write_superset: the inventory, old entries and new ones, before any
+ * object is written, so a crash loses nothing (and the namespace it lives
+ * in, the first time) */
+static int write_superset(struct run *r)
+{
+	const struct inventory *old = &r->inv_old;
+	int any = r->o->rebuild_inventory;
+
+	for (size_t i = 0; i < old->nr; i++) {
+		struct kobj_id oid;
+		entry_ident(&old->e[i], &oid);
+		if (want_find(r, &oid) < 0)
+			inv_push(&r->next, &oid, old->e[i].uid, old->e[i].shared);
+	}
+	for (size_t i = 0; i < r->nw; i++) {
+		inv_push(&r->next, &r->w[i].id, r->w[i].uid, r->w[i].shared_with);
+		any |= r->w[i].needs_write;
+	}
+	if (r->live_parent && !any)
+		return 0;
+	if (!r->live_parent) {
+		cJSON *ns = cJSON_CreateObject();
+		const struct kube_resource *ns_res;
 		int rc;
-		for (i = 0; i < n; i++) {
-			if (!w[i].needs_write)
-				continue;
-			GROW(ch, nc + 1, ac);
-			GROW(from, nc + 1, af);
-			memset(&ch[nc], 0, sizeof(ch[nc]));
-			from[nc] = i;
-			ch[nc].live = w[i].live;
-			ch[nc++].next = w[i].next ? w[i].next : w[i].obj;
-		}
-		for (i = 0; o.prune && i < nst; i++) {
-			struct ident oid;
-			entry_ident(st[i].e, &oid);
-			if (st[i].v != PRUNE_DELETE ||
-			    (is_namespace(&oid) && !o.prune_namespaces))
-				continue;
-			GROW(ch, nc + 1, ac);
-			GROW(from, nc + 1, af);
-			memset(&ch[nc], 0, sizeof(ch[nc]));
-			from[nc] = n + i;
-			ch[nc].live = st[i].live;
-			ch[nc++].next = NULL;
-		}
-		rc = o.guard(o.guard_ctx, k, ch, nc, err);
-		/* held back: not written, not pruned; the rest goes ahead
-		 * (in a dry run the guard holds nothing) */
-		for (size_t c = 0; rc == 0 && c < nc; c++) {
-			const char *why = o.held_detail ? o.held_detail
-							: "held back by the guard";
-			if (!ch[c].hold)
-				continue;
-			held++;
-			if (from[c] < n) {
-				w[from[c]].needs_write = 0;
-				set_action(rep, &rep->items[w[from[c]].item],
-					   RA_SKIPPED, why);
-			} else {
-				st[from[c] - n].v = PRUNE_HELD;
-			}
-		}
-		free(ch);
-		free(from);
-		if (rc < 0) {
-			if (!o.dry_run)
-				unplan(rep, w, n, 0, "not applied: held back "
-						     "before any write");
-			goto out;
-		}
+		cJSON_AddStringToObject(ns, "apiVersion", "v1");
+		cJSON_AddStringToObject(ns, "kind", "Namespace");
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(ns, "metadata"),
+					"name", r->o->inventory_ns);
+		rc = resource_of(r, "v1", "Namespace", &ns_res) < 0 ||
+		     kube_apply(r->k, ns_res, ns, r->o->field_manager, 1, 0,
+				NULL, r->err) < 0;
+		cJSON_Delete(ns);
+		if (rc)
+			return -1;
 	}
+	return write_parent(r, r->cm_res, r->cluster, r->parent_name,
+			    &r->live_parent, &r->next);
+}
 
-	if (o.dry_run) {
-		/* report what prune would do, then stop */
-		for (i = 0; i < nst; i++) {
-			struct ident oid;
-			const char *why = owner_prune_reason(st[i].v);
-			entry_ident(st[i].e, &oid);
-			if (st[i].v == PRUNE_GONE)
-				continue;
-			if (st[i].v == PRUNE_RELEASE && !o.prune)
-				why = NULL;
-			if (why)
-				add_item(rep, &oid, RA_SKIPPED, why);
-			else if (o.prune && st[i].v == PRUNE_DELETE &&
-				 (!is_namespace(&oid) || o.prune_namespaces))
-				add_item(rep, &oid, RA_PRUNED, NULL);
-			else
-				add_item(rep, &oid, RA_SKIPPED,
-					 o.prune ? "namespaces are pruned only with --prune-namespaces"
-						 : "not in the desired set (use --prune)");
-		}
-		ret = 0;
-		goto out;
-	}
-
-	/* 5. write: inventory superset first, so a crash loses nothing */
-	for (i = 0; i < old.nr; i++) {
-		struct ident oid;
-		entry_ident(&old.e[i], &oid);
-		if (want_find(&r, &oid) < 0)
-			inv_push(&next, &oid, old.e[i].uid, old.e[i].shared);
-	}
-	for (i = 0; i < n; i++)
-		inv_push(&next, &w[i].id, w[i].uid, w[i].shared_with);
-	{
-		int any = o.rebuild_inventory;
-		for (i = 0; i < n; i++)
-			any |= w[i].needs_write;
-		if (!live_parent || any) {
-			if (!live_parent) {
-				cJSON *ns = cJSON_CreateObject();
-				const struct kube_resource *ns_res;
-				cJSON_AddStringToObject(ns, "apiVersion", "v1");
-				cJSON_AddStringToObject(ns, "kind", "Namespace");
-				cJSON_AddStringToObject(cJSON_AddObjectToObject(ns, "metadata"),
-							"name", o.inventory_ns);
-				if (resource_of(&r, "v1", "Namespace", &ns_res) < 0 ||
-				    kube_apply(k, ns_res, ns, o.field_manager, 1, 0,
-					       NULL, err) < 0) {
-					cJSON_Delete(ns);
-					goto out;
-				}
-				cJSON_Delete(ns);
-			}
-			if (write_parent(&r, cm_res, cluster, parent_name,
-					 &live_parent, &next) < 0)
-				goto out;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		struct want *x = &w[i];
+/* apply_all: the planned writes, in apply order; the first failure stops */
+static int apply_all(struct run *r)
+{
+	for (size_t i = 0; i < r->nw; i++) {
+		struct want *x = &r->w[i];
 		cJSON *result = NULL;
 		const char *uid;
 		if (!x->needs_write)
 			continue;
-		if (kube_apply(k, x->res, x->obj, o.field_manager, x->force, 0,
-			       &result, err) < 0) {
-			set_action(rep, &rep->items[x->item], RA_FAILED, err_msg(err));
-			unplan(rep, w, n, i + 1, "not applied: the run stopped at "
-						 "an earlier error");
-			goto out;
+		if (kube_apply(r->k, x->res, x->obj, r->o->field_manager,
+			       x->force, 0, &result, r->err) < 0) {
+			set_action(r->rep, &r->rep->items[x->item], RA_FAILED,
+				   err_msg(r->err));
+			unplan(r->rep, r->w, r->nw, i + 1, "not applied: the run "
+							   "stopped at an earlier "
+							   "error");
+			return -1;
 		}
 		uid = jstr(jpath(result, "metadata", NULL), "uid");
 		free(x->uid);
 		x->uid = uid ? xstrdup(uid) : NULL;
 		cJSON_Delete(result);
 	}
+	return 0;
+}
 
-	/* 6. prune last, in reverse dependency order */
-	{
-		struct inventory final = { 0 };
-		int paused = 0;
-		for (i = 0; i < n; i++)
-			inv_push(&final, &w[i].id, w[i].uid, w[i].shared_with);
-		for (size_t m = nst; m-- > 0;) {
-			/* reverse apply order: stale entries sorted by it */
-			size_t best = m;
-			for (size_t q = 0; q < m; q++)
-				if (inv_apply_order(st[q].e, st[best].e) > 0)
-					best = q;
-			if (best != m) {
-				struct stale t = st[m];
-				st[m] = st[best];
-				st[best] = t;
-			}
-		}
-		for (size_t m = nst; m-- > 0;) {
-			struct inv_entry *e = st[m].e;
-			struct ident oid;
-			const char *why = owner_prune_reason(st[m].v);
-			const struct kube_resource *res;
-			int deleted = 0;
-			struct err de = ERR_INIT;
+/*
+ * delete_one: DELETE a stale object with preconditions — the UID we
+ * recorded and the resourceVersion we listed (with our label on it): a
+ * label removed or anything changed since is a 409, and the object stays.
+ * Reports the outcome and keeps the entry unless it is gone.
+ */
+static void delete_one(struct run *r, struct stale *s, const struct kobj_id *oid,
+		       struct inventory *final)
+{
+	struct inv_entry *e = s->e;
+	const struct kube_resource *res;
+	int deleted = 0;
+	struct err de = ERR_INIT;
 
-			entry_ident(e, &oid);
-			switch (st[m].v) {
-			case PRUNE_GONE:
-				continue; /* gone, or no longer ours: forget it */
-			case PRUNE_UID_CHANGED:
-				add_item(rep, &oid, RA_SKIPPED, why);
-				if (!o.prune) /* a prune run says it once more */
-					inv_push(&final, &oid, e->uid, NULL);
-				continue;
-			case PRUNE_RELEASE:
-				if (o.prune) {
-					add_item(rep, &oid, RA_SKIPPED, why);
-					continue;
-				}
-				inv_push(&final, &oid, e->uid, e->shared);
-				continue;
-			case PRUNE_HELD:
-				why = o.held_detail ? o.held_detail
-						    : "held back by the guard";
-				/* fall through */
-			case PRUNE_NO_UID:
-			case PRUNE_NOT_APPLIED:
-			case PRUNE_STILL_LISTED:
-				add_item(rep, &oid, RA_SKIPPED, why);
-				inv_push(&final, &oid, e->uid, e->shared);
-				continue;
-			case PRUNE_DELETE:
-				break;
-			}
-			if (!o.prune || (is_namespace(&oid) && !o.prune_namespaces)) {
-				add_item(rep, &oid, RA_SKIPPED,
-					 o.prune ? "namespaces are pruned only with --prune-namespaces"
-						 : "not in the desired set (use --prune)");
-				inv_push(&final, &oid, e->uid, NULL);
-				continue;
-			}
-			if (!paused && o.before_prune) {
-				o.before_prune(o.before_prune_ctx);
-				paused = 1;
-			}
-			/* preconditions: the UID we recorded and the
-			 * resourceVersion we listed (with our label on it): a
-			 * label removed or anything changed since is a 409 */
-			if (resource_of(&r, e->api_version, e->kind, &res) < 0 ||
-			    kube_delete(k, res, e->ns, e->name, e->uid,
-					jstr(jpath(st[m].live, "metadata", NULL),
-					     "resourceVersion"),
-					0, &deleted, &de) < 0) {
-				if (de.code == ERR_CONFLICT) {
-					add_item(rep, &oid, RA_SKIPPED,
-						 "changed since it was listed (UID or "
-						 "resourceVersion precondition failed): "
-						 "not pruned; the next run looks again");
-					inv_push(&final, &oid, e->uid, NULL);
-					err_release(&de);
-					continue;
-				}
-				if (de.code == ERR_NONE)
-					err_set(&de, err->code, "%s", err_msg(err));
-				add_item(rep, &oid, RA_FAILED, err_msg(&de));
-				inv_push(&final, &oid, e->uid, NULL); /* retry next run */
-				if (!failures++)
-					first_fail = xstrdup(err_msg(&de));
-				err_release(&de);
-				continue;
-			}
-			err_release(&de);
-			add_item(rep, &oid, RA_PRUNED, NULL);
-		}
-		if (write_parent(&r, cm_res, cluster, parent_name, &live_parent,
-				 &final) < 0) {
-			inv_release(&final);
-			goto out;
-		}
-		inv_release(&final);
+	if (resource_of(r, e->api_version, e->kind, &res) == 0 &&
+	    kube_delete(r->k, res, e->ns, e->name, e->uid,
+			jstr(jpath(s->live, "metadata", NULL), "resourceVersion"),
+			0, &deleted, &de) == 0) {
+		err_release(&de);
+		add_item(r->rep, oid, RA_PRUNED, NULL);
+		return;
 	}
-	if (failures) {
-		err_set(err, ERR_HTTP, "%d object%s could not be pruned (first: "
-				       "%s); they stay in the inventory for the "
-				       "next run",
-			failures, failures == 1 ? "" : "s",
-			first_fail ? first_fail : "?");
+	inv_push(final, oid, e->uid, NULL); /* the next run looks again */
+	if (de.code == ERR_CONFLICT) {
+		add_item(r->rep, oid, RA_SKIPPED,
+			 "changed since it was listed (UID or resourceVersion "
+			 "precondition failed): not pruned; the next run looks "
+			 "again");
+		err_release(&de);
+		return;
+	}
+	if (de.code == ERR_NONE)
+		err_set(&de, r->err->code, "%s", err_msg(r->err));
+	add_item(r->rep, oid, RA_FAILED, err_msg(&de));
+	if (!r->failures++)
+		r->first_fail = xstrdup(err_msg(&de));
+	err_release(&de);
+}
+
+/* prune_all: prune last, in reverse dependency order, then write the
+ * inventory of what is left */
+static int prune_all(struct run *r)
+{
+	struct inventory final = { 0 };
+	int paused = 0, ret;
+
+	for (size_t i = 0; i < r->nw; i++)
+		inv_push(&final, &r->w[i].id, r->w[i].uid, r->w[i].shared_with);
+	sort_stale_apply_order(r);
+	for (size_t m = r->nst; m-- > 0;) {
+		struct kobj_id oid;
+		struct prune_step s;
+		entry_ident(r->st[m].e, &oid);
+		s = owner_prune_step(r->st[m].v, is_namespace(&oid), r->o->prune,
+				     r->o->prune_namespaces, r->o->held_detail, 0);
+		if (s.report)
+			add_item(r->rep, &oid, s.pruned ? RA_PRUNED : RA_SKIPPED,
+				 s.why);
+		if (!s.delete_) {
+			if (s.keep != KEEP_NONE)
+				inv_push(&final, &oid, r->st[m].e->uid,
+					 s.keep == KEEP_AS_IS ? r->st[m].e->shared
+							      : NULL);
+			continue;
+		}
+		if (!paused && r->o->before_prune) {
+			r->o->before_prune(r->o->before_prune_ctx);
+			paused = 1;
+		}
+		delete_one(r, &r->st[m], &oid, &final);
+	}
+	ret = write_parent(r, r->cm_res, r->cluster, r->parent_name,
+			   &r->live_parent, &final);
+	inv_release(&final);
+	return ret;
+}
+
+/* finish: a run that wrote what it could still fails for what it could
+ * not prune or was held back */
+static int finish(struct run *r)
+{
+	if (r->failures)
+		return err_set(r->err, ERR_HTTP,
+			       "%d object%s could not be pruned (first: %s); "
+			       "they stay in the inventory for the next run",
+			       r->failures, r->failures == 1 ? "" : "s",
+			       r->first_fail ? r->first_fail : "?");
+	if (r->held)
+		return err_set(r->err, ERR_CONFLICT,
+			       "%zu change%s held back (%s); everything else "
+			       "was applied",
+			       r->held, r->held == 1 ? " was" : "s were",
+			       r->o->held_detail ? r->o->held_detail
+						 : "by the guard");
+	return 0;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static void run_init(struct run *r, struct kube *k, const char *cluster,
+		     const struct recon_opts *opts, struct recon_report *rep,
+		     struct err *err)
+{
+	struct buf b = BUF_INIT;
+
+	memset(r, 0, sizeof(*r));
+	r->opts = *opts;
+	if (!r->opts.field_manager)
+		r->opts.field_manager = RECON_FIELD_MANAGER;
+	if (!r->opts.inventory_ns)
+		r->opts.inventory_ns = RECON_INVENTORY_NS;
+	r->o = &r->opts;
+	r->k = k;
+	r->rep = rep;
+	r->err = err;
+	r->old = &r->inv_old;
+	r->live = cJSON_CreateArray();
+	r->cluster = cluster;
+	r->before = *kube_get_stats(k);
+	rep->cluster = xstrdup(cluster);
+	rep->dry_run = r->o->dry_run;
+	if (r->o->source_commit)
+		rep->source_commit = xstrdup(r->o->source_commit);
+	r->parent_name = xasprintf("gpuform-%s", cluster);
+	rep->inventory = xasprintf("%s/%s", r->o->inventory_ns, r->parent_name);
+	recon_applyset_id(r->parent_name, r->o->inventory_ns, &b);
+	r->applyset_id = buf_detach(&b, NULL);
+}
+
+/* the requests of this run: the client's counters now minus at the start */
+static void run_stats(struct run *r)
+{
+	const struct kube_stats *now = kube_get_stats(r->k);
+	const struct kube_stats *b = &r->before;
+	struct kube_stats *s = &r->rep->stats;
+
+	s->requests = now->requests - b->requests;
+	s->gets = now->gets - b->gets;
+	s->lists = now->lists - b->lists;
+	s->applies = now->applies - b->applies;
+	s->dry_runs = now->dry_runs - b->dry_runs;
+	s->deletes = now->deletes - b->deletes;
+	s->creates = now->creates - b->creates;
+	s->others = now->others - b->others;
+	s->writes = now->writes - b->writes;
+	s->retries = now->retries - b->retries;
+}
+
+static void run_release(struct run *r)
+{
+	for (size_t i = 0; r->w && i < r->nw; i++) {
+		free(r->w[i].uid);
+		free(r->w[i].key);
+		cJSON_Delete(r->w[i].next);
+	}
+	free(r->slots);
+	free(r->w);
+	inv_release(&r->inv_old);
+	inv_release(&r->next);
+	inv_release(&r->others);
+	free(r->st);
+	free(r->damaged_other);
+	cJSON_Delete(r->live_parent);
+	cJSON_Delete(r->live);
+	for (size_t i = 0; i < r->ntypes; i++) {
+		free(r->types[i]->api_version);
+		free(r->types[i]->kind);
+		free(r->types[i]->res.group);
+		free(r->types[i]->res.version);
+		free(r->types[i]->res.kind);
+		free(r->types[i]->res.resource);
+		free(r->types[i]);
+	}
+	free(r->types);
+	free(r->applyset_id);
+	free(r->first_fail);
+	free(r->parent_name);
+}
+
+/*
+ * recon_run: read (inventory, one LIST per kind), plan (each object's
+ * action, ownership), dry-run every write, plan the prune, let the guard
+ * speak, then — unless a dry run — write the inventory superset, apply,
+ * prune and write the final inventory. Every step that plans is pure
+ * (plan_objects, plan_prune, plan_shared; owner_prune_step); every step that
+ * talks to the API says so in its name.
+ */
+int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
+	      cJSON *desired, const struct recon_opts *opts, struct err *err)
+{
+	struct run r;
+	size_t deletable = 0;
+	int ret = -1;
+
+	run_init(&r, k, cluster, opts, out, err);
+	if (identify_desired(&r, desired) < 0 || read_inventory(&r) < 0 ||
+	    list_all(&r) < 0)
+		goto out;
+	plan_objects(&r);
+	if (dry_run_all(&r) < 0 || plan_prune(&r, &deletable) < 0 ||
+	    read_shared(&r, deletable) < 0 ||
+	    (r.o->guard && call_guard(&r) < 0))
+		goto out;
+	if (r.o->dry_run) {
+		report_dry_prune(&r);
+		ret = 0;
 		goto out;
 	}
-	if (held) {
-		err_set(err, ERR_CONFLICT,
-			"%zu change%s held back (%s); everything else was applied",
-			held, held == 1 ? " was" : "s were",
-			o.held_detail ? o.held_detail : "by the guard");
+	if (write_superset(&r) < 0 || apply_all(&r) < 0 || prune_all(&r) < 0 ||
+	    finish(&r) < 0)
 		goto out;
-	}
 	ret = 0;
 out:
-	{
-		const struct kube_stats *now = kube_get_stats(k);
-		rep->stats.requests = now->requests - before.requests;
-		rep->stats.gets = now->gets - before.gets;
-		rep->stats.lists = now->lists - before.lists;
-		rep->stats.applies = now->applies - before.applies;
-		rep->stats.dry_runs = now->dry_runs - before.dry_runs;
-		rep->stats.deletes = now->deletes - before.deletes;
-		rep->stats.creates = now->creates - before.creates;
-		rep->stats.others = now->others - before.others;
-		rep->stats.writes = now->writes - before.writes;
-		rep->stats.retries = now->retries - before.retries;
-	}
-	for (i = 0; w && i < n; i++) {
-		free(w[i].uid);
-		free(w[i].key);
-		cJSON_Delete(w[i].next);
-	}
-	free(r.slots);
-	free(w);
-	inv_release(&old);
-	inv_release(&next);
-	inv_release(&others);
-	free(st);
-	free(damaged_other);
-	cJSON_Delete(live_parent);
-	cJSON_Delete(r.live);
-	for (i = 0; i < r.ntypes; i++) {
-		free(r.types[i]->api_version);
-		free(r.types[i]->kind);
-		free(r.types[i]->res.group);
-		free(r.types[i]->res.version);
-		free(r.types[i]->res.kind);
-		free(r.types[i]->res.resource);
-		free(r.types[i]);
-	}
-	free(r.types);
-	free(r.applyset_id);
-	free(first_fail);
-	free(parent_name);
-	buf_release(&b);
+	run_stats(&r);
+	run_release(&r);
 	return ret;
 }

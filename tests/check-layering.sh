@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/check-layering.sh: the module boundaries the house style promises.
 #   - each third-party library is included by exactly one module:
-#       libcurl -> reconcile/kube.c, libgit2 -> git/repo.c, libyaml -> util/yaml.c,
+#       libcurl -> reconcile/http.c, libgit2 -> git/repo.c, libyaml -> util/yaml.c,
 #       OpenSSL -> util/digest.c, util/base64.c and git/knownhosts.c (HMAC for
 #         hashed known_hosts),
 #       zlib -> git/loose.c (checks loose objects of the --git cache)
@@ -27,7 +27,7 @@ only_in() { # PATTERN ALLOWED-FILES...
 		[ $ok = 1 ] || fail "$f includes $pat (only $* may)"
 	done
 }
-only_in '#include <curl/' reconcile/kube.c
+only_in '#include <curl/' reconcile/http.c
 only_in '#include <git2' git/repo.c
 only_in '#include <yaml.h>' util/yaml.c
 only_in '#include <openssl/' util/digest.c util/base64.c git/knownhosts.c

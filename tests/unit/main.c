@@ -47,6 +47,9 @@ static Suite *(*const suites[])(void) = {
 	helpers_suite,
 	git_suite,
 	capacity_suite,
+	kobj_suite,
+	kube_suite,
+	reconcile_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

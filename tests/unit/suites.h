@@ -38,6 +38,9 @@ Suite *capacity_suite(void); /* test_capacity.c: generator/capacity.c */
 Suite *preflight_suite(void); /* test_preflight.c: aws*, generator+reconcile preflight */
 Suite *git_suite(void);      /* test_git.c: git/knownhosts.c, credstore.c */
 Suite *helpers_suite(void);  /* test_helpers.c: util/base64, backoff, time, wipe */
+Suite *kobj_suite(void);      /* test_kobj.c: generator/kobj.c */
+Suite *kube_suite(void);      /* test_kube.c: kube.c on a canned connection, nodecount.c */
+Suite *reconcile_suite(void); /* test_reconcile.c: reconcile.c on tests/unit/kube_fake.c */
 
 /*
  * ---- more suites go here ----

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_incluster.c: the pure parts of the in-cluster job —
- * generator/install.c (RBAC derived from render_kinds, the manifests),
+ * generator/install.c (RBAC derived from kobj_kinds, the manifests),
  * reconcile/lease.c (staleness, times), reconcile/metrics.c (Prometheus
  * text) and reconcile/notify.c (Events, status).
  */
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "generator/install.h"
+#include "generator/kobj.h"
 #include "generator/pipeline.h"
 #include "generator/render.h"
 #include "reconcile/lease.h"
@@ -68,21 +69,21 @@ static void assert_verbs(const cJSON *rules, const char *group,
 	free(v);
 }
 
-START_TEST(test_cluster_rules_follow_render_kinds)
+START_TEST(test_cluster_rules_follow_kobj_kinds)
 {
 	struct install_grant *g;
 	size_t n = install_grants(&g, "gpuform-system", "ml-prod", NULL);
 	cJSON *rules = install_rules(g, n, NULL);
 	size_t kinds = 0;
 
-	for (size_t i = 0; render_kinds[i].kind; i++) {
-		const struct render_kind *k = &render_kinds[i];
+	for (size_t i = 0; kobj_kinds[i].kind; i++) {
+		const struct kobj_kind *k = &kobj_kinds[i];
 		char group[64] = "";
 		const char *slash = strchr(k->api_version, '/');
 		if (slash)
 			memcpy(group, k->api_version, (size_t)(slash - k->api_version));
 		kinds++;
-		if (k->ns && strcmp(k->ns, RENDER_ANY_NAMESPACE)) {
+		if (k->ns && strcmp(k->ns, KOBJ_ANY_NAMESPACE)) {
 			/* fixed namespace: never cluster-wide */
 			ck_assert_ptr_null(find_rule(rules, group, k->resource, NULL));
 			continue;
@@ -155,9 +156,9 @@ START_TEST(test_namespace_rules)
 }
 END_TEST
 
-/* every kind any example intent renders is in render_kinds, with the
+/* every kind any example intent renders is in kobj_kinds, with the
  * namespace rule it declares: the RBAC derived from it cannot go stale */
-START_TEST(test_render_kinds_cover_examples)
+START_TEST(test_kobj_kinds_cover_examples)
 {
 	struct tmpl_set *t = NULL;
 	struct err err = ERR_INIT;
@@ -189,19 +190,19 @@ START_TEST(test_render_kinds_cover_examples)
 			const cJSON *ns = cJSON_GetObjectItemCaseSensitive(
 				cJSON_GetObjectItemCaseSensitive(doc, "metadata"), "namespace");
 			int found = 0;
-			for (size_t i = 0; render_kinds[i].kind; i++) {
-				const struct render_kind *k = &render_kinds[i];
+			for (size_t i = 0; kobj_kinds[i].kind; i++) {
+				const struct kobj_kind *k = &kobj_kinds[i];
 				if (strcmp(k->kind, kind) || strcmp(k->api_version, av))
 					continue;
 				found = 1;
 				if (!k->ns)
 					ck_assert_msg(ns == NULL, "%s %s is namespaced", path, kind);
-				else if (strcmp(k->ns, RENDER_ANY_NAMESPACE))
+				else if (strcmp(k->ns, KOBJ_ANY_NAMESPACE))
 					ck_assert_str_eq(ns->valuestring, k->ns);
 				else
 					ck_assert_ptr_nonnull(ns);
 			}
-			ck_assert_msg(found, "%s renders %s %s, which render_kinds "
+			ck_assert_msg(found, "%s renders %s %s, which kobj_kinds "
 					     "does not list", path, av, kind);
 		}
 		files++;
@@ -677,9 +678,9 @@ Suite *incluster_suite(void)
 	TCase *metrics = tcase_create("metrics");
 	TCase *notify = tcase_create("notify");
 
-	tcase_add_test(rbac, test_cluster_rules_follow_render_kinds);
+	tcase_add_test(rbac, test_cluster_rules_follow_kobj_kinds);
 	tcase_add_test(rbac, test_namespace_rules);
-	tcase_add_test(rbac, test_render_kinds_cover_examples);
+	tcase_add_test(rbac, test_kobj_kinds_cover_examples);
 	tcase_add_test(inst, test_install_documents);
 	tcase_add_test(inst, test_install_invalid);
 	tcase_add_test(inst, test_install_ssh);

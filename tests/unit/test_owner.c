@@ -141,6 +141,71 @@ START_TEST(test_applied_label)
 }
 END_TEST
 
+/* owner_prune_step: every verdict, with and without --prune, for a
+ * Namespace with and without --prune-namespaces, in a real and a dry run */
+#define NS_ONLY "namespaces are pruned only with --prune-namespaces"
+#define USE_PRUNE "not in the desired set (use --prune)"
+#define UID_WHY "recreated by someone else"
+static const struct {
+	enum prune_verdict v;
+	int is_ns, prune, prune_ns, dry;
+	int report, pruned;
+	const char *why; /* prefix of the detail; NULL: none */
+	enum keep_entry keep;
+	int delete_;
+} steps[] = {
+	/* real runs */
+	{ PRUNE_DELETE, 0, 1, 0, 0, 0, 0, NULL, KEEP_UNSHARED, 1 },
+	{ PRUNE_DELETE, 0, 0, 0, 0, 1, 0, USE_PRUNE, KEEP_UNSHARED, 0 },
+	{ PRUNE_DELETE, 1, 1, 0, 0, 1, 0, NS_ONLY, KEEP_UNSHARED, 0 },
+	{ PRUNE_DELETE, 1, 1, 1, 0, 0, 0, NULL, KEEP_UNSHARED, 1 },
+	{ PRUNE_GONE, 0, 1, 0, 0, 0, 0, NULL, KEEP_NONE, 0 },
+	{ PRUNE_GONE, 0, 0, 0, 0, 0, 0, NULL, KEEP_NONE, 0 },
+	{ PRUNE_UID_CHANGED, 0, 1, 0, 0, 1, 0, UID_WHY, KEEP_NONE, 0 },
+	{ PRUNE_UID_CHANGED, 0, 0, 0, 0, 1, 0, UID_WHY, KEEP_UNSHARED, 0 },
+	{ PRUNE_RELEASE, 0, 1, 0, 0, 1, 0, "shared with another", KEEP_NONE, 0 },
+	{ PRUNE_RELEASE, 0, 0, 0, 0, 0, 0, "shared with another", KEEP_AS_IS, 0 },
+	{ PRUNE_NO_UID, 0, 1, 0, 0, 1, 0, "the inventory entry has no UID", KEEP_AS_IS, 0 },
+	{ PRUNE_NOT_APPLIED, 0, 1, 0, 0, 1, 0, "its part-of label", KEEP_AS_IS, 0 },
+	{ PRUNE_STILL_LISTED, 0, 1, 0, 0, 1, 0, "another gpuform inventory", KEEP_AS_IS, 0 },
+	{ PRUNE_HELD, 0, 1, 0, 0, 1, 0, "outside the window", KEEP_AS_IS, 0 },
+	/* dry runs: report only, delete nothing */
+	{ PRUNE_DELETE, 0, 1, 0, 1, 1, 1, NULL, KEEP_NONE, 0 },
+	{ PRUNE_DELETE, 0, 0, 0, 1, 1, 0, USE_PRUNE, KEEP_NONE, 0 },
+	{ PRUNE_DELETE, 1, 1, 0, 1, 1, 0, NS_ONLY, KEEP_NONE, 0 },
+	{ PRUNE_DELETE, 1, 1, 1, 1, 1, 1, NULL, KEEP_NONE, 0 },
+	{ PRUNE_GONE, 0, 1, 0, 1, 0, 0, NULL, KEEP_NONE, 0 },
+	{ PRUNE_UID_CHANGED, 0, 0, 0, 1, 1, 0, UID_WHY, KEEP_NONE, 0 },
+	{ PRUNE_RELEASE, 0, 1, 0, 1, 1, 0, "shared with another", KEEP_NONE, 0 },
+	/* a dry run says why a shared entry is not pruned without --prune */
+	{ PRUNE_RELEASE, 0, 0, 0, 1, 1, 0, USE_PRUNE, KEEP_NONE, 0 },
+	{ PRUNE_STILL_LISTED, 0, 1, 0, 1, 1, 0, "another gpuform inventory", KEEP_NONE, 0 },
+};
+
+START_TEST(test_prune_step)
+{
+	struct prune_step s = owner_prune_step(steps[_i].v, steps[_i].is_ns,
+					       steps[_i].prune, steps[_i].prune_ns,
+					       "held: outside the window",
+					       steps[_i].dry);
+
+	ck_assert_msg(s.report == steps[_i].report && s.pruned == steps[_i].pruned,
+		      "case %d: report %d pruned %d", _i, s.report, s.pruned);
+	ck_assert_msg(s.keep == steps[_i].keep, "case %d: keep %d", _i, s.keep);
+	ck_assert_msg(s.delete_ == steps[_i].delete_, "case %d: delete %d", _i,
+		      s.delete_);
+	if (!steps[_i].why)
+		ck_assert_msg(!s.why || !s.report, "case %d: why %s", _i, s.why);
+	else
+		ck_assert_msg(s.why && strstr(s.why, steps[_i].why),
+			      "case %d: why %s", _i, s.why ? s.why : "(null)");
+	/* nothing is deleted in a dry run, and a deleted entry is reported by
+	 * the DELETE's outcome, not here */
+	ck_assert(!(steps[_i].dry && s.delete_));
+	ck_assert(!(s.delete_ && s.report));
+}
+END_TEST
+
 Suite *owner_suite(void)
 {
 	Suite *s = suite_create("owner");
@@ -150,6 +215,8 @@ Suite *owner_suite(void)
 	tcase_add_test(tc, test_write_decision);
 	tcase_add_test(tc, test_prune_decision);
 	tcase_add_test(tc, test_applied_label);
+	tcase_add_loop_test(tc, test_prune_step, 0,
+			    (int)(sizeof(steps) / sizeof(steps[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

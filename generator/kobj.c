@@ -1,0 +1,110 @@
+/*
+ * generator/kobj.c: the Kubernetes object model (see kobj.h).
+ */
+#include "generator/kobj.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "generator/intent.h"
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void kobj_id_of(const cJSON *obj, struct kobj_id *id)
+{
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+
+	id->api_version = jstr(obj, "apiVersion");
+	id->kind = jstr(obj, "kind");
+	id->name = jstr(md, "name");
+	id->ns = jstr(md, "namespace");
+	if (id->ns && !*id->ns)
+		id->ns = NULL;
+}
+
+const char *kobj_group(const char *api_version, char *buf, size_t n)
+{
+	const char *slash = strchr(api_version, '/');
+	size_t len;
+
+	if (!slash)
+		return "";
+	len = (size_t)(slash - api_version);
+	if (len >= n)
+		len = n - 1;
+	memcpy(buf, api_version, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+int kobj_same(const struct kobj_id *a, const struct kobj_id *b)
+{
+	char ga[128], gb[128];
+
+	return !strcmp(a->kind, b->kind) && !strcmp(a->name, b->name) &&
+	       !strcmp(a->ns ? a->ns : "", b->ns ? b->ns : "") &&
+	       !strcmp(kobj_group(a->api_version, ga, sizeof(ga)),
+		       kobj_group(b->api_version, gb, sizeof(gb)));
+}
+
+void kobj_key(const struct kobj_id *id, struct buf *out)
+{
+	char g[128];
+
+	buf_reset(out);
+	buf_addf(out, "%s\x1f%s\x1f%s\x1f%s",
+		 kobj_group(id->api_version, g, sizeof(g)), id->kind,
+		 id->ns ? id->ns : "", id->name);
+}
+
+void kobj_display(const struct kobj_id *id, struct buf *out)
+{
+	char g[128];
+	const char *group = kobj_group(id->api_version, g, sizeof(g));
+
+	for (const char *k = id->kind; *k; k++)
+		buf_addc(out, (char)tolower((unsigned char)*k));
+	if (*group)
+		buf_addf(out, ".%s", group);
+	buf_addf(out, "/%s", id->name);
+	if (id->ns)
+		buf_addf(out, " -n %s", id->ns);
+}
+
+const struct kobj_kind kobj_kinds[] = {
+	{ "v1", "Namespace", "namespaces", NULL },
+	{ "v1", "ConfigMap", "configmaps", INTENT_DEVICE_PLUGIN_NS },
+	{ "karpenter.k8s.aws/v1", "EC2NodeClass", "ec2nodeclasses", NULL },
+	/* before the NodePools, so their first scheduling already sees it */
+	{ "karpenter.sh/v1alpha1", "NodeOverlay", "nodeoverlays", NULL },
+	{ "karpenter.sh/v1", "NodePool", "nodepools", NULL },
+	{ "kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass",
+	  "workloadpriorityclasses", NULL },
+	{ "kueue.x-k8s.io/v1beta2", "ResourceFlavor", "resourceflavors", NULL },
+	{ "kueue.x-k8s.io/v1beta2", "ClusterQueue", "clusterqueues", NULL },
+	{ "kueue.x-k8s.io/v1beta2", "LocalQueue", "localqueues",
+	  KOBJ_ANY_NAMESPACE },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct kobj_kind *kobj_kind_find(const char *api_version,
+				       const char *kind)
+{
+	for (size_t i = 0; kobj_kinds[i].kind; i++)
+		if (!strcmp(kobj_kinds[i].kind, kind) &&
+		    !strcmp(kobj_kinds[i].api_version, api_version))
+			return &kobj_kinds[i];
+	return NULL;
+}
+
+int kobj_kind_rank(const char *kind)
+{
+	for (int i = 0; kobj_kinds[i].kind; i++)
+		if (!strcmp(kind, kobj_kinds[i].kind))
+			return i;
+	return 100;
+}
