@@ -655,112 +655,98 @@ static void read_workload(struct reader *r, struct workload *w,
 	w->ok = !bad;
 }
 
-static void read_spec(struct reader *r, struct intent *in,
-		      const struct ynode *spec)
+/* spec.ami: the family, the version, a version written without its
+ * 'v' normalised (with a warning) */
+static void read_ami(struct reader *r, struct intent *in, const struct ynode *v)
 {
-	const struct ynode *v, *s;
-
-	if (check_map(r, spec, "'spec'", spec_keys) < 0)
+	if (is_null(v))
 		return;
-	in->spec_pos = pos_of(spec);
-	in->role_present = ynode_get(spec, "nodeRole") ||
-			   ynode_get(spec, "instanceProfile");
-	in->ami_present = ynode_get(spec, "ami") != NULL;
-	if (!is_null(v = ynode_get(spec, "nodeRole"))) {
-		in->node_role = get_string(r, v, "nodeRole");
-		in->role_pos = pos_of(v);
-	}
-	if (!is_null(v = ynode_get(spec, "instanceProfile"))) {
-		in->instance_profile = get_string(r, v, "instanceProfile");
-		if (!in->node_role)
-			in->role_pos = pos_of(v);
-	}
-	if (!is_null(v = ynode_get(spec, "ami"))) {
-		in->ami = get_string(r, v, "ami");
-		in->ami_pos = pos_of(v);
-		if (in->ami) {
-			const char *at = strchr(in->ami, '@');
-			size_t flen = at ? (size_t)(at - in->ami)
-					 : strlen(in->ami);
-			if (flen == 6 && !strncmp(in->ami, "al2023", 6))
-				in->ami_family = AMI_AL2023;
-			else if (flen == 12 &&
-				 !strncmp(in->ami, "bottlerocket", 12))
-				in->ami_family = AMI_BOTTLEROCKET;
-			in->ami_version = at ? xstrdup(at + 1) : NULL;
-			/* the release names Karpenter resolves start with 'v'
-			 * (al2023@v20250505, bottlerocket@v1.26.1): a version
-			 * written without it is normalised, with a warning,
-			 * rather than rendered into an alias no AMI has */
-			if (in->ami_family != AMI_UNKNOWN && in->ami_version &&
-			    isdigit((unsigned char)in->ami_version[0]) &&
-			    !in->ami_version[strspn(in->ami_version,
-						    "0123456789.")]) {
-				char *fixed = xasprintf("%.*s@v%s", (int)flen,
-							in->ami,
-							in->ami_version);
-				char *hint = xasprintf("write 'ami: %s'", fixed);
-				diags_add(r->d, DIAG_WARNING, r->file, v->line,
-					  v->col, hint,
-					  "AMI version '%.40s' read as 'v%.40s' "
-					  "(release names start with 'v')",
-					  in->ami_version, in->ami_version);
-				free(hint);
-				free(in->ami_version);
-				in->ami_version = xasprintf("v%s", at + 1);
-				free(in->ami);
-				in->ami = fixed;
-			}
+	in->ami = get_string(r, v, "ami");
+	in->ami_pos = pos_of(v);
+	if (in->ami) {
+		const char *at = strchr(in->ami, '@');
+		size_t flen = at ? (size_t)(at - in->ami) : strlen(in->ami);
+		if (flen == 6 && !strncmp(in->ami, "al2023", 6))
+			in->ami_family = AMI_AL2023;
+		else if (flen == 12 && !strncmp(in->ami, "bottlerocket", 12))
+			in->ami_family = AMI_BOTTLEROCKET;
+		in->ami_version = at ? xstrdup(at + 1) : NULL;
+		/* the release names Karpenter resolves start with 'v'
+		 * (al2023@v20250505, bottlerocket@v1.26.1): a version
+		 * written without it is normalised, with a warning,
+		 * rather than rendered into an alias no AMI has */
+		if (in->ami_family != AMI_UNKNOWN && in->ami_version &&
+		    isdigit((unsigned char)in->ami_version[0]) &&
+		    !in->ami_version[strspn(in->ami_version, "0123456789.")]) {
+			char *fixed = xasprintf("%.*s@v%s", (int)flen, in->ami,
+						in->ami_version);
+			char *hint = xasprintf("write 'ami: %s'", fixed);
+			diags_add(r->d, DIAG_WARNING, r->file, v->line, v->col,
+				  hint,
+				  "AMI version '%.40s' read as 'v%.40s' "
+				  "(release names start with 'v')",
+				  in->ami_version, in->ami_version);
+			free(hint);
+			free(in->ami_version);
+			in->ami_version = xasprintf("v%s", at + 1);
+			free(in->ami);
+			in->ami = fixed;
 		}
 	}
-	if (!is_null(v = ynode_get(spec, "discovery"))) {
-		in->discovery = get_string(r, v, "discovery");
-		in->discovery_pos = pos_of(v);
-	}
-	if (!is_null(s = ynode_get(spec, "imageCache"))) {
-		in->cache_pos = pos_of(s);
-		if (check_map(r, s, "'imageCache'", cache_keys) >= 0) {
-			in->image_cache = 1;
-			if (!is_null(v = ynode_get(s, "snapshotID"))) {
-				in->snapshot_id = get_string(r, v, "snapshotID");
-				in->snapshot_pos = pos_of(v);
-			} else {
-				ERRAT(r, s, "add 'snapshotID: snap-...'",
-				      "'imageCache' is missing 'snapshotID'");
-			}
-			if (!is_null(v = ynode_get(s, "size"))) {
-				in->cache_size = get_string(r, v, "size");
-				in->cache_size_pos = pos_of(v);
-			} else {
-				ERRAT(r, s,
-				      "add 'size: 200Gi' (at least the snapshot size)",
-				      "'imageCache' is missing 'size'");
-			}
-			/* the EBS Provisioned Rate for Volume Initialization:
-			 * 100..300 MiB/s (the EC2NodeClass CRD's
-			 * volumeInitializationRate bounds) */
-			if (!is_null(v = ynode_get(s, "initializationRate"))) {
-				in->cache_init_rate_pos = pos_of(v);
-				get_long(r, v, "initializationRate", 100, 300,
-					 &in->cache_init_rate);
-			}
-			if (!is_null(v = ynode_get(s, "fastSnapshotRestore"))) {
-				in->cache_fsr_pos = pos_of(v);
-				get_bool(r, v, "fastSnapshotRestore",
-					 &in->cache_fsr);
-			}
+}
+
+/* spec.imageCache: the snapshot, the volume size, how its blocks are
+ * initialized */
+static void read_image_cache(struct reader *r, struct intent *in,
+			     const struct ynode *s)
+{
+	const struct ynode *v;
+
+	if (is_null(s))
+		return;
+	in->cache_pos = pos_of(s);
+	if (check_map(r, s, "'imageCache'", cache_keys) >= 0) {
+		in->image_cache = 1;
+		if (!is_null(v = ynode_get(s, "snapshotID"))) {
+			in->snapshot_id = get_string(r, v, "snapshotID");
+			in->snapshot_pos = pos_of(v);
+		} else {
+			ERRAT(r, s, "add 'snapshotID: snap-...'",
+			      "'imageCache' is missing 'snapshotID'");
+		}
+		if (!is_null(v = ynode_get(s, "size"))) {
+			in->cache_size = get_string(r, v, "size");
+			in->cache_size_pos = pos_of(v);
+		} else {
+			ERRAT(r, s,
+			      "add 'size: 200Gi' (at least the snapshot size)",
+			      "'imageCache' is missing 'size'");
+		}
+		/* the EBS Provisioned Rate for Volume Initialization:
+		 * 100..300 MiB/s (the EC2NodeClass CRD's
+		 * volumeInitializationRate bounds) */
+		if (!is_null(v = ynode_get(s, "initializationRate"))) {
+			in->cache_init_rate_pos = pos_of(v);
+			get_long(r, v, "initializationRate", 100, 300,
+				 &in->cache_init_rate);
+		}
+		if (!is_null(v = ynode_get(s, "fastSnapshotRestore"))) {
+			in->cache_fsr_pos = pos_of(v);
+			get_bool(r, v, "fastSnapshotRestore", &in->cache_fsr);
 		}
 	}
-	in->node_repair = 1;
-	if (!is_null(v = ynode_get(spec, "nodeRepair"))) {
-		in->node_repair_pos = pos_of(v);
-		if (get_bool(r, v, "nodeRepair", &in->node_repair) == 0)
-			in->node_repair_set = 1;
-	}
+}
+
+/* spec.network: prefix delegation (default on), EFA */
+static void read_network(struct reader *r, struct intent *in,
+			 const struct ynode *s)
+{
+	const struct ynode *v;
+
 	in->prefix_delegation = 1;
-	if (!is_null(s = ynode_get(spec, "network")) &&
+	if (!is_null(s) &&
 	    (in->network_unknown_keys = check_map(r, s, "'network'",
-						   network_keys)) >= 0) {
+						  network_keys)) >= 0) {
 		if (!is_null(v = ynode_get(s, "prefixDelegation"))) {
 			in->pd_pos = pos_of(v);
 			get_bool(r, v, "prefixDelegation",
@@ -775,23 +761,15 @@ static void read_spec(struct reader *r, struct intent *in,
 			in->efa_sg_pos = pos_of(v);
 		}
 	}
-	if (!is_null(s = ynode_get(spec, "nvidiaDevicePlugin")) &&
-	    check_map(r, s, "'nvidiaDevicePlugin'", dp_keys) >= 0 &&
-	    !is_null(v = ynode_get(s, "namespace"))) {
-		in->dp_ns = get_string(r, v, "namespace");
-		in->dp_ns_pos = pos_of(v);
-	}
-	if (!in->dp_ns) {
-		in->dp_ns = xstrdup(INTENT_DEVICE_PLUGIN_NS);
-		in->dp_ns_defaulted = 1;
-	}
-	if (!is_null(s = ynode_get(spec, "generalPurpose")) &&
-	    check_map(r, s, "'generalPurpose'", general_keys) >= 0) {
-		in->general_pos = pos_of(s);
-		if (!is_null(v = ynode_get(s, "enabled")))
-			get_bool(r, v, "enabled", &in->general);
-	}
-	if (!is_null(s = ynode_get(spec, "maintenanceWindow")) &&
+}
+
+/* spec.maintenanceWindow: schedule and duration (checked in validate.c) */
+static void read_window(struct reader *r, struct intent *in,
+			const struct ynode *s)
+{
+	const struct ynode *v;
+
+	if (!is_null(s) &&
 	    check_map(r, s, "'maintenanceWindow'", window_keys) >= 0) {
 		in->window_pos = pos_of(s);
 		in->window = 1;
@@ -815,6 +793,58 @@ static void read_spec(struct reader *r, struct intent *in,
 			ERRAT(r, s, "add 'duration: 4h'",
 			      "'maintenanceWindow' is missing 'duration'");
 	}
+}
+
+static void read_spec(struct reader *r, struct intent *in,
+		      const struct ynode *spec)
+{
+	const struct ynode *v, *s;
+
+	if (check_map(r, spec, "'spec'", spec_keys) < 0)
+		return;
+	in->spec_pos = pos_of(spec);
+	in->role_present = ynode_get(spec, "nodeRole") ||
+			   ynode_get(spec, "instanceProfile");
+	in->ami_present = ynode_get(spec, "ami") != NULL;
+	if (!is_null(v = ynode_get(spec, "nodeRole"))) {
+		in->node_role = get_string(r, v, "nodeRole");
+		in->role_pos = pos_of(v);
+	}
+	if (!is_null(v = ynode_get(spec, "instanceProfile"))) {
+		in->instance_profile = get_string(r, v, "instanceProfile");
+		if (!in->node_role)
+			in->role_pos = pos_of(v);
+	}
+	read_ami(r, in, ynode_get(spec, "ami"));
+	if (!is_null(v = ynode_get(spec, "discovery"))) {
+		in->discovery = get_string(r, v, "discovery");
+		in->discovery_pos = pos_of(v);
+	}
+	read_image_cache(r, in, ynode_get(spec, "imageCache"));
+	in->node_repair = 1;
+	if (!is_null(v = ynode_get(spec, "nodeRepair"))) {
+		in->node_repair_pos = pos_of(v);
+		if (get_bool(r, v, "nodeRepair", &in->node_repair) == 0)
+			in->node_repair_set = 1;
+	}
+	read_network(r, in, ynode_get(spec, "network"));
+	if (!is_null(s = ynode_get(spec, "nvidiaDevicePlugin")) &&
+	    check_map(r, s, "'nvidiaDevicePlugin'", dp_keys) >= 0 &&
+	    !is_null(v = ynode_get(s, "namespace"))) {
+		in->dp_ns = get_string(r, v, "namespace");
+		in->dp_ns_pos = pos_of(v);
+	}
+	if (!in->dp_ns) {
+		in->dp_ns = xstrdup(INTENT_DEVICE_PLUGIN_NS);
+		in->dp_ns_defaulted = 1;
+	}
+	if (!is_null(s = ynode_get(spec, "generalPurpose")) &&
+	    check_map(r, s, "'generalPurpose'", general_keys) >= 0) {
+		in->general_pos = pos_of(s);
+		if (!is_null(v = ynode_get(s, "enabled")))
+			get_bool(r, v, "enabled", &in->general);
+	}
+	read_window(r, in, ynode_get(spec, "maintenanceWindow"));
 	if (!is_null(s = ynode_get(spec, "workloads"))) {
 		in->workloads_pos = pos_of(s);
 		in->workloads_malformed = s->type != YNODE_SEQ;

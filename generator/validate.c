@@ -1066,21 +1066,11 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 	return validate_intent_opts(in, cat, 1, d);
 }
 
-size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
-			    int capacity, struct diags *d)
+/* spec.nodeRole or spec.instanceProfile: exactly one, a valid IAM name */
+static void check_role(const struct intent *in, struct diags *d)
 {
-	size_t before = d->errors;
 	const char *f = in->file;
-	int any_efa = 0;
 
-	if (in->name && !validate_dns_label(in->name, 63))
-		diags_add(d, DIAG_ERROR, f, AT(in->name_pos),
-			  "use the EKS cluster name: lower-case letters, digits "
-			  "and '-', at most 63 characters",
-			  "cluster name '%.60s' is not a valid DNS label",
-			  in->name);
-	if (in->spec_missing) /* said once; every spec rule would repeat it */
-		return d->errors - before;
 	if (in->node_role && in->instance_profile)
 		diags_add(d, DIAG_ERROR, f, AT(in->role_pos),
 			  "keep one: Karpenter takes either a role or a "
@@ -1103,6 +1093,95 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 			  "+=,.@_- (max 128)",
 			  "'%.60s' is not a valid instance profile name",
 			  in->instance_profile);
+}
+
+/* spec.imageCache: Bottlerocket only, the snapshot id, the size, how the
+ * volume is initialized */
+static void check_image_cache(const struct intent *in, struct diags *d)
+{
+	const char *f = in->file;
+
+	if (!in->image_cache)
+		return;
+	if (in->ami_family == AMI_AL2023)
+		diags_add(d, DIAG_ERROR, f, AT(in->cache_pos),
+			  "use a Bottlerocket AMI, or remove "
+			  "imageCache (consider SOCI on AL2023)",
+			  "imageCache needs Bottlerocket: its data "
+			  "volume /dev/xvdb is what the snapshot seeds");
+	if (in->snapshot_id && !is_aws_id(in->snapshot_id, "snap"))
+		diags_add(d, DIAG_ERROR, f, AT(in->snapshot_pos),
+			  "an EBS snapshot id looks like "
+			  "snap-0123456789abcdef0",
+			  "'%.60s' is not an EBS snapshot id", in->snapshot_id);
+	if (in->cache_size) {
+		long long gib = intent_parse_gib(in->cache_size);
+		if (gib < 0)
+			diags_add(d, DIAG_ERROR, f, AT(in->cache_size_pos),
+				  "write a size like 200Gi or 1Ti",
+				  "'%.40s' is not a disk size", in->cache_size);
+		else if (gib < 20 || gib > 16384)
+			diags_add(d, DIAG_ERROR, f, AT(in->cache_size_pos),
+				  "gp3 volumes here are 20Gi to 16Ti",
+				  "imageCache size %lldGi is out of "
+				  "range",
+				  gib);
+	}
+	/* EC2 CreateVolume: with a rate, a snapshot enabled for
+	 * fast snapshot restore is initialized at the rate instead */
+	if (in->cache_init_rate && in->cache_fsr)
+		diags_add(d, DIAG_ERROR, f, AT(in->cache_init_rate_pos),
+			  "remove 'initializationRate' (or set "
+			  "'fastSnapshotRestore: false')",
+			  "imageCache has both 'initializationRate' and "
+			  "'fastSnapshotRestore: true': EC2 initializes "
+			  "a volume at the given rate instead of by fast "
+			  "snapshot restore when both apply");
+}
+
+/* a cluster placement group is in one zone: the workloads sharing it
+ * must name the same one */
+static void check_placement_groups(const struct intent *in, struct diags *d)
+{
+	const char *f = in->file;
+
+	for (size_t i = 0; i < in->nworkloads; i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct workload *a = &in->workloads[j];
+			const struct workload *b = &in->workloads[i];
+			if (!a->pg || !b->pg || strcmp(a->pg, b->pg) ||
+			    a->nzones != 1 || b->nzones != 1 ||
+			    !strcmp(a->zones[0], b->zones[0]))
+				continue;
+			diags_add(d, DIAG_ERROR, f, AT(b->zone_item_pos[0]),
+				  "use the group's zone for both, or another "
+				  "placement group",
+				  "workload '%s' puts placement group '%.60s' in "
+				  "zone '%s', but workload '%s' (line %d) puts "
+				  "it in '%s': a cluster placement group is in "
+				  "one zone",
+				  b->name, b->pg, b->zones[0], a->name,
+				  a->pos.line, a->zones[0]);
+			break;
+		}
+}
+
+size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
+			    int capacity, struct diags *d)
+{
+	size_t before = d->errors;
+	const char *f = in->file;
+	int any_efa = 0;
+
+	if (in->name && !validate_dns_label(in->name, 63))
+		diags_add(d, DIAG_ERROR, f, AT(in->name_pos),
+			  "use the EKS cluster name: lower-case letters, digits "
+			  "and '-', at most 63 characters",
+			  "cluster name '%.60s' is not a valid DNS label",
+			  in->name);
+	if (in->spec_missing) /* said once; every spec rule would repeat it */
+		return d->errors - before;
+	check_role(in, d);
 	check_ami(in, d);
 	if (in->discovery &&
 	    !matches_charset(in->discovery, "+=,.@_-:/ ", 256))
@@ -1122,46 +1201,7 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 			  "(pkg/providers/instancetype/types.go ENILimitedPods); "
 			  "gpuform sizes pools for it only with prefix "
 			  "delegation");
-	if (in->image_cache) {
-		if (in->ami_family == AMI_AL2023)
-			diags_add(d, DIAG_ERROR, f, AT(in->cache_pos),
-				  "use a Bottlerocket AMI, or remove "
-				  "imageCache (consider SOCI on AL2023)",
-				  "imageCache needs Bottlerocket: its data "
-				  "volume /dev/xvdb is what the snapshot seeds");
-		if (in->snapshot_id && !is_aws_id(in->snapshot_id, "snap"))
-			diags_add(d, DIAG_ERROR, f, AT(in->snapshot_pos),
-				  "an EBS snapshot id looks like "
-				  "snap-0123456789abcdef0",
-				  "'%.60s' is not an EBS snapshot id",
-				  in->snapshot_id);
-		if (in->cache_size) {
-			long long gib = intent_parse_gib(in->cache_size);
-			if (gib < 0)
-				diags_add(d, DIAG_ERROR, f,
-					  AT(in->cache_size_pos),
-					  "write a size like 200Gi or 1Ti",
-					  "'%.40s' is not a disk size",
-					  in->cache_size);
-			else if (gib < 20 || gib > 16384)
-				diags_add(d, DIAG_ERROR, f,
-					  AT(in->cache_size_pos),
-					  "gp3 volumes here are 20Gi to 16Ti",
-					  "imageCache size %lldGi is out of "
-					  "range",
-					  gib);
-		}
-		/* EC2 CreateVolume: with a rate, a snapshot enabled for
-		 * fast snapshot restore is initialized at the rate instead */
-		if (in->cache_init_rate && in->cache_fsr)
-			diags_add(d, DIAG_ERROR, f, AT(in->cache_init_rate_pos),
-				  "remove 'initializationRate' (or set "
-				  "'fastSnapshotRestore: false')",
-				  "imageCache has both 'initializationRate' and "
-				  "'fastSnapshotRestore: true': EC2 initializes "
-				  "a volume at the given rate instead of by fast "
-				  "snapshot restore when both apply");
-	}
+	check_image_cache(in, d);
 	if (in->dp_ns && !in->dp_ns_defaulted) {
 		if (!validate_dns_label(in->dp_ns, 63))
 			diags_add(d, DIAG_ERROR, f, AT(in->dp_ns_pos),
@@ -1204,27 +1244,7 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 			  "the intent has no workloads and no general-purpose "
 			  "pool: nothing to render");
 	check_duplicate_names(in, d);
-	/* a cluster placement group is in one zone: the workloads sharing it
-	 * must name the same one */
-	for (size_t i = 0; i < in->nworkloads; i++)
-		for (size_t j = 0; j < i; j++) {
-			const struct workload *a = &in->workloads[j];
-			const struct workload *b = &in->workloads[i];
-			if (!a->pg || !b->pg || strcmp(a->pg, b->pg) ||
-			    a->nzones != 1 || b->nzones != 1 ||
-			    !strcmp(a->zones[0], b->zones[0]))
-				continue;
-			diags_add(d, DIAG_ERROR, f, AT(b->zone_item_pos[0]),
-				  "use the group's zone for both, or another "
-				  "placement group",
-				  "workload '%s' puts placement group '%.60s' in "
-				  "zone '%s', but workload '%s' (line %d) puts "
-				  "it in '%s': a cluster placement group is in "
-				  "one zone",
-				  b->name, b->pg, b->zones[0], a->name,
-				  a->pos.line, a->zones[0]);
-			break;
-		}
+	check_placement_groups(in, d);
 	for (size_t i = 0; i < in->nworkloads; i++) {
 		check_workload(in, i, cat, capacity, d);
 		any_efa |= in->workloads[i].efa;
