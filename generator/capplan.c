@@ -10,7 +10,7 @@
 
 #include "generator/catalog.h"
 #include "generator/intent.h"
-#include "generator/interruption.h"
+#include "generator/plan.h"
 #include "generator/validate.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -29,7 +29,17 @@ static void wl_fill(struct capplan_wl *o, const struct workload *w,
 		     : w->sharing == SHARE_MIG
 			     ? xasprintf("mig %s", w->mig_profile)
 			     : xstrdup("none");
-	o->spot = interruption_spot(w->interruption);
+	{
+		const char *types[3];
+		size_t n;
+
+		o->spot = plan_capacity_types(w, types, &n);
+		o->capacity = !w->capacity ? (o->spot ? "spot" : "on-demand")
+			      : w->cap_fallback == CAPF_SPOT ? "reserved+spot"
+			      : w->cap_fallback == CAPF_ON_DEMAND
+				      ? "reserved+on-demand"
+				      : "reserved";
+	}
 	o->per_pod = c->per_pod;
 	o->gang = c->gang;
 	o->ntypes = c->ntypes;
@@ -240,7 +250,7 @@ static void wl_cells(struct cells *c, const struct capplan_wl *w)
 	buf_adds(&c->b[0], w->name);
 	buf_adds(&c->b[1], w->gpu);
 	buf_adds(&c->b[2], w->sharing);
-	buf_adds(&c->b[3], w->spot ? "spot" : "on-demand");
+	buf_adds(&c->b[3], w->capacity);
 	buf_addf(&c->b[4], "%zu", w->ntypes);
 	if (!w->modelled) {
 		for (size_t i = 5; i < TCOLS; i++)
@@ -443,8 +453,7 @@ static cJSON *wl_json(const struct capplan_wl *w)
 	cJSON_AddStringToObject(o, "name", w->name);
 	cJSON_AddStringToObject(o, "gpu", w->gpu);
 	cJSON_AddStringToObject(o, "sharing", w->sharing);
-	cJSON_AddStringToObject(o, "capacityType",
-				w->spot ? "spot" : "on-demand");
+	cJSON_AddStringToObject(o, "capacityType", w->capacity);
 	cJSON_AddNumberToObject(o, "instanceTypes", (double)w->ntypes);
 	cJSON_AddStringToObject(o, "types", w->types);
 	cJSON_AddBoolToObject(o, "modelled", w->modelled);

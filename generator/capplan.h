@@ -24,6 +24,10 @@ struct capplan_type {
 struct capplan_wl {
 	char *name, *gpu, *sharing;
 	int spot;       /* spot first (interruption), on-demand fallback */
+	/* what the NodePool launches, in Karpenter's order: "on-demand",
+	 * "spot" (on-demand fallback), "reserved", "reserved+on-demand",
+	 * "reserved+spot" (plan_capacity_types) */
+	const char *capacity;
 	int modelled;   /* some instance type fits: the numbers mean something */
 	size_t ntypes;
 	char *types;    /* "p5.48xlarge" or "g6.xlarge .. g6.48xlarge (10)" */

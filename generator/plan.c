@@ -226,15 +226,7 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 	 * reserved workload allows on-demand or spot only as its stated
 	 * fallback (docs/reserved-capacity.md)
 	 */
-	pool->spot = interruption_spot(w->interruption);
-	if (w->capacity)
-		pool->spot = w->cap_fallback == CAPF_SPOT;
-	if (!w->capacity || w->cap_fallback != CAPF_WAIT)
-		pool->captypes[pool->ncaptypes++] = "on-demand";
-	if (w->capacity)
-		pool->captypes[pool->ncaptypes++] = "reserved";
-	if (pool->spot)
-		pool->captypes[pool->ncaptypes++] = "spot";
+	pool->spot = plan_capacity_types(w, pool->captypes, &pool->ncaptypes);
 	pool->multiplier = pool->units.per_gpu_min;
 	pool->limit_gpu = pool->units.limit;
 	pool->quota_gpu = pool->units.quota;
@@ -269,6 +261,23 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 			  pool->name, nprices, nprices == 1 ? "" : "s",
 			  SPOT_TO_SPOT_MIN_CHEAPER);
 	return 0;
+}
+
+int plan_capacity_types(const struct workload *w, const char **types,
+			size_t *n)
+{
+	int spot = interruption_spot(w->interruption);
+
+	if (w->capacity)
+		spot = w->cap_fallback == CAPF_SPOT;
+	*n = 0;
+	if (!w->capacity || w->cap_fallback != CAPF_WAIT)
+		types[(*n)++] = "on-demand";
+	if (w->capacity)
+		types[(*n)++] = "reserved";
+	if (spot)
+		types[(*n)++] = "spot";
+	return spot;
 }
 
 int plan_build(struct plan *out, const struct intent *in,

@@ -100,4 +100,13 @@ int plan_build(struct plan *out, const struct intent *in,
 	       const struct catalog *cat, struct diags *d, struct err *err);
 void plan_release(struct plan *p);
 
+/*
+ * plan_capacity_types: the karpenter.sh/capacity-type values workload w's
+ * NodePool allows, sorted ("on-demand", "reserved", "spot"), into types
+ * (room for 3) and *n; returns 1 when spot is among them. One decision for
+ * render and `gpuform plan` (docs/reserved-capacity.md).
+ */
+int plan_capacity_types(const struct workload *w, const char **types,
+			size_t *n);
+
 #endif

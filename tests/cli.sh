@@ -278,6 +278,9 @@ grep_in "$tmp/out" "llm-pretrain .*16 x p5.48xlarge 880.64" "plan: the 16 x 8 ga
 nspecs=$(ls specs/*.yaml | wc -l | tr -d ' ')
 grep_in "$tmp/out" "^all inputs: $nspecs clusters" "plan: a total for all inputs ($nspecs examples)"
 grep_in "$tmp/out" "us-east-1, 2026-12-01" "plan: prices labelled with region and date"
+# the capacity column is the NodePool's capacity types (plan_capacity_types, as rendered)
+grep_in "$tmp/out" "^  h100-block .* reserved  " "plan: a Capacity Block pool that waits launches reserved only"
+grep_in "$tmp/out" "^  chat .* reserved+on-demand  " "plan: a reservation with an on-demand fallback"
 expect 0 "plan -o json" "$GPUFORM" plan -o json specs/ml-prod.yaml
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=d["clusters"][0]["workloads"][0]; assert w["maxNodes"]==16 and w["gang"]["cheapest"]["usdPerHour"]==880.64, w; assert w["instanceTypeDetails"]==[{"name":"p5.48xlarge","gpus":8,"gpuUnits":8,"podSlots":104,"podsPerNode":1,"efaInterfaces":32,"usdPerHour":55.04}], w; assert d["total"]["maxGpus"]==160' "$tmp/out" 2>"$tmp/perr"; then
 	t_pass "plan -o json: numbers of the model"
