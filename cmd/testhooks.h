@@ -10,6 +10,8 @@
  *                                after taking it
  *   GPUFORM_TEST_PRUNE_PAUSE_S   pause this long (1..600 s) between the
  *                                LISTs and the first DELETE of a prune
+ *   GPUFORM_TEST_WRITE_PAUSE_S   pause this long (1..600 s) after the 5th
+ *                                object the apply phase wrote
  *
  * (GPUFORM_SERVICEACCOUNT_DIR, the in-cluster credentials directory, is
  * configuration read by reconcile/kubeconfig.c, as kubectl reads

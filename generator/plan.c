@@ -263,8 +263,7 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 	return 0;
 }
 
-int plan_capacity_types(const struct workload *w, const char **types,
-			size_t *n)
+int plan_capacity_types(const struct workload *w, const char **types, size_t *n)
 {
 	int spot = interruption_spot(w->interruption);
 

@@ -106,7 +106,6 @@ void plan_release(struct plan *p);
  * (room for 3) and *n; returns 1 when spot is among them. One decision for
  * render and `gpuform plan` (docs/reserved-capacity.md).
  */
-int plan_capacity_types(const struct workload *w, const char **types,
-			size_t *n);
+int plan_capacity_types(const struct workload *w, const char **types, size_t *n);
 
 #endif

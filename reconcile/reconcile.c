@@ -2110,6 +2110,8 @@ static int write_superset(struct run *r)
 /* apply_all: the planned writes, in apply order; the first failure stops */
 static int apply_all(struct run *r)
 {
+	size_t written = 0;
+
 	for (size_t i = 0; i < r->nw; i++) {
 		struct want *x = &r->w[i];
 		cJSON *result = NULL;
@@ -2129,6 +2131,8 @@ static int apply_all(struct run *r)
 		free(x->uid);
 		x->uid = uid ? xstrdup(uid) : NULL;
 		cJSON_Delete(result);
+		if (r->o->after_write)
+			r->o->after_write(r->o->after_write_ctx, ++written);
 	}
 	return 0;
 }
