@@ -7,21 +7,16 @@
 #include <string.h>
 
 #include "generator/intent.h"
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+#include "util/json.h"
 
 void kobj_id_of(const cJSON *obj, struct kobj_id *id)
 {
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
 
-	id->api_version = jstr(obj, "apiVersion");
-	id->kind = jstr(obj, "kind");
-	id->name = jstr(md, "name");
-	id->ns = jstr(md, "namespace");
+	id->api_version = json_str(obj, "apiVersion");
+	id->kind = json_str(obj, "kind");
+	id->name = json_str(md, "name");
+	id->ns = json_str(md, "namespace");
 	if (id->ns && !*id->ns)
 		id->ns = NULL;
 }

@@ -21,12 +21,6 @@
 #define ANN_WINDOW "gpuform.io/maintenance-window"
 #define ANN_WINDOW_DURATION "gpuform.io/maintenance-window-duration"
 
-static const char *annotation(const cJSON *o, const char *key)
-{
-	return json_str_at(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
-		      "annotations", key);
-}
-
 static int is_nodepool(const cJSON *o)
 {
 	const char *k = json_str_at(o, "kind", NULL), *av = json_str_at(o, "apiVersion", NULL);
@@ -236,9 +230,13 @@ static const cJSON *pool_object(const struct nodeimpact *ni,
 static void check_pool(struct nodeimpact *ni, struct ni_entry *e,
 		       const char *pool, const cJSON *np, long claims, long pods)
 {
-	const char *mode = np ? annotation(np, ANN_INTERRUPTION) : NULL;
-	const char *sched = np ? annotation(np, ANN_WINDOW) : NULL;
-	const char *dur = np ? annotation(np, ANN_WINDOW_DURATION) : NULL;
+	const char *mode = np ? json_meta_at(np, "annotations", ANN_INTERRUPTION)
+			      : NULL;
+	const char *sched = np ? json_meta_at(np, "annotations", ANN_WINDOW)
+			       : NULL;
+	const char *dur = np ? json_meta_at(np, "annotations",
+					    ANN_WINDOW_DURATION)
+			     : NULL;
 	struct buf why = BUF_INIT, line = BUF_INIT, rules = BUF_INIT;
 	long day = (long)(ni->now / 86400), sod = (long)(ni->now % 86400);
 	long mow = ((day + 4) % 7) * 1440 + sod / 60; /* 1970-01-01: Thu */

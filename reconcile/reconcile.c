@@ -14,6 +14,7 @@
 #include "generator/render.h"
 #include "util/yaml.h"
 #include "util/digest.h"
+#include "util/json.h"
 #include "generator/impact.h"
 #include "reconcile/owner.h"
 #include "util/udiff.h"
@@ -34,18 +35,6 @@ const char *const recon_action_names[] = { "unchanged", "created",
 					   "conflict", "failed", "skipped" };
 
 /* ---- identities ---------------------------------------------------------- */
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static const cJSON *jpath(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
-	return b ? cJSON_GetObjectItemCaseSensitive(v, b) : v;
-}
 
 static int valid_name(const char *s)
 {
@@ -366,9 +355,9 @@ static const cJSON *managed_entry(const cJSON *live, const char *manager,
 {
 	const cJSON *e;
 
-	cJSON_ArrayForEach(e, jpath(live, "metadata", "managedFields"))
-	{
-		const char *m = jstr(e, "manager"), *op = jstr(e, "operation");
+	cJSON_ArrayForEach(e, json_at(live, "metadata", "managedFields")) {
+		const char *m = json_str(e, "manager"),
+			   *op = json_str(e, "operation");
 		if (m && op && !strcmp(m, manager) && !strcmp(op, operation))
 			return e;
 	}
@@ -451,13 +440,13 @@ static int real_conflict(const cJSON *live, const cJSON *desired,
 	const cJSON *e;
 	int real = 0;
 
-	cJSON_ArrayForEach(e, jpath(live, "metadata", "managedFields"))
-	{
-		const char *m = jstr(e, "manager"), *op = jstr(e, "operation");
+	cJSON_ArrayForEach(e, json_at(live, "metadata", "managedFields")) {
+		const char *m = json_str(e, "manager"),
+			   *op = json_str(e, "operation");
 		struct buf prefix = BUF_INIT, paths = BUF_INIT;
 		if (!m || !op || !strcmp(m, fm))
 			continue;
-		conflicting_paths(jpath(e, "fieldsV1", NULL), desired, live,
+		conflicting_paths(json_at(e, "fieldsV1", NULL), desired, live,
 				  &prefix, &paths);
 		if (paths.len) {
 			buf_addf(why, "%sfield%s %s managed by '%s' (%s)",
@@ -760,7 +749,7 @@ static struct inv_entry *inv_find(struct inventory *inv, const struct kobj_id *i
  */
 static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why)
 {
-	const char *text = jstr(jpath(parent, "data", NULL), "inventory");
+	const char *text = json_str_at(parent, "data", "inventory");
 	cJSON *arr = text ? cJSON_Parse(text) : NULL;
 	const cJSON *e;
 	int i = 0, ret = 0;
@@ -777,8 +766,10 @@ static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why
 	}
 	cJSON_ArrayForEach(e, arr)
 	{
-		struct kobj_id id = { jstr(e, "apiVersion"), jstr(e, "kind"),
-				    jstr(e, "namespace"), jstr(e, "name") };
+		struct kobj_id id = { json_str(e, "apiVersion"),
+				      json_str(e, "kind"),
+				      json_str(e, "namespace"),
+				      json_str(e, "name") };
 		i++;
 		if (!id.api_version || !*id.api_version || !id.kind ||
 		    !*id.kind || !id.name || !*id.name) {
@@ -789,7 +780,8 @@ static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why
 		}
 		if (id.ns && !*id.ns)
 			id.ns = NULL;
-		inv_push(inv, &id, jstr(e, "uid"), jstr(e, "sharedWith"));
+		inv_push(inv, &id, json_str(e, "uid"),
+			 json_str(e, "sharedWith"));
 	}
 	cJSON_Delete(arr);
 	return ret;
@@ -942,8 +934,7 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 
 		/* entries another writer added since we read (a parent
 		 * just created bare has none yet) */
-		if (*live_parent &&
-		    jpath(jpath(*live_parent, "data", NULL), "inventory", NULL)) {
+		if (*live_parent && json_at(*live_parent, "data", "inventory")) {
 			struct inventory theirs = { 0 };
 			struct buf why = BUF_INIT;
 			if (inv_parse(&theirs, *live_parent, &why) < 0 &&
@@ -982,8 +973,11 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 			cJSON *bare = cJSON_CreateObject();
 			cJSON_AddStringToObject(bare, "apiVersion", "v1");
 			cJSON_AddStringToObject(bare, "kind", "ConfigMap");
-			cJSON_AddItemToObject(bare, "metadata", cJSON_Duplicate(
-				jpath(parent, "metadata", NULL), 1));
+			cJSON_AddItemToObject(bare, "metadata",
+					      cJSON_Duplicate(json_at(parent,
+								      "metadata",
+								      NULL),
+							      1));
 			cJSON_DeleteItemFromObjectCaseSensitive(
 				cJSON_GetObjectItemCaseSensitive(bare, "metadata"),
 				"annotations");
@@ -997,8 +991,8 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 				continue;
 			}
 		} else {
-			const char *rv = jstr(jpath(*live_parent, "metadata", NULL),
-					      "resourceVersion");
+			const char *rv = json_meta_at(*live_parent,
+						      "resourceVersion", NULL);
 			md = cJSON_GetObjectItemCaseSensitive(parent, "metadata");
 			if (rv)
 				cJSON_AddStringToObject(md, "resourceVersion", rv);
@@ -1051,7 +1045,7 @@ static void keep_gpuform_annotations(cJSON *md, const cJSON *o)
 	const cJSON *a;
 	cJSON *keep = NULL;
 
-	cJSON_ArrayForEach(a, jpath(o, "metadata", "annotations")) {
+	cJSON_ArrayForEach(a, json_at(o, "metadata", "annotations")) {
 		if (!cJSON_IsString(a) || strncmp(a->string, "gpuform.io/", 11))
 			continue;
 		if (!keep)
@@ -1170,7 +1164,7 @@ static int list_kind(struct run *r, const char *api_version,
 		if (wi >= 0) {
 			struct want *x = &r->w[wi];
 			const cJSON *mine = managed_entry(o, r->o->field_manager, "Apply");
-			const char *uid = jstr(jpath(o, "metadata", NULL), "uid");
+			const char *uid = json_meta_at(o, "uid", NULL);
 			struct owner_facts f;
 			const struct inv_entry *e = inv_find(r->old, &id);
 			free(x->uid);
@@ -1181,8 +1175,9 @@ static int list_kind(struct run *r, const char *api_version,
 			x->exists = 1;
 			x->cls = owner_classify(&f, r->applyset_id);
 			if (x->cls == OWNER_OURS && subset_equal(x->obj, o) &&
-			    !(mine && owned_field_gone(jpath(mine, "fieldsV1", NULL),
-						       x->obj))) {
+			    !(mine &&
+			      owned_field_gone(json_at(mine, "fieldsV1", NULL),
+					       x->obj))) {
 				x->state = LIVE_EQUAL;
 				cJSON_Delete(o);
 			} else {
@@ -1195,8 +1190,9 @@ static int list_kind(struct run *r, const char *api_version,
 		/* not desired: keep what a prune needs to know */
 		{
 			cJSON *stub = cJSON_CreateObject(), *md;
-			const char *uid = jstr(jpath(o, "metadata", NULL), "uid");
-			const char *rv = jstr(jpath(o, "metadata", NULL), "resourceVersion");
+			const char *uid = json_meta_at(o, "uid", NULL);
+			const char *rv = json_meta_at(o, "resourceVersion",
+						      NULL);
 			cJSON_AddStringToObject(stub, "apiVersion", id.api_version);
 			cJSON_AddStringToObject(stub, "kind", id.kind);
 			md = cJSON_AddObjectToObject(stub, "metadata");
@@ -1311,22 +1307,22 @@ static void owner_evidence(const cJSON *live, struct buf *out)
 	static const char *const keys[] = { PART_OF, OWNER_CLUSTER_LABEL,
 					    "app.kubernetes.io/managed-by",
 					    NULL };
-	const cJSON *labels = jpath(jpath(live, "metadata", NULL), "labels", NULL);
+	const cJSON *labels = json_at(live, "metadata", "labels");
 	const cJSON *e;
 	size_t mark = out->len;
 	int n = 0;
 
 	for (const char *const *k = keys; *k; k++) {
-		const char *v = jstr(labels, *k);
+		const char *v = json_str(labels, *k);
 		if (v)
 			buf_addf(out, "%s%s=%s", n++ ? ", " : "owner labels ", *k, v);
 	}
 	if (!n)
 		buf_adds(out, "no owner labels");
 	n = 0;
-	cJSON_ArrayForEach(e, jpath(live, "metadata", "managedFields"))
-	{
-		const char *m = jstr(e, "manager"), *op = jstr(e, "operation");
+	cJSON_ArrayForEach(e, json_at(live, "metadata", "managedFields")) {
+		const char *m = json_str(e, "manager"),
+			   *op = json_str(e, "operation");
 		if (m)
 			buf_addf(out, "%s%s (%s)", n++ ? ", " : "; managers ", m,
 				 op ? op : "?");
@@ -1344,8 +1340,7 @@ static int decide_owner(struct run *r, struct want *x)
 {
 	struct recon_item *it = &r->rep->items[x->item];
 	struct buf why = BUF_INIT;
-	const char *other = jstr(jpath(jpath(x->live, "metadata", NULL), "labels", NULL),
-				 OWNER_CLUSTER_LABEL);
+	const char *other = json_meta_at(x->live, "labels", OWNER_CLUSTER_LABEL);
 	int conflict = 0;
 
 	x->ow = owner_write_decision(x->cls, r->o->adopt,
@@ -1420,7 +1415,7 @@ static int found_existing(struct run *r, struct want *x)
 /* a dry run's answer for an object it says exists (not a create) */
 static int has_resource_version(const cJSON *o)
 {
-	const char *rv = jstr(jpath(o, "metadata", NULL), "resourceVersion");
+	const char *rv = json_meta_at(o, "resourceVersion", NULL);
 	return rv && *rv;
 }
 
@@ -1456,8 +1451,8 @@ static int other_inventories(struct run *r, const struct kube_resource *cm,
 	}
 	cJSON_ArrayForEach(p, items)
 	{
-		const char *ns = jstr(jpath(p, "metadata", NULL), "namespace");
-		const char *name = jstr(jpath(p, "metadata", NULL), "name");
+		const char *ns = json_meta_at(p, "namespace", NULL);
+		const char *name = json_meta_at(p, "name", NULL);
 		struct buf why = BUF_INIT;
 		if (ns && name && !strcmp(ns, r->o->inventory_ns) &&
 		    !strcmp(name, self_name))
@@ -1524,7 +1519,7 @@ static int rebuild_inventory(struct run *r, struct inventory *inv)
 			if (!id.api_version || !id.kind || !id.name)
 				continue;
 			if (owner_applied_label(o, r->o->field_manager))
-				inv_push(inv, &id, jstr(jpath(o, "metadata", NULL), "uid"),
+				inv_push(inv, &id, json_meta_at(o, "uid", NULL),
 					 NULL);
 			else
 				add_item(r->rep, &id, RA_SKIPPED,
@@ -1597,7 +1592,7 @@ static int plan_prune(struct run *r, size_t *deletable)
 		pf.entry_uid = old->e[i].uid;
 		pf.entry_shared = old->e[i].shared != NULL;
 		pf.found = s->live != NULL;
-		pf.live_uid = jstr(jpath(s->live, "metadata", NULL), "uid");
+		pf.live_uid = json_meta_at(s->live, "uid", NULL);
 		pf.applied_label = cJSON_IsTrue(
 			cJSON_GetObjectItemCaseSensitive(s->live, STUB_APPLIED));
 		s->v = owner_prune_decision(&pf);
@@ -1707,14 +1702,14 @@ static int read_inventory(struct run *r)
 		r->inventory_missing = 1;
 		goto rebuild;
 	}
-	tool = jstr(jpath(r->live_parent, "metadata", "annotations"),
-		    "applyset.kubernetes.io/tooling");
+	tool = json_meta_at(r->live_parent, "annotations",
+			    "applyset.kubernetes.io/tooling");
 	if (tool && strncmp(tool, "gpuform/", 8))
 		return err_set(r->err, ERR_CONFLICT,
 			       "inventory %s belongs to '%s', not gpuform; "
 			       "refusing to take it over",
 			       r->rep->inventory, tool);
-	if (!jpath(r->live_parent, "data", NULL)) {
+	if (!json_at(r->live_parent, "data", NULL)) {
 		/* created bare, never filled (a run stopped right after
 		 * creating it): like no inventory */
 		r->inventory_missing = 1;
@@ -2125,7 +2120,7 @@ static int apply_all(struct run *r)
 							   "error");
 			return -1;
 		}
-		uid = jstr(jpath(result, "metadata", NULL), "uid");
+		uid = json_meta_at(result, "uid", NULL);
 		free(x->uid);
 		x->uid = uid ? xstrdup(uid) : NULL;
 		cJSON_Delete(result);
@@ -2149,8 +2144,8 @@ static void delete_one(struct run *r, struct stale *s, const struct kobj_id *oid
 
 	if (resource_of(r, e->api_version, e->kind, &res) == 0 &&
 	    kube_delete(r->k, res, e->ns, e->name, e->uid,
-			jstr(jpath(s->live, "metadata", NULL), "resourceVersion"),
-			0, &deleted, &de) == 0) {
+			json_meta_at(s->live, "resourceVersion", NULL), 0,
+			&deleted, &de) == 0) {
 		err_release(&de);
 		add_item(r->rep, oid, RA_PRUNED, NULL);
 		return;
