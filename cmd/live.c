@@ -9,27 +9,17 @@
 #include "cmd/cmd.h"
 #include "cmd/preflight.h"
 #include "cmd/testhooks.h"
+#include "generator/kobj.h"
+#include "util/buf.h"
 #include "util/xalloc.h"
 
 void live_print_item(const struct recon_item *it)
 {
-	const char *slash = strchr(it->api_version, '/');
-	char group[128] = "";
+	struct buf name = BUF_INIT;
 
-	if (slash) {
-		size_t n = (size_t)(slash - it->api_version);
-		if (n >= sizeof(group))
-			n = sizeof(group) - 1;
-		memcpy(group, it->api_version, n);
-		group[n] = '\0';
-	}
-	for (const char *k = it->kind; *k; k++)
-		putchar(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
-	if (*group)
-		printf(".%s", group);
-	printf("/%s", it->name);
-	if (it->ns)
-		printf(" -n %s", it->ns);
+	kobj_display(&it->id, &name);
+	fputs(buf_cstr(&name), stdout);
+	buf_release(&name);
 	printf(" %s%s", recon_action_names[it->action],
 	       it->dry && it->action != RA_UNCHANGED &&
 			       it->action != RA_CONFLICT && it->action != RA_FAILED &&

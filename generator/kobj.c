@@ -4,10 +4,12 @@
 #include "generator/kobj.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "generator/intent.h"
 #include "util/json.h"
+#include "util/xalloc.h"
 
 void kobj_id_of(const cJSON *obj, struct kobj_id *id)
 {
@@ -36,6 +38,29 @@ const char *kobj_group(const char *api_version, char *buf, size_t n)
 	return buf;
 }
 
+static const char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void kobj_id_copy(struct kobj_id *dst, const struct kobj_id *src)
+{
+	dst->api_version = dup_or_null(src->api_version);
+	dst->kind = dup_or_null(src->kind);
+	dst->ns = dup_or_null(src->ns);
+	dst->name = dup_or_null(src->name);
+}
+
+/* the one place an identity's strings are owned (kobj_id_copy) */
+void kobj_id_clear(struct kobj_id *id)
+{
+	free((char *)id->api_version);
+	free((char *)id->kind);
+	free((char *)id->ns);
+	free((char *)id->name);
+	*id = (struct kobj_id){ NULL, NULL, NULL, NULL };
+}
+
 int kobj_same(const struct kobj_id *a, const struct kobj_id *b)
 {
 	char ga[128], gb[128];
@@ -58,7 +83,7 @@ void kobj_key(const struct kobj_id *id, struct buf *out)
 
 void kobj_display(const struct kobj_id *id, struct buf *out)
 {
-	char g[128];
+	char g[256]; /* an API group is a DNS subdomain: 253 at most */
 	const char *group = kobj_group(id->api_version, g, sizeof(g));
 
 	for (const char *k = id->kind; *k; k++)

@@ -43,10 +43,7 @@ void nodeimpact_init(struct nodeimpact *ni, const cJSON *desired)
 void nodeimpact_release(struct nodeimpact *ni)
 {
 	for (size_t i = 0; i < ni->n; i++) {
-		free(ni->e[i].api_version);
-		free(ni->e[i].kind);
-		free(ni->e[i].ns);
-		free(ni->e[i].name);
+		kobj_id_clear(&ni->e[i].id);
 		impact_release(&ni->e[i].im);
 	}
 	free(ni->e);
@@ -200,8 +197,9 @@ const struct impact *nodeimpact_find(const struct nodeimpact *ni,
 {
 	for (size_t i = 0; i < ni->n; i++) {
 		const struct ni_entry *e = &ni->e[i];
-		if (same(e->kind, it->kind) && same(e->ns, it->ns) &&
-		    same(e->name, it->name) && same(e->api_version, it->api_version))
+		if (same(e->id.kind, it->id.kind) &&
+		    same(e->id.ns, it->id.ns) && same(e->id.name, it->id.name) &&
+		    same(e->id.api_version, it->id.api_version))
 			return &e->im;
 	}
 	return NULL;
@@ -248,12 +246,13 @@ static void check_pool(struct nodeimpact *ni, struct ni_entry *e,
 		goto out;
 	has_window = mins > 0;
 	impact_rules_text(&e->im, &rules);
-	buf_addf(&line, "%s: %s %s (%s) replaces the nodes of pool %s "
-			"(interruption: %s; ",
+	buf_addf(&line,
+		 "%s: %s %s (%s) replaces the nodes of pool %s "
+		 "(interruption: %s; ",
 		 ni->allow_replacement ? "allowed by --allow-node-replacement"
-		 : ni->enforce	       ? "held back"
+		 : ni->enforce         ? "held back"
 				       : "would be held back",
-		 e->kind, e->name, buf_cstr(&rules), pool, mode);
+		 e->id.kind, e->id.name, buf_cstr(&rules), pool, mode);
 	add_counts(&line, claims, pods);
 	if (has_window) {
 		buf_addf(&line, ") outside its maintenance window \"%s\" for %s; "
@@ -361,18 +360,16 @@ int nodeimpact_guard(void *ctx, struct kube *k, struct recon_change *c,
 		}
 	first = ni->n;
 	for (size_t i = 0; i < n; i++) {
-		const cJSON *id = c[i].next ? c[i].next : c[i].live;
-		const char *ns = json_str_at(id, "metadata", "namespace");
+		struct kobj_id id;
 		struct ni_entry *e;
 
+		kobj_id_of(c[i].next ? c[i].next : c[i].live, &id);
+		id.api_version = id.api_version ? id.api_version : "";
+		id.kind = id.kind ? id.kind : "";
+		id.name = id.name ? id.name : "";
 		GROW(ni->e, ni->n + 1, ni->alloc);
 		e = &ni->e[ni->n++];
-		e->api_version = xstrdup(json_str_at(id, "apiVersion", NULL) ?
-					 json_str_at(id, "apiVersion", NULL) : "");
-		e->kind = xstrdup(json_str_at(id, "kind", NULL) ? json_str_at(id, "kind", NULL) : "");
-		e->ns = ns ? xstrdup(ns) : NULL;
-		e->name = xstrdup(json_str_at(id, "metadata", "name") ?
-				  json_str_at(id, "metadata", "name") : "");
+		kobj_id_copy(&e->id, &id);
 		e->im = (struct impact)IMPACT_INIT;
 		e->claims = e->pods = -1;
 		e->held = 0;

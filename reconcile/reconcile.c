@@ -521,10 +521,7 @@ static struct recon_item *add_item(struct recon_report *rep,
 	GROW(rep->items, rep->nr + 1, rep->alloc);
 	it = &rep->items[rep->nr++];
 	memset(it, 0, sizeof(*it));
-	it->api_version = xstrdup(id->api_version);
-	it->kind = xstrdup(id->kind);
-	it->ns = id->ns ? xstrdup(id->ns) : NULL;
-	it->name = xstrdup(id->name);
+	kobj_id_copy(&it->id, id);
 	it->action = a;
 	it->detail = detail ? xstrdup(detail) : NULL;
 	it->dry = rep->dry_run;
@@ -548,10 +545,7 @@ void recon_report_release(struct recon_report *r)
 {
 	for (size_t i = 0; i < r->nr; i++) {
 		struct recon_item *it = &r->items[i];
-		free(it->api_version);
-		free(it->kind);
-		free(it->ns);
-		free(it->name);
+		kobj_id_clear(&it->id);
 		free(it->detail);
 		free(it->diff);
 	}
@@ -596,11 +590,11 @@ cJSON *recon_report_json(const struct recon_report *r)
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct recon_item *it = &r->items[i];
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "apiVersion", it->api_version);
-		cJSON_AddStringToObject(o, "kind", it->kind);
-		if (it->ns)
-			cJSON_AddStringToObject(o, "namespace", it->ns);
-		cJSON_AddStringToObject(o, "name", it->name);
+		cJSON_AddStringToObject(o, "apiVersion", it->id.api_version);
+		cJSON_AddStringToObject(o, "kind", it->id.kind);
+		if (it->id.ns)
+			cJSON_AddStringToObject(o, "namespace", it->id.ns);
+		cJSON_AddStringToObject(o, "name", it->id.name);
 		cJSON_AddStringToObject(o, "result", recon_action_names[it->action]);
 		if (it->detail)
 			cJSON_AddStringToObject(o, "detail", it->detail);
