@@ -83,6 +83,18 @@ int live_cluster_opt(struct live *l, int c, const char *arg)
 	return 0;
 }
 
+int live_output_opt(struct live *l, const char *arg)
+{
+	if (!strcmp(arg, "json"))
+		l->json = 1;
+	else if (strcmp(arg, "text"))
+		return cmd_usage_error(l->cmd,
+				       "unknown output '%s' (text or "
+				       "json)",
+				       arg);
+	return 0;
+}
+
 /* the node-impact guard, before anything is read (a bad GPUFORM_NOW is a
  * usage error) */
 static int guard_init(struct live *l)
