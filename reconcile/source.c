@@ -18,6 +18,7 @@
 #include "generator/validate.h"
 #include "util/yaml.h"
 #include "util/fs.h"
+#include "util/json.h"
 #include "util/url.h"
 #include "util/xalloc.h"
 
@@ -176,10 +177,7 @@ out:
 
 static const char *cluster_label(const cJSON *o)
 {
-	const cJSON *l = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(o, "metadata"), "labels");
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(l, "gpuform.io/cluster");
-	return cJSON_IsString(c) ? c->valuestring : NULL;
+	return json_meta_at(o, "labels", "gpuform.io/cluster");
 }
 
 /* the one cluster the objects of a rendered directory are for */
