@@ -85,7 +85,8 @@ struct want {
 };
 
 struct inv_entry {
-	char *api_version, *kind, *ns, *name, *uid;
+	struct kobj_id id; /* owned (kobj_id_copy) */
+	char *uid;
 	char *shared; /* shared object: the gpuform cluster that owns it */
 };
 
@@ -636,10 +637,7 @@ static void inv_push(struct inventory *inv, const struct kobj_id *id,
 		inv_unindex(inv); /* rebuilt larger on the next inv_find */
 	GROW(inv->e, inv->nr + 1, inv->alloc);
 	e = &inv->e[inv->nr++];
-	e->api_version = xstrdup(id->api_version);
-	e->kind = xstrdup(id->kind);
-	e->ns = id->ns ? xstrdup(id->ns) : NULL;
-	e->name = xstrdup(id->name);
+	kobj_id_copy(&e->id, id);
 	e->uid = uid && *uid ? xstrdup(uid) : NULL;
 	e->shared = shared ? xstrdup(shared) : NULL;
 	if (inv->slots) {
@@ -669,10 +667,7 @@ static void inv_release(struct inventory *inv)
 {
 	inv_unindex(inv);
 	for (size_t i = 0; i < inv->nr; i++) {
-		free(inv->e[i].api_version);
-		free(inv->e[i].kind);
-		free(inv->e[i].ns);
-		free(inv->e[i].name);
+		kobj_id_clear(&inv->e[i].id);
 		free(inv->e[i].uid);
 		free(inv->e[i].shared);
 	}
@@ -682,10 +677,7 @@ static void inv_release(struct inventory *inv)
 
 static void entry_ident(const struct inv_entry *e, struct kobj_id *id)
 {
-	id->api_version = e->api_version;
-	id->kind = e->kind;
-	id->ns = e->ns;
-	id->name = e->name;
+	*id = e->id;
 }
 
 /* inv_index: (re)build the identity index (keys[] parallels e[]) */
@@ -784,13 +776,13 @@ static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why
 static int inv_cmp(const void *a, const void *b)
 {
 	const struct inv_entry *x = a, *y = b;
-	int c = strcmp(x->kind, y->kind);
+	int c = strcmp(x->id.kind, y->id.kind);
 	if (!c)
-		c = strcmp(x->ns ? x->ns : "", y->ns ? y->ns : "");
+		c = strcmp(x->id.ns ? x->id.ns : "", y->id.ns ? y->id.ns : "");
 	if (!c)
-		c = strcmp(x->name, y->name);
+		c = strcmp(x->id.name, y->id.name);
 	if (!c)
-		c = strcmp(x->api_version, y->api_version);
+		c = strcmp(x->id.api_version, y->id.api_version);
 	return c;
 }
 
@@ -798,7 +790,7 @@ static int inv_cmp(const void *a, const void *b)
 static int inv_apply_order(const void *a, const void *b)
 {
 	const struct inv_entry *x = a, *y = b;
-	int ra = kobj_kind_rank(x->kind), rb = kobj_kind_rank(y->kind);
+	int ra = kobj_kind_rank(x->id.kind), rb = kobj_kind_rank(y->id.kind);
 
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
@@ -832,9 +824,11 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 		size_t n = 0;
 		for (size_t i = 0; i < inv->nr; i++) {
 			char g[128];
-			const char *grp = kobj_group(inv->e[i].api_version, g, sizeof(g));
-			char *gk = *grp ? xasprintf("%s.%s", inv->e[i].kind, grp)
-					: xstrdup(inv->e[i].kind);
+			const char *grp = kobj_group(inv->e[i].id.api_version,
+						     g, sizeof(g));
+			char *gk = *grp ? xasprintf("%s.%s", inv->e[i].id.kind,
+						    grp)
+					: xstrdup(inv->e[i].id.kind);
 			int dup = 0;
 			for (size_t j = 0; j < n; j++)
 				dup |= !strcmp(list[j], gk);
@@ -851,18 +845,19 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 		free(list);
 	}
 	{
-		char **list = xcalloc(inv->nr + 1, sizeof(char *));
+		const char **list = xcalloc(inv->nr + 1, sizeof(*list));
 		size_t n = 0;
 		for (size_t i = 0; i < inv->nr; i++) {
 			int dup = 0;
-			if (!inv->e[i].ns || !strcmp(inv->e[i].ns, r->o->inventory_ns))
+			if (!inv->e[i].id.ns ||
+			    !strcmp(inv->e[i].id.ns, r->o->inventory_ns))
 				continue;
 			for (size_t j = 0; j < n; j++)
-				dup |= !strcmp(list[j], inv->e[i].ns);
+				dup |= !strcmp(list[j], inv->e[i].id.ns);
 			if (!dup)
-				list[n++] = inv->e[i].ns;
+				list[n++] = inv->e[i].id.ns;
 		}
-		qsort(list, n, sizeof(char *), str_cmp);
+		qsort(list, n, sizeof(*list), str_cmp);
 		for (size_t i = 0; i < n; i++)
 			buf_addf(&nss, "%s%s", i ? "," : "", list[i]);
 		free(list);
@@ -878,11 +873,12 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 	arr = cJSON_CreateArray();
 	for (size_t i = 0; i < inv->nr; i++) {
 		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "apiVersion", inv->e[i].api_version);
-		cJSON_AddStringToObject(e, "kind", inv->e[i].kind);
-		if (inv->e[i].ns)
-			cJSON_AddStringToObject(e, "namespace", inv->e[i].ns);
-		cJSON_AddStringToObject(e, "name", inv->e[i].name);
+		cJSON_AddStringToObject(e, "apiVersion",
+					inv->e[i].id.api_version);
+		cJSON_AddStringToObject(e, "kind", inv->e[i].id.kind);
+		if (inv->e[i].id.ns)
+			cJSON_AddStringToObject(e, "namespace", inv->e[i].id.ns);
+		cJSON_AddStringToObject(e, "name", inv->e[i].id.name);
 		if (inv->e[i].uid)
 			cJSON_AddStringToObject(e, "uid", inv->e[i].uid);
 		if (inv->e[i].shared)
@@ -1064,8 +1060,10 @@ static int list_in_namespaces(struct run *r, const struct kube_resource *res,
 	int ret = 0;
 
 	for (size_t i = 0; i < r->nw + old->nr; i++) {
-		const char *k = i < r->nw ? r->w[i].id.kind : old->e[i - r->nw].kind;
-		const char *ns = i < r->nw ? r->w[i].id.ns : old->e[i - r->nw].ns;
+		const char *k = i < r->nw ? r->w[i].id.kind
+					  : old->e[i - r->nw].id.kind;
+		const char *ns = i < r->nw ? r->w[i].id.ns
+					   : old->e[i - r->nw].id.ns;
 		int dup = 0;
 		if (!ns || strcmp(k, kind))
 			continue;
@@ -1754,8 +1752,8 @@ static int list_all(struct run *r)
 			av = r->w[i].id.api_version;
 			kd = r->w[i].id.kind;
 		} else if (i < n + old->nr) {
-			av = old->e[i - n].api_version;
-			kd = old->e[i - n].kind;
+			av = old->e[i - n].id.api_version;
+			kd = old->e[i - n].id.kind;
 		} else {
 			av = kobj_kinds[i - n - old->nr].api_version;
 			kd = kobj_kinds[i - n - old->nr].kind;
@@ -2136,8 +2134,8 @@ static void delete_one(struct run *r, struct stale *s, const struct kobj_id *oid
 	int deleted = 0;
 	struct err de = ERR_INIT;
 
-	if (resource_of(r, e->api_version, e->kind, &res) == 0 &&
-	    kube_delete(r->k, res, e->ns, e->name, e->uid,
+	if (resource_of(r, e->id.api_version, e->id.kind, &res) == 0 &&
+	    kube_delete(r->k, res, e->id.ns, e->id.name, e->uid,
 			json_meta_at(s->live, "resourceVersion", NULL), 0,
 			&deleted, &de) == 0) {
 		err_release(&de);
