@@ -476,12 +476,8 @@ static int diff_live(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 		case 'o':
-			if (!strcmp(optarg, "json"))
-				l.json = 1;
-			else if (strcmp(optarg, "text"))
-				return cmd_usage_error("diff", "unknown output "
-							       "'%s' (text or "
-							       "json)", optarg);
+			if ((code = live_output_opt(&l, optarg)))
+				return code;
 			break;
 		case 'h':
 			return cmd_print_help("diff");

@@ -14,6 +14,7 @@
 #include "generator/intent.h"
 #include "generator/preflight.h"
 #include "generator/render.h"
+#include "git/gitpath.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
@@ -76,25 +77,6 @@ const struct cmd_opt install_opts[] = {
 	CMD_OPT_HELP,
 	CMD_OPT_END,
 };
-
-/* "./clusters/ml-prod/" -> "clusters/ml-prod"; "" or "./" -> "." */
-static char *normalise_path(const char *p)
-{
-	char *s;
-	size_t n;
-
-	while (p[0] == '.' && p[1] == '/')
-		p += 2;
-	s = xstrdup(p);
-	n = strlen(s);
-	while (n > 1 && s[n - 1] == '/')
-		s[--n] = '\0';
-	if (!n) {
-		free(s);
-		s = xstrdup(".");
-	}
-	return s;
-}
 
 /* split "clusters/ml-prod" into "clusters" and "ml-prod" ("ml-prod": "."
  * and "ml-prod") */
@@ -225,7 +207,7 @@ static int install_where(struct install_cli *ic)
 {
 	struct install_opts *io = &ic->io;
 
-	ic->path = normalise_path(io->git_path ? io->git_path : "clusters");
+	ic->path = git_path_clean(io->git_path ? io->git_path : "clusters");
 	if (!io->cluster) {
 		/* the spelling before: --path was the cluster's directory;
 		 * the job gets the new one */

@@ -9,27 +9,17 @@
 #include "cmd/cmd.h"
 #include "cmd/preflight.h"
 #include "cmd/testhooks.h"
+#include "generator/kobj.h"
+#include "util/buf.h"
 #include "util/xalloc.h"
 
 void live_print_item(const struct recon_item *it)
 {
-	const char *slash = strchr(it->api_version, '/');
-	char group[128] = "";
+	struct buf name = BUF_INIT;
 
-	if (slash) {
-		size_t n = (size_t)(slash - it->api_version);
-		if (n >= sizeof(group))
-			n = sizeof(group) - 1;
-		memcpy(group, it->api_version, n);
-		group[n] = '\0';
-	}
-	for (const char *k = it->kind; *k; k++)
-		putchar(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
-	if (*group)
-		printf(".%s", group);
-	printf("/%s", it->name);
-	if (it->ns)
-		printf(" -n %s", it->ns);
+	kobj_display(&it->id, &name);
+	fputs(buf_cstr(&name), stdout);
+	buf_release(&name);
 	printf(" %s%s", recon_action_names[it->action],
 	       it->dry && it->action != RA_UNCHANGED &&
 			       it->action != RA_CONFLICT && it->action != RA_FAILED &&
@@ -102,6 +92,18 @@ int live_cluster_opt(struct live *l, int c, const char *arg)
 	if (cluster_opt(&l->co, c, arg) < 0)
 		return cmd_usage_error(l->cmd, "bad value '%s' (a duration "
 					       "like 30s or 5m)", arg);
+	return 0;
+}
+
+int live_output_opt(struct live *l, const char *arg)
+{
+	if (!strcmp(arg, "json"))
+		l->json = 1;
+	else if (strcmp(arg, "text"))
+		return cmd_usage_error(l->cmd,
+				       "unknown output '%s' (text or "
+				       "json)",
+				       arg);
 	return 0;
 }
 

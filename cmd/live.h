@@ -57,6 +57,9 @@ void live_init(struct live *l, const char *cmd);
  * a usage error, or 0 */
 int live_cluster_opt(struct live *l, int c, const char *arg);
 
+/* live_output_opt: -o text|json; the exit code of a usage error, or 0 */
+int live_output_opt(struct live *l, const char *arg);
+
 /*
  * live_run: load the desired objects, connect, take the run lock (with
  * --lock), run recon_run and print the guard's notes. -1: it ran, l->rc is

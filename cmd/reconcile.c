@@ -176,12 +176,8 @@ static int parse(struct live *l, int argc, char **argv, int *no_lock)
 			l->git.intent = optarg;
 			break;
 		case 'o':
-			if (!strcmp(optarg, "json"))
-				l->json = 1;
-			else if (strcmp(optarg, "text"))
-				return cmd_usage_error("reconcile",
-						       "unknown output '%s' "
-						       "(text or json)", optarg);
+			if ((code = live_output_opt(l, optarg)))
+				return code;
 			break;
 		case 'h':
 			cmd_print_help("reconcile");

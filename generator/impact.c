@@ -23,6 +23,7 @@
 
 #include "generator/interruption.h"
 #include "generator/window.h"
+#include "util/json.h"
 #include "util/vec.h"
 #include "util/time.h"
 #include "util/xalloc.h"
@@ -32,17 +33,6 @@ const char *const impact_class_names[IMPACT_NCLASSES] = {
 };
 
 /* ---- JSON helpers ---------------------------------------------------------- */
-
-static const cJSON *get(const cJSON *o, const char *k)
-{
-	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = get(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static int is_zero(const cJSON *v)
 {
@@ -77,10 +67,10 @@ static int heq(const cJSON *a, const cJSON *b)
 		return 0;
 	if (cJSON_IsObject(a) && cJSON_IsObject(b)) {
 		cJSON_ArrayForEach(c, a)
-			if (!heq(c, get(b, c->string)))
+			if (!heq(c, json_get(b, c->string)))
 				return 0;
 		cJSON_ArrayForEach(c, b)
-			if (!get(a, c->string) && !is_zero(c))
+			if (!json_get(a, c->string) && !is_zero(c))
 				return 0;
 		return 1;
 	}
@@ -271,7 +261,7 @@ void impact_rules_text(const struct impact *im, struct buf *out)
 
 static int group_is(const cJSON *o, const char *group)
 {
-	const char *av = str(o, "apiVersion");
+	const char *av = json_str(o, "apiVersion");
 	size_t n = strlen(group);
 
 	return av && !strncmp(av, group, n) && av[n] == '/';
@@ -279,24 +269,19 @@ static int group_is(const cJSON *o, const char *group)
 
 static int is_nodepool(const cJSON *o)
 {
-	const char *k = str(o, "kind");
+	const char *k = json_str(o, "kind");
 	return k && !strcmp(k, "NodePool") && group_is(o, "karpenter.sh");
 }
 
 static int is_nodeclass(const cJSON *o)
 {
-	const char *k = str(o, "kind");
+	const char *k = json_str(o, "kind");
 	return k && !strcmp(k, "EC2NodeClass") && group_is(o, "karpenter.k8s.aws");
 }
 
 int impact_relevant(const cJSON *o)
 {
 	return is_nodepool(o) || is_nodeclass(o);
-}
-
-static const char *name_of(const cJSON *o)
-{
-	return str(get(o, "metadata"), "name");
 }
 
 /* labels and annotations of the object itself: never a drift source */
@@ -306,8 +291,8 @@ static void object_metadata(struct impact *im, const cJSON *a, const cJSON *b,
 	static const char *const keys[] = { "labels", "annotations" };
 
 	for (size_t i = 0; i < 2; i++)
-		if (!heq(get(get(a, "metadata"), keys[i]),
-			 get(get(b, "metadata"), keys[i])))
+		if (!heq(json_get(json_get(a, "metadata"), keys[i]),
+			 json_get(json_get(b, "metadata"), keys[i])))
 			add_rule(im, IMPACT_NONE,
 				 "%s metadata.%s: not part of any drift hash",
 				 kind, keys[i]);
@@ -341,7 +326,7 @@ static int dur_less(double a, double b)
 
 static const char *policy_or_default(const cJSON *d)
 {
-	const char *p = str(d, "consolidationPolicy");
+	const char *p = json_str(d, "consolidationPolicy");
 	return p ? p : "WhenEmptyOrUnderutilized";
 }
 
@@ -357,7 +342,7 @@ static int policy_rank(const char *p)
 /* budget "nodes": *pct set for "N%"; -1 when unreadable */
 static long budget_nodes(const cJSON *b, int *pct)
 {
-	const char *s = str(b, "nodes");
+	const char *s = json_str(b, "nodes");
 	char *end;
 	long v;
 
@@ -377,7 +362,8 @@ static long budget_nodes(const cJSON *b, int *pct)
 /* the reasons a budget covers: NULL/empty list = all */
 static int covers_reasons(const cJSON *strict, const cJSON *loose)
 {
-	const cJSON *rs = get(strict, "reasons"), *rl = get(loose, "reasons"), *r;
+	const cJSON *rs = json_get(strict, "reasons"),
+		    *rl = json_get(loose, "reasons"), *r;
 
 	if (!cJSON_GetArraySize(rs))
 		return 1;
@@ -402,9 +388,9 @@ static int budget_as_strict(const cJSON *nb, const cJSON *ob)
 	int np, op;
 	long nn = budget_nodes(nb, &np), on = budget_nodes(ob, &op);
 
-	if (str(nb, "schedule") &&
-	    !(heq(get(nb, "schedule"), get(ob, "schedule")) &&
-	      heq(get(nb, "duration"), get(ob, "duration"))))
+	if (json_str(nb, "schedule") &&
+	    !(heq(json_get(nb, "schedule"), json_get(ob, "schedule")) &&
+	      heq(json_get(nb, "duration"), json_get(ob, "duration"))))
 		return 0;
 	if (!covers_reasons(nb, ob))
 		return 0;
@@ -420,11 +406,13 @@ static void budget_desc(struct buf *out, const cJSON *b)
 	const cJSON *r;
 	int first = 1;
 
-	buf_addf(out, "nodes \"%s\"", str(b, "nodes") ? str(b, "nodes") : "10%");
-	if (str(b, "schedule"))
-		buf_addf(out, " at \"%s\" for %s", str(b, "schedule"),
-			 str(b, "duration") ? str(b, "duration") : "?");
-	cJSON_ArrayForEach(r, get(b, "reasons")) {
+	buf_addf(out, "nodes \"%s\"",
+		 json_str(b, "nodes") ? json_str(b, "nodes") : "10%");
+	if (json_str(b, "schedule"))
+		buf_addf(out, " at \"%s\" for %s", json_str(b, "schedule"),
+			 json_str(b, "duration") ? json_str(b, "duration")
+						 : "?");
+	cJSON_ArrayForEach(r, json_get(b, "reasons")) {
 		if (!cJSON_IsString(r))
 			continue;
 		buf_adds(out, first ? " for " : ",");
@@ -436,9 +424,11 @@ static void budget_desc(struct buf *out, const cJSON *b)
 static void disruption(struct impact *im, const cJSON *od, const cJSON *nd)
 {
 	const char *op = policy_or_default(od), *np = policy_or_default(nd);
-	const char *oa = str(od, "consolidateAfter"), *na = str(nd, "consolidateAfter");
+	const char *oa = json_str(od, "consolidateAfter"),
+		   *na = json_str(nd, "consolidateAfter");
 	double oav = oa ? duration(oa) : 0, nav = na ? duration(na) : 0;
-	const cJSON *ob = get(od, "budgets"), *nb = get(nd, "budgets"), *b, *c;
+	const cJSON *ob = json_get(od, "budgets"),
+		    *nb = json_get(nd, "budgets"), *b, *c;
 	cJSON *dflt = NULL;
 	int loosened = 0;
 
@@ -452,7 +442,8 @@ static void disruption(struct impact *im, const cJSON *od, const cJSON *nd)
 				 "consolidation tightened: consolidationPolicy %s -> %s",
 				 op, np);
 	}
-	if (!heq(get(od, "consolidateAfter"), get(nd, "consolidateAfter"))) {
+	if (!heq(json_get(od, "consolidateAfter"),
+		 json_get(nd, "consolidateAfter"))) {
 		if (dur_less(nav, oav))
 			add_rule(im, IMPACT_MAY_DISRUPT,
 				 "consolidation loosened: consolidateAfter %s -> %s",
@@ -484,7 +475,9 @@ static void disruption(struct impact *im, const cJSON *od, const cJSON *nd)
 				add_rule(im, IMPACT_MAY_DISRUPT,
 					 "disruption budget loosened: %s removed or raised%s",
 					 buf_cstr(&d),
-					 get(nd, "budgets") ? "" : " (default 10%)");
+					 json_get(nd, "budgets")
+						 ? ""
+						 : " (default 10%)");
 				buf_release(&d);
 				loosened = 1;
 			}
@@ -500,12 +493,13 @@ static void disruption(struct impact *im, const cJSON *od, const cJSON *nd)
 		    !strcmp(c->string, "consolidateAfter") ||
 		    !strcmp(c->string, "budgets"))
 			continue;
-		if (!heq(c, get(od, c->string)))
+		if (!heq(c, json_get(od, c->string)))
 			add_rule(im, IMPACT_MAY_DISRUPT, "spec.disruption.%s changed",
 				 c->string);
 	}
 	cJSON_ArrayForEach(c, od) {
-		if (get(nd, c->string) || !strcmp(c->string, "consolidationPolicy") ||
+		if (json_get(nd, c->string) ||
+		    !strcmp(c->string, "consolidationPolicy") ||
 		    !strcmp(c->string, "consolidateAfter") ||
 		    !strcmp(c->string, "budgets"))
 			continue;
@@ -517,11 +511,6 @@ static void disruption(struct impact *im, const cJSON *od, const cJSON *nd)
 
 /* ---- the interruption class (generator/interruption.h) --------------------- */
 
-static const char *np_annotation(const cJSON *np, const char *key)
-{
-	return str(get(get(np, "metadata"), "annotations"), key);
-}
-
 /* does NodePool `np` block reason `r` whenever class allowance `allowed`
  * says it must: at every hour (DW_NEVER, or DW_IN_WINDOW without a
  * window), or outside the window (a nodes "0" budget over the window's
@@ -529,13 +518,13 @@ static const char *np_annotation(const cJSON *np, const char *key)
 static int blocks(const cJSON *np, enum disr_reason r, enum disr_when allowed,
 		  const char *sched, const char *dur)
 {
-	const cJSON *d = get(get(np, "spec"), "disruption"), *b;
+	const cJSON *d = json_get(json_get(np, "spec"), "disruption"), *b;
 
 	if (r == DR_UNDERUTILIZED &&
 	    !strcmp(policy_or_default(d), "WhenEmpty"))
 		return 1;
-	cJSON_ArrayForEach(b, get(d, "budgets")) {
-		const cJSON *rs = get(b, "reasons"), *x;
+	cJSON_ArrayForEach(b, json_get(d, "budgets")) {
+		const cJSON *rs = json_get(b, "reasons"), *x;
 		int pct, covers = !cJSON_GetArraySize(rs);
 
 		if (budget_nodes(b, &pct) != 0)
@@ -545,11 +534,12 @@ static int blocks(const cJSON *np, enum disr_reason r, enum disr_when allowed,
 				  !strcmp(x->valuestring, disr_reason_names[r]);
 		if (!covers)
 			continue;
-		if (!str(b, "schedule"))
+		if (!json_str(b, "schedule"))
 			return 1; /* at every hour */
 		if (allowed == DW_IN_WINDOW && sched &&
-		    !strcmp(str(b, "schedule"), sched) && str(b, "duration") &&
-		    !strcmp(str(b, "duration"), dur))
+		    !strcmp(json_str(b, "schedule"), sched) &&
+		    json_str(b, "duration") &&
+		    !strcmp(json_str(b, "duration"), dur))
 			return 1;
 	}
 	return 0;
@@ -560,14 +550,18 @@ static int blocks(const cJSON *np, enum disr_reason r, enum disr_when allowed,
 static int class_breaks(const cJSON *np, struct buf *out)
 {
 	enum wl_interruption c;
-	const char *ws = np_annotation(np, "gpuform.io/maintenance-window");
-	const char *wd = np_annotation(np, "gpuform.io/maintenance-window-duration");
-	const cJSON *tspec = get(get(get(np, "spec"), "template"), "spec");
+	const char *ws = json_meta_at(np, "annotations",
+				      "gpuform.io/maintenance-window");
+	const char *wd = json_meta_at(np, "annotations",
+				      "gpuform.io/maintenance-window-duration");
+	const cJSON *tspec = json_get(json_get(json_get(np, "spec"), "template"),
+				      "spec");
 	struct buf sched = BUF_INIT, dur = BUF_INIT, why = BUF_INIT;
 	struct window w;
 	int n = 0;
 
-	if (!np || interruption_parse(np_annotation(np, "gpuform.io/interruption"),
+	if (!np || interruption_parse(json_meta_at(np, "annotations",
+						   "gpuform.io/interruption"),
 				      &c) < 0)
 		return 0;
 	if (ws && wd && window_parse(&w, ws, wd, &why) == 0)
@@ -584,13 +578,13 @@ static int class_breaks(const cJSON *np, struct buf *out)
 						     : "outside the maintenance window");
 	}
 	if (interruption_allows(c, DR_EXPIRED) == DW_NEVER) {
-		const char *ea = str(tspec, "expireAfter");
+		const char *ea = json_str(tspec, "expireAfter");
 		if (!ea || strcmp(ea, "Never"))
 			buf_addf(out, "%sexpiry (expireAfter %s) at any hour, "
 				      "which no budget holds",
 				 n++ ? ", " : "", ea ? ea : "720h, the default");
 	}
-	if (!interruption_grace(c) && get(tspec, "terminationGracePeriod"))
+	if (!interruption_grace(c) && json_get(tspec, "terminationGracePeriod"))
 		buf_addf(out, "%sterminationGracePeriod lets drift evict "
 			      "do-not-disrupt pods", n++ ? ", " : "");
 	buf_release(&sched);
@@ -607,9 +601,9 @@ static void class_rules(struct impact *im, const cJSON *a, const cJSON *b)
 
 	if (class_breaks(b, &nb) && (!a || !class_breaks(a, &ob) ||
 				     strcmp(buf_cstr(&nb), buf_cstr(&ob))))
-		add_rule(im, IMPACT_MAY_DISRUPT,
-			 "beyond interruption %s: %s",
-			 np_annotation(b, "gpuform.io/interruption"),
+		add_rule(im, IMPACT_MAY_DISRUPT, "beyond interruption %s: %s",
+			 json_meta_at(b, "annotations",
+				      "gpuform.io/interruption"),
 			 buf_cstr(&nb));
 	buf_release(&nb);
 	buf_release(&ob);
@@ -643,8 +637,8 @@ static int has_value(const cJSON *values, const char *s)
 /* does label value `val` (NULL: no such label) satisfy requirement r? */
 static int value_satisfies(const cJSON *r, const char *val)
 {
-	const char *op = str(r, "operator");
-	const cJSON *vals = get(r, "values");
+	const char *op = json_str(r, "operator");
+	const cJSON *vals = json_get(r, "values");
 	long n, bound;
 
 	if (!op)
@@ -676,8 +670,8 @@ int impact_labels_satisfy(const cJSON *requirements, const cJSON *labels)
 	const cJSON *r;
 
 	cJSON_ArrayForEach(r, requirements) {
-		const char *key = str(r, "key");
-		const char *val = key ? str(labels, key) : NULL;
+		const char *key = json_str(r, "key");
+		const char *val = key ? json_str(labels, key) : NULL;
 		if (key && !value_satisfies(r, val))
 			return 0;
 	}
@@ -691,14 +685,15 @@ int impact_labels_satisfy(const cJSON *requirements, const cJSON *labels)
  */
 static int implied(const cJSON *old, const cJSON *r)
 {
-	const char *key = str(r, "key"), *op = str(r, "operator");
+	const char *key = json_str(r, "key"), *op = json_str(r, "operator");
 	const cJSON *o;
 
 	if (!key || !op)
 		return 0;
 	cJSON_ArrayForEach(o, old) {
-		const char *ok = str(o, "key"), *oop = str(o, "operator");
-		const cJSON *ov = get(o, "values"), *v;
+		const char *ok = json_str(o, "key"),
+			   *oop = json_str(o, "operator");
+		const cJSON *ov = json_get(o, "values"), *v;
 		int all = 1, any = 0;
 
 		if (!ok || !oop || strcmp(ok, key))
@@ -721,7 +716,7 @@ static int implied(const cJSON *old, const cJSON *r)
 		    strcmp(oop, "DoesNotExist"))
 			return 1;
 		if (!strcmp(op, "NotIn") && !strcmp(oop, "NotIn")) {
-			cJSON_ArrayForEach(v, get(r, "values"))
+			cJSON_ArrayForEach(v, json_get(r, "values"))
 				if (!cJSON_IsString(v) ||
 				    !has_value(ov, v->valuestring))
 					all = 0;
@@ -733,7 +728,8 @@ static int implied(const cJSON *old, const cJSON *r)
 		{
 			long ob, nb;
 			if (to_long(cJSON_GetArrayItem(ov, 0), &ob) < 0 ||
-			    to_long(cJSON_GetArrayItem(get(r, "values"), 0), &nb) < 0)
+			    to_long(cJSON_GetArrayItem(json_get(r, "values"), 0),
+				    &nb) < 0)
 				continue;
 			/* integer bounds: old range inside the new one */
 			if ((!strcmp(op, "Gt") || !strcmp(op, "Gte")) &&
@@ -761,7 +757,7 @@ static void requirements(struct impact *im, const cJSON *old, const cJSON *new)
 	struct buf keys = BUF_INIT;
 
 	cJSON_ArrayForEach(r, new) {
-		const char *k = str(r, "key");
+		const char *k = json_str(r, "key");
 		if (implied(old, r))
 			continue;
 		if (keys.len)
@@ -784,15 +780,17 @@ static void requirements(struct impact *im, const cJSON *old, const cJSON *new)
 
 static void nodepool(struct impact *im, const cJSON *a, const cJSON *b)
 {
-	const cJSON *sa = get(a, "spec"), *sb = get(b, "spec"), *c;
-	const cJSON *ta = get(sa, "template"), *tb = get(sb, "template");
-	const cJSON *ma = get(ta, "metadata"), *mb = get(tb, "metadata");
-	const cJSON *pa = get(ta, "spec"), *pb = get(tb, "spec");
+	const cJSON *sa = json_get(a, "spec"), *sb = json_get(b, "spec"), *c;
+	const cJSON *ta = json_get(sa, "template"),
+		    *tb = json_get(sb, "template");
+	const cJSON *ma = json_get(ta, "metadata"),
+		    *mb = json_get(tb, "metadata");
+	const cJSON *pa = json_get(ta, "spec"), *pb = json_get(tb, "spec");
 	static const char *const tmeta[] = { "labels", "annotations" };
 
-	add_pool(im, name_of(b));
+	add_pool(im, json_meta_at(b, "name", NULL));
 	for (size_t i = 0; i < 2; i++)
-		if (!heq(get(ma, tmeta[i]), get(mb, tmeta[i])))
+		if (!heq(json_get(ma, tmeta[i]), json_get(mb, tmeta[i])))
 			add_rule(im, IMPACT_REPLACES,
 				 "static drift: NodePool template hash "
 				 "(spec.template.metadata.%s)", tmeta[i]);
@@ -800,7 +798,7 @@ static void nodepool(struct impact *im, const cJSON *a, const cJSON *b)
 	 * (dynamic) and resources (not settable on a NodePool) */
 	for (int side = 0; side < 2; side++)
 		cJSON_ArrayForEach(c, (side ? pa : pb)) {
-			const cJSON *other = get(side ? pb : pa, c->string);
+			const cJSON *other = json_get(side ? pb : pa, c->string);
 			if (!strcmp(c->string, "requirements") ||
 			    !strcmp(c->string, "resources"))
 				continue;
@@ -811,20 +809,23 @@ static void nodepool(struct impact *im, const cJSON *a, const cJSON *b)
 					 "static drift: NodePool template hash "
 					 "(spec.template.spec.%s)", c->string);
 		}
-	if (!heq(get(pa, "requirements"), get(pb, "requirements")))
-		requirements(im, get(pa, "requirements"), get(pb, "requirements"));
-	if (!heq(get(sa, "disruption"), get(sb, "disruption")))
-		disruption(im, get(sa, "disruption"), get(sb, "disruption"));
+	if (!heq(json_get(pa, "requirements"), json_get(pb, "requirements")))
+		requirements(im, json_get(pa, "requirements"),
+			     json_get(pb, "requirements"));
+	if (!heq(json_get(sa, "disruption"), json_get(sb, "disruption")))
+		disruption(im, json_get(sa, "disruption"),
+			   json_get(sb, "disruption"));
 	for (int side = 0; side < 2; side++)
 		cJSON_ArrayForEach(c, (side ? sa : sb)) {
-			const cJSON *other = get(side ? sb : sa, c->string);
+			const cJSON *other = json_get(side ? sb : sa, c->string);
 			if (!strcmp(c->string, "template") ||
 			    !strcmp(c->string, "disruption"))
 				continue;
 			if ((side && other) || heq(c, other))
 				continue;
 			if (!strcmp(c->string, "replicas")) {
-				const cJSON *o = get(sa, "replicas"), *n = get(sb, "replicas");
+				const cJSON *o = json_get(sa, "replicas"),
+					    *n = json_get(sb, "replicas");
 				double ov = cJSON_IsNumber(o) ? o->valuedouble : 0;
 				double nv = cJSON_IsNumber(n) ? n->valuedouble : 0;
 				if (nv < ov)
@@ -849,15 +850,15 @@ static void nodepool(struct impact *im, const cJSON *a, const cJSON *b)
 /* the AMI family Karpenter hashes: spec.amiFamily, else the alias' family */
 static void resolved_family(const cJSON *spec, struct buf *out)
 {
-	const char *f = str(spec, "amiFamily");
+	const char *f = json_str(spec, "amiFamily");
 	const cJSON *t;
 
 	if (f) {
 		buf_adds(out, f);
 		return;
 	}
-	cJSON_ArrayForEach(t, get(spec, "amiSelectorTerms")) {
-		const char *alias = str(t, "alias");
+	cJSON_ArrayForEach(t, json_get(spec, "amiSelectorTerms")) {
+		const char *alias = json_str(t, "alias");
 		if (alias) {
 			size_t n = strcspn(alias, "@");
 			if (n == 6 && !strncmp(alias, "al2023", 6))
@@ -879,8 +880,8 @@ static void ami_desc(struct buf *out, const cJSON *terms)
 	const cJSON *t;
 
 	cJSON_ArrayForEach(t, terms)
-		if (str(t, "alias")) {
-			buf_adds(out, str(t, "alias"));
+		if (json_str(t, "alias")) {
+			buf_adds(out, json_str(t, "alias"));
 			return;
 		}
 	buf_adds(out, cJSON_GetArraySize(terms) ? "selector terms" : "none");
@@ -925,18 +926,18 @@ static void capacity_terms(struct impact *im, const cJSON *old,
 
 static void nodeclass(struct impact *im, const cJSON *a, const cJSON *b)
 {
-	const cJSON *sa = get(a, "spec"), *sb = get(b, "spec"), *c;
+	const cJSON *sa = json_get(a, "spec"), *sb = json_get(b, "spec"), *c;
 
 	for (int side = 0; side < 2; side++)
 		cJSON_ArrayForEach(c, (side ? sa : sb)) {
-			const cJSON *other = get(side ? sb : sa, c->string);
+			const cJSON *other = json_get(side ? sb : sa, c->string);
 			const char *k = c->string;
 			if ((side && other) || heq(c, other))
 				continue;
 			if (!strcmp(k, "amiSelectorTerms")) {
 				struct buf o = BUF_INIT, n = BUF_INIT;
-				ami_desc(&o, get(sa, k));
-				ami_desc(&n, get(sb, k));
+				ami_desc(&o, json_get(sa, k));
+				ami_desc(&n, json_get(sb, k));
 				add_rule(im, IMPACT_REPLACES,
 					 "dynamic drift: AMI (%s -> %s)",
 					 buf_cstr(&o), buf_cstr(&n));
@@ -952,7 +953,8 @@ static void nodeclass(struct impact *im, const cJSON *a, const cJSON *b)
 					 "whose groups differ from the selected "
 					 "ones are replaced)");
 			} else if (!strcmp(k, "capacityReservationSelectorTerms")) {
-				capacity_terms(im, get(sa, k), get(sb, k));
+				capacity_terms(im, json_get(sa, k),
+					       json_get(sb, k));
 			} else if (!strcmp(k, "ipPrefixCount")) {
 				add_rule(im, IMPACT_NONE,
 					 "not hashed: spec.ipPrefixCount (new "
@@ -973,7 +975,8 @@ static void nodeclass(struct impact *im, const cJSON *a, const cJSON *b)
 			add_rule(im, IMPACT_REPLACES,
 				 "static drift: EC2NodeClass hash (resolved AMI "
 				 "family %s -> %s)", buf_cstr(&fa), buf_cstr(&fb));
-		else if (!heq(get(sa, "amiFamily"), get(sb, "amiFamily")))
+		else if (!heq(json_get(sa, "amiFamily"),
+			      json_get(sb, "amiFamily")))
 			add_rule(im, IMPACT_NONE,
 				 "not hashed: spec.amiFamily (the resolved "
 				 "family %s is unchanged)", buf_cstr(&fa));
@@ -988,11 +991,14 @@ static void pools_using(struct impact *im, const char *name,
 			const cJSON *const *np, size_t n)
 {
 	for (size_t i = 0; name && i < n; i++) {
-		const cJSON *ref = get(get(get(get(np[i], "spec"), "template"),
-					   "spec"), "nodeClassRef");
-		const char *rn = str(ref, "name"), *rk = str(ref, "kind");
+		const cJSON *ref = json_get(
+			json_get(json_get(json_get(np[i], "spec"), "template"),
+				 "spec"),
+			"nodeClassRef");
+		const char *rn = json_str(ref, "name"),
+			   *rk = json_str(ref, "kind");
 		if (rn && !strcmp(rn, name) && (!rk || !strcmp(rk, "EC2NodeClass")))
-			add_pool(im, name_of(np[i]));
+			add_pool(im, json_meta_at(np[i], "name", NULL));
 	}
 }
 
@@ -1009,7 +1015,7 @@ void impact_classify(struct impact *out, const cJSON *old, const cJSON *new,
 		if (!old) {
 			add_rule(out, IMPACT_NONE, "new NodePool: no nodes yet");
 		} else if (!new) {
-			add_pool(out, name_of(old));
+			add_pool(out, json_meta_at(old, "name", NULL));
 			add_rule(out, IMPACT_REPLACES,
 				 "removal: deleting a NodePool deletes its "
 				 "NodeClaims (nodes drained and terminated)");
@@ -1029,7 +1035,8 @@ void impact_classify(struct impact *out, const cJSON *old, const cJSON *new,
 		else
 			nodeclass(out, old, new);
 		if (out->cls != IMPACT_NONE) {
-			pools_using(out, name_of(any), nodepools, npools);
+			pools_using(out, json_meta_at(any, "name", NULL),
+				    nodepools, npools);
 			if (!out->npools) {
 				/* nothing runs on it */
 				for (size_t i = 0; i < out->nr; i++)
@@ -1040,7 +1047,7 @@ void impact_classify(struct impact *out, const cJSON *old, const cJSON *new,
 			}
 		}
 	} else {
-		const char *av = str(any, "apiVersion");
+		const char *av = json_str(any, "apiVersion");
 		add_rule(out, IMPACT_NONE, "%s",
 			 av && !strncmp(av, "kueue.x-k8s.io/", 15)
 				 ? "Kueue object: admission and quota only"

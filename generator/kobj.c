@@ -4,24 +4,21 @@
 #include "generator/kobj.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "generator/intent.h"
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+#include "util/json.h"
+#include "util/xalloc.h"
 
 void kobj_id_of(const cJSON *obj, struct kobj_id *id)
 {
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
 
-	id->api_version = jstr(obj, "apiVersion");
-	id->kind = jstr(obj, "kind");
-	id->name = jstr(md, "name");
-	id->ns = jstr(md, "namespace");
+	id->api_version = json_str(obj, "apiVersion");
+	id->kind = json_str(obj, "kind");
+	id->name = json_str(md, "name");
+	id->ns = json_str(md, "namespace");
 	if (id->ns && !*id->ns)
 		id->ns = NULL;
 }
@@ -39,6 +36,29 @@ const char *kobj_group(const char *api_version, char *buf, size_t n)
 	memcpy(buf, api_version, len);
 	buf[len] = '\0';
 	return buf;
+}
+
+static const char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void kobj_id_copy(struct kobj_id *dst, const struct kobj_id *src)
+{
+	dst->api_version = dup_or_null(src->api_version);
+	dst->kind = dup_or_null(src->kind);
+	dst->ns = dup_or_null(src->ns);
+	dst->name = dup_or_null(src->name);
+}
+
+/* the one place an identity's strings are owned (kobj_id_copy) */
+void kobj_id_clear(struct kobj_id *id)
+{
+	free((char *)id->api_version);
+	free((char *)id->kind);
+	free((char *)id->ns);
+	free((char *)id->name);
+	*id = (struct kobj_id){ NULL, NULL, NULL, NULL };
 }
 
 int kobj_same(const struct kobj_id *a, const struct kobj_id *b)
@@ -63,7 +83,7 @@ void kobj_key(const struct kobj_id *id, struct buf *out)
 
 void kobj_display(const struct kobj_id *id, struct buf *out)
 {
-	char g[128];
+	char g[256]; /* an API group is a DNS subdomain: 253 at most */
 	const char *group = kobj_group(id->api_version, g, sizeof(g));
 
 	for (const char *k = id->kind; *k; k++)

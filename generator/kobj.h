@@ -19,14 +19,21 @@
 
 #include "util/buf.h"
 
-/* identity of an object; the strings are borrowed; ns is NULL for cluster
- * scope (an empty namespace counts as none) */
+/* identity of an object; the strings are borrowed (except in a copy made
+ * by kobj_id_copy); ns is NULL for cluster scope (an empty namespace
+ * counts as none) */
 struct kobj_id {
 	const char *api_version, *kind, *ns, *name;
 };
 
 /* kobj_id_of: the identity of an object (members NULL where absent) */
 void kobj_id_of(const cJSON *obj, struct kobj_id *id);
+
+/* kobj_id_copy: an owned copy of src (NULL members stay NULL), for
+ * identities that outlive the objects (report items); kobj_id_clear frees
+ * it and sets every member to NULL */
+void kobj_id_copy(struct kobj_id *dst, const struct kobj_id *src);
+void kobj_id_clear(struct kobj_id *id);
 
 /* kobj_group: the API group of an apiVersion ("" for the core group
  * "v1"), in buf (n bytes; a longer group is cut) */

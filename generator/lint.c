@@ -1799,6 +1799,39 @@ static int overlay_selects(const struct lctx *c, const struct doc *ov,
  * nvidia.com/gpu the node will report (GPUs x replicas or MIG instances,
  * units.h), or the Karpenter values turn the NodeOverlay gate off.
  */
+/*
+ * gate_off: the Karpenter values of p's cluster that turn feature gate
+ * `gate` (settings.featureGates.<gate>) off, and in *node the gate's node;
+ * NULL when none does. Of the same cluster: from the same intent when the
+ * pool was rendered from one, else the values whose settings.clusterName
+ * is the NodePool's gpuform.io/cluster label when both say (linting
+ * several clusters together mixes their add-ons otherwise).
+ */
+static const struct doc *gate_off(const struct lctx *c, const struct pool *p,
+				  const char *gate, const struct ynode **node)
+{
+	const char *cluster = str(
+		kid(get(p->d->root, "metadata.labels"), "gpuform.io/cluster"));
+	char path[64];
+
+	snprintf(path, sizeof(path), "settings.featureGates.%s", gate);
+	for (size_t j = 0; j < c->ndocs; j++) {
+		const struct doc *v = &c->docs[j];
+		const char *vc;
+
+		if (!is_values(v) || (p->d->in && v->in != p->d->in))
+			continue;
+		vc = str(get(v->root, "settings.clusterName"));
+		if (cluster && vc && strcmp(cluster, vc))
+			continue;
+		*node = get(v->root, path);
+		if (*node && !is_true(*node))
+			return v;
+	}
+	*node = NULL;
+	return NULL;
+}
+
 static void check_overlays(struct lctx *c, const struct pool *p)
 {
 	const struct cat_type *example = NULL;
@@ -1856,31 +1889,12 @@ static void check_overlays(struct lctx *c, const struct pool *p)
 		       buf_cstr(&b));
 		buf_release(&b);
 	} else if (noverlays) {
-		/* Karpenter values that keep the gate off; of the same
-		 * cluster: from the same intent when the pool was rendered
-		 * from one, else the values whose settings.clusterName is the
-		 * NodePool's gpuform.io/cluster label when both say (linting
-		 * several clusters together mixes their add-ons otherwise) */
-		const struct doc *off = NULL;
+		/* Karpenter values of the pool's cluster that keep the
+		 * gate off */
 		const struct ynode *node = NULL;
-		const char *cluster = str(kid(get(p->d->root, "metadata.labels"),
-					      "gpuform.io/cluster"));
+		const struct doc *off = gate_off(c, p, "nodeOverlay", &node);
 		struct buf b = BUF_INIT;
-		for (size_t j = 0; j < c->ndocs && !off; j++) {
-			const struct doc *v = &c->docs[j];
-			const struct ynode *g;
-			const char *vc;
-			if (!is_values(v) || (p->d->in && v->in != p->d->in))
-				continue;
-			vc = str(get(v->root, "settings.clusterName"));
-			if (cluster && vc && strcmp(cluster, vc))
-				continue;
-			g = get(v->root, "settings.featureGates.nodeOverlay");
-			if (g && !is_true(g)) {
-				off = v;
-				node = g;
-			}
-		}
+
 		if (!off)
 			return;
 		where(&b, off, node);
@@ -1910,9 +1924,8 @@ static void check_reserved(struct lctx *c, const struct pool *p)
 	const struct ynode *ct = find_req(p->reqs, "karpenter.sh/capacity-type",
 					  "In");
 	const struct ynode *vals = ct ? kid(ct, "values") : NULL;
-	const char *cluster = str(kid(get(p->d->root, "metadata.labels"),
-				      "gpuform.io/cluster"));
-	const struct ynode *terms;
+	const struct ynode *terms, *g;
+	const struct doc *v;
 	enum lint_severity sev;
 	struct buf why = BUF_INIT;
 
@@ -1927,22 +1940,11 @@ static void check_reserved(struct lctx *c, const struct pool *p)
 				 "(spec.capacityReservationSelectorTerms)",
 				 p->nc->name ? p->nc->name : "");
 	}
-	for (size_t j = 0; j < c->ndocs && !why.len; j++) {
-		const struct doc *v = &c->docs[j];
-		const struct ynode *g;
-		const char *vc;
-		if (!is_values(v) || (p->d->in && v->in != p->d->in))
-			continue;
-		vc = str(get(v->root, "settings.clusterName"));
-		if (cluster && vc && strcmp(cluster, vc))
-			continue;
-		g = get(v->root, "settings.featureGates.reservedCapacity");
-		if (g && !is_true(g)) {
-			buf_adds(&why, "the Karpenter values turn the "
-				 "ReservedCapacity feature gate off (");
-			where(&why, v, g);
-			buf_adds(&why, ")");
-		}
+	if (!why.len && (v = gate_off(c, p, "reservedCapacity", &g))) {
+		buf_adds(&why, "the Karpenter values turn the "
+			       "ReservedCapacity feature gate off (");
+		where(&why, v, g);
+		buf_adds(&why, ")");
 	}
 	if (why.len)
 		report_sev(c, R_RESERVED, sev, p->d, ct,

@@ -46,8 +46,9 @@ void objset_release(struct objset *s)
 /* ---- identity ------------------------------------------------------------ */
 
 struct key {
-	const char *cluster, *api_version, *kind, *ns, *name;
-	char *group; /* "" for the core group */
+	const char *cluster;
+	struct kobj_id id; /* "" where absent, ns NULL for cluster scope */
+	char *group;       /* "" for the core group */
 	const cJSON *doc;
 };
 
@@ -57,18 +58,16 @@ static struct key *make_keys(const struct objset *s)
 
 	for (size_t i = 0; i < s->nr; i++) {
 		const cJSON *doc = s->items[i].doc;
-		const char *slash;
+		struct kobj_id *id = &k[i].id;
+		char g[256]; /* an API group is a DNS subdomain: 253 at most */
 
 		k[i].cluster = s->items[i].cluster;
 		k[i].doc = doc;
-		k[i].api_version = json_text_at(doc, "apiVersion", NULL);
-		k[i].kind = json_text_at(doc, "kind", NULL);
-		k[i].ns = json_text_at(doc, "metadata", "namespace");
-		k[i].name = json_text_at(doc, "metadata", "name");
-		slash = strchr(k[i].api_version, '/');
-		k[i].group = slash ? xstrndup(k[i].api_version,
-					      (size_t)(slash - k[i].api_version))
-				   : xstrdup("");
+		kobj_id_of(doc, id);
+		id->api_version = id->api_version ? id->api_version : "";
+		id->kind = id->kind ? id->kind : "";
+		id->name = id->name ? id->name : "";
+		k[i].group = xstrdup(kobj_group(id->api_version, g, sizeof(g)));
 	}
 	return k;
 }
@@ -86,15 +85,15 @@ static int key_cmp(const struct key *a, const struct key *b)
 
 	if ((c = strcmp(a->cluster, b->cluster)))
 		return c;
-	ra = kobj_kind_rank(a->kind);
-	rb = kobj_kind_rank(b->kind);
+	ra = kobj_kind_rank(a->id.kind);
+	rb = kobj_kind_rank(b->id.kind);
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
-	if ((c = strcmp(a->kind, b->kind)))
+	if ((c = strcmp(a->id.kind, b->id.kind)))
 		return c;
-	if ((c = strcmp(a->ns, b->ns)))
+	if ((c = strcmp(a->id.ns ? a->id.ns : "", b->id.ns ? b->id.ns : "")))
 		return c;
-	if ((c = strcmp(a->name, b->name)))
+	if ((c = strcmp(a->id.name, b->id.name)))
 		return c;
 	return strcmp(a->group, b->group);
 }
@@ -105,13 +104,13 @@ static int key_qsort_cmp(const void *a, const void *b)
 }
 
 /* "ml-prod/NodePool/chat-serving", "ml-prod/LocalQueue/serving/chat-serving" */
-static void add_path(struct buf *out, const char *cluster, const char *kind,
-		     const char *ns, const char *name)
+static void add_path(struct buf *out, const char *cluster,
+		     const struct kobj_id *id)
 {
-	buf_addf(out, "%s/%s/", cluster, kind);
-	if (ns && *ns)
-		buf_addf(out, "%s/", ns);
-	buf_adds(out, name);
+	buf_addf(out, "%s/%s/", cluster, id->kind);
+	if (id->ns && *id->ns)
+		buf_addf(out, "%s/", id->ns);
+	buf_adds(out, id->name);
 }
 
 static int sort_and_check(struct key *k, size_t n, const char *side,
@@ -122,8 +121,7 @@ static int sort_and_check(struct key *k, size_t n, const char *side,
 	for (size_t i = 1; i < n; i++)
 		if (!key_cmp(&k[i - 1], &k[i])) {
 			struct buf p = BUF_INIT;
-			add_path(&p, k[i].cluster, k[i].kind, k[i].ns,
-				 k[i].name);
+			add_path(&p, k[i].cluster, &k[i].id);
 			err_set(err, ERR_INVALID,
 				"'%s' appears twice in the %s objects",
 				buf_cstr(&p), side);
@@ -141,7 +139,7 @@ static int emit(struct buf *out, const struct key *k, struct err *err)
 		return 0;
 	if (yaml_emit(out, k->doc, err) < 0) {
 		struct buf p = BUF_INIT;
-		add_path(&p, k->cluster, k->kind, k->ns, k->name);
+		add_path(&p, k->cluster, &k->id);
 		err_wrap(err, "'%s'", buf_cstr(&p));
 		buf_release(&p);
 		return -1;
@@ -160,7 +158,7 @@ struct pools {
 static void pools_add(struct pools *p, const struct key *k, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(k[i].kind, "NodePool") &&
+		if (!strcmp(k[i].id.kind, "NodePool") &&
 		    !strcmp(k[i].group, "karpenter.sh")) {
 			GROW(p->k, p->nr + 1, p->alloc);
 			p->k[p->nr++] = &k[i];
@@ -291,13 +289,13 @@ static int compare_one(struct objdiff *d, struct pools *p, const struct key *a,
 		goto out;
 	if (a) {
 		buf_adds(&la, "a/");
-		add_path(&la, a->cluster, a->kind, a->ns, a->name);
+		add_path(&la, a->cluster, &a->id);
 	} else {
 		buf_adds(&la, "/dev/null");
 	}
 	if (b) {
 		buf_adds(&lb, "b/");
-		add_path(&lb, b->cluster, b->kind, b->ns, b->name);
+		add_path(&lb, b->cluster, &b->id);
 	} else {
 		buf_adds(&lb, "/dev/null");
 	}
@@ -311,10 +309,7 @@ static int compare_one(struct objdiff *d, struct pools *p, const struct key *a,
 	it = &d->items[d->nr++];
 	it->change = !a ? OBJDIFF_ADDED : !b ? OBJDIFF_REMOVED : OBJDIFF_MODIFIED;
 	it->cluster = xstrdup(k->cluster);
-	it->api_version = xstrdup(k->api_version);
-	it->kind = xstrdup(k->kind);
-	it->ns = *k->ns ? xstrdup(k->ns) : NULL;
-	it->name = xstrdup(k->name);
+	kobj_id_copy(&it->id, &k->id);
 	it->diff = buf_detach(&diff, NULL);
 	it->impact = (struct impact)IMPACT_INIT;
 	classify(it, p, a, b);
@@ -371,10 +366,7 @@ void objdiff_release(struct objdiff *d)
 	for (size_t i = 0; i < d->nr; i++) {
 		struct objdiff_item *it = &d->items[i];
 		free(it->cluster);
-		free(it->api_version);
-		free(it->kind);
-		free(it->ns);
-		free(it->name);
+		kobj_id_clear(&it->id);
 		free(it->diff);
 		impact_release(&it->impact);
 		free(it->when);
@@ -399,7 +391,7 @@ void objdiff_summary(struct buf *out, const struct objdiff *d)
 
 static void item_path(struct buf *out, const struct objdiff_item *it)
 {
-	add_path(out, it->cluster, it->kind, it->ns, it->name);
+	add_path(out, it->cluster, &it->id);
 }
 
 void objdiff_format_text(struct buf *out, const struct objdiff *d)
@@ -568,13 +560,13 @@ void objdiff_format_markdown_ext(struct buf *out, const struct objdiff *d,
 			 impact_class_names[it->impact.cls], em);
 		add_cell(out, it->cluster);
 		buf_adds(out, " | ");
-		add_cell(out, it->kind);
+		add_cell(out, it->id.kind);
 		buf_adds(out, " | ");
-		if (it->ns) {
-			add_cell(out, it->ns);
+		if (it->id.ns) {
+			add_cell(out, it->id.ns);
 			buf_addc(out, '/');
 		}
-		add_cell(out, it->name);
+		add_cell(out, it->id.name);
 		buf_addf(out, " | %s |\n", objdiff_change_names[it->change]);
 	}
 	for (size_t n = 0; n < d->nr; n++) {
@@ -644,13 +636,13 @@ void objdiff_format_json_ext(struct buf *out, const struct objdiff *d,
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(o, "cluster", it->cluster);
-		cJSON_AddStringToObject(o, "apiVersion", it->api_version);
-		cJSON_AddStringToObject(o, "kind", it->kind);
-		if (it->ns)
-			cJSON_AddStringToObject(o, "namespace", it->ns);
+		cJSON_AddStringToObject(o, "apiVersion", it->id.api_version);
+		cJSON_AddStringToObject(o, "kind", it->id.kind);
+		if (it->id.ns)
+			cJSON_AddStringToObject(o, "namespace", it->id.ns);
 		else
 			cJSON_AddNullToObject(o, "namespace");
-		cJSON_AddStringToObject(o, "name", it->name);
+		cJSON_AddStringToObject(o, "name", it->id.name);
 		cJSON_AddStringToObject(o, "change",
 					objdiff_change_names[it->change]);
 		cJSON_AddItemToObject(o, "impact", impact_json(&it->impact));

@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "generator/impact.h"
+#include "generator/kobj.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -54,10 +55,8 @@ extern const char *const objdiff_change_names[OBJDIFF_NCHANGES];
 struct objdiff_item {
 	enum objdiff_change change;
 	char *cluster;
-	char *api_version; /* head's (base's for a removed object) */
-	char *kind;
-	char *ns; /* NULL for a cluster-scoped object */
-	char *name;
+	struct kobj_id id; /* owned (kobj_id_copy); apiVersion: head's
+			    * (base's for a removed object) */
 	char *diff; /* unified diff; "--- /dev/null" for added,
 		     * "+++ /dev/null" for removed */
 	struct impact impact; /* what the change does to running nodes */

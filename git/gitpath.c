@@ -126,3 +126,20 @@ out:
 	return ret;
 }
 
+char *git_path_clean(const char *p)
+{
+	char *s;
+	size_t n;
+
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	s = xstrdup(p);
+	n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = '\0';
+	if (!n || !strcmp(s, "/")) {
+		free(s);
+		s = xstrdup(".");
+	}
+	return s;
+}

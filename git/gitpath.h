@@ -1,6 +1,7 @@
 /*
- * git/gitpath.h: intent arguments of `diff --base` as paths inside the
- * repository, the way git reads pathspecs.
+ * git/gitpath.h: paths inside a repository: intent arguments of `diff
+ * --base` the way git reads pathspecs, and the --path / --preflight-intent
+ * options of reconcile --git and install.
  */
 #ifndef GIT_GITPATH_H
 #define GIT_GITPATH_H
@@ -16,5 +17,12 @@
  */
 char *git_path(const char *arg, const char *workdir, int explicit_repo,
 	       struct buf *why);
+
+/*
+ * git_path_clean: a path in the repository without leading "./" and
+ * trailing "/": "./clusters/" -> "clusters"; "", "./" and "/" -> ".".
+ * Allocated.
+ */
+char *git_path_clean(const char *p);
 
 #endif

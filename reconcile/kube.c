@@ -22,6 +22,7 @@
 #include "reconcile/http.h"
 #include "reconcile/kubejson.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -417,9 +418,9 @@ out:
 
 static const char *meta_str(const cJSON *obj, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(obj, "metadata"), key);
-	return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
+	const char *s = json_meta_at(obj, key, NULL);
+
+	return s && *s ? s : NULL; /* "" is no name */
 }
 
 static int rest_apply(struct kube *k, const struct kube_resource *r, const cJSON *obj,

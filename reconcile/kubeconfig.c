@@ -468,6 +468,32 @@ out:
 	return ret;
 }
 
+/*
+ * kc_find_of_context: kc_find for the cluster or user (`inner`, listed
+ * under "<inner>s") that the context names; no file defining it is an
+ * error (ERR_NOTFOUND) that names the context and the files read.
+ */
+static int kc_find_of_context(const struct kc_set *s,
+			      const struct kube_config *c, const char *inner,
+			      const char *name, const struct ynode **body_out,
+			      const struct kc_file **file_out, struct err *err)
+{
+	char list[16];
+	struct buf files = BUF_INIT;
+
+	snprintf(list, sizeof(list), "%ss", inner);
+	if (kc_find(s, list, inner, name, body_out, file_out, err) < 0)
+		return -1;
+	if (*file_out)
+		return 0;
+	files_desc(&files, s);
+	err_set(err, ERR_NOTFOUND,
+		"%s '%s' of context '%s' is not defined in kubeconfig %s",
+		inner, name, c->context, buf_cstr(&files));
+	buf_release(&files);
+	return -1;
+}
+
 static int kc_cluster(struct kube_config *c, const struct kc_set *s,
 		      struct err *err)
 {
@@ -477,18 +503,8 @@ static int kc_cluster(struct kube_config *c, const struct kc_set *s,
 	char *owner = NULL;
 	int ret = -1;
 
-	if (kc_find(s, "clusters", "cluster", c->cluster, &body, &f, err) < 0)
+	if (kc_find_of_context(s, c, "cluster", c->cluster, &body, &f, err) < 0)
 		return -1;
-	if (!f) {
-		struct buf files = BUF_INIT;
-		files_desc(&files, s);
-		err_set(err, ERR_NOTFOUND,
-			"cluster '%s' of context '%s' is not defined in "
-			"kubeconfig %s",
-			c->cluster, c->context, buf_cstr(&files));
-		buf_release(&files);
-		return -1;
-	}
 	owner = xasprintf("cluster '%s'", c->cluster);
 	if (kc_str(f, body, "server", &server, err) < 0)
 		goto out;
@@ -624,18 +640,8 @@ static int kc_user(struct kube_config *c, const struct kc_set *s,
 	char *owner = NULL;
 	int ret = -1;
 
-	if (kc_find(s, "users", "user", c->user, &body, &f, err) < 0)
+	if (kc_find_of_context(s, c, "user", c->user, &body, &f, err) < 0)
 		return -1;
-	if (!f) {
-		struct buf files = BUF_INIT;
-		files_desc(&files, s);
-		err_set(err, ERR_NOTFOUND,
-			"user '%s' of context '%s' is not defined in "
-			"kubeconfig %s",
-			c->user, c->context, buf_cstr(&files));
-		buf_release(&files);
-		return -1;
-	}
 	if (!body)
 		return 0; /* an empty user: anonymous */
 	owner = xasprintf("user '%s'", c->user);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/json.h"
 #include "util/time.h"
 #include "util/xalloc.h"
 
@@ -74,20 +75,6 @@ void lease_identity(struct buf *out)
 		strcpy(host, "unknown-host");
 	host[sizeof(host) - 1] = '\0';
 	buf_addf(out, "%s/%ld", host, (long)getpid());
-}
-
-static const char *spec_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(o, "spec"), key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double spec_num(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(o, "spec"), key);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
 static void set_str(cJSON *o, const char *key, const char *v)
@@ -190,19 +177,22 @@ int lease_acquire(struct lease *l, struct kube *k, const char *ns,
 			cJSON_Delete(o);
 			goto written;
 		}
-		holder = spec_str(cur, "holderIdentity");
-		renew_s = spec_str(cur, "renewTime");
+		holder = json_str_at(cur, "spec", "holderIdentity");
+		renew_s = json_str_at(cur, "spec", "renewTime");
 		if (!renew_s)
-			renew_s = spec_str(cur, "acquireTime");
+			renew_s = json_str_at(cur, "spec", "acquireTime");
 		if (!renew_s || lease_parse_time(renew_s, &renew) < 0)
 			renew = 0;
-		st = lease_judge(holder, renew, (long)spec_num(cur, "leaseDurationSeconds"),
+		st = lease_judge(holder, renew,
+				 (long)json_num_at(cur, "spec",
+						   "leaseDurationSeconds"),
 				 me, lease_now());
 		if (st == LEASE_HELD) {
 			free(l->holder);
 			l->holder = xstrdup(holder);
 			l->holder_renew = renew;
-			l->holder_duration = (long)spec_num(cur, "leaseDurationSeconds");
+			l->holder_duration = (long)json_num_at(
+				cur, "spec", "leaseDurationSeconds");
 			cJSON_Delete(cur);
 			return 0;
 		}
@@ -213,11 +203,13 @@ int lease_acquire(struct lease *l, struct kube *k, const char *ns,
 		}
 		if (st != LEASE_MINE)
 			set_num(spec, "leaseTransitions",
-				spec_num(cur, "leaseTransitions") + 1);
+				json_num_at(cur, "spec", "leaseTransitions") +
+					1);
 		free(l->taken_from);
 		l->taken_from = st == LEASE_STALE ? xstrdup(holder) : NULL;
 		l->holder_renew = renew;
-		l->holder_duration = (long)spec_num(cur, "leaseDurationSeconds");
+		l->holder_duration = (long)json_num_at(cur, "spec",
+						       "leaseDurationSeconds");
 		hold(spec, l, st == LEASE_MINE);
 		/* the resourceVersion we read stays: it is the precondition */
 		rc = kube_update(k, &lease_res, ns, cur, &res, err);

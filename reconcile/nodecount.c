@@ -11,29 +11,16 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/xalloc.h"
 
 #define NODEPOOL_LABEL "karpenter.sh/nodepool"
 #define DO_NOT_DISRUPT "karpenter.sh/do-not-disrupt"
 
-static const char *str_at(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
-
-	if (b)
-		v = cJSON_GetObjectItemCaseSensitive(v, b);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static const char *meta_at(const cJSON *o, const char *map, const char *key)
-{
-	return str_at(cJSON_GetObjectItemCaseSensitive(o, "metadata"), map, key);
-}
-
 int nodecount_protects(const cJSON *pod)
 {
-	const char *v = meta_at(pod, "annotations", DO_NOT_DISRUPT);
-	const char *phase = str_at(pod, "status", "phase");
+	const char *v = json_meta_at(pod, "annotations", DO_NOT_DISRUPT);
+	const char *phase = json_str_at(pod, "status", "phase");
 
 	/* "true" or a duration protect a pod; "false" or "" do not */
 	if (!v || !*v || !strcmp(v, "false"))
@@ -50,8 +37,8 @@ void nodecount_count(const struct nodecount *c, const char *pool,
 	*claims = c->claims ? 0 : -1;
 	*pods = c->claims && c->pods ? 0 : -1;
 	cJSON_ArrayForEach(nc, c->claims) {
-		const char *p = meta_at(nc, "labels", NODEPOOL_LABEL);
-		const char *node = str_at(nc, "status", "nodeName");
+		const char *p = json_meta_at(nc, "labels", NODEPOOL_LABEL);
+		const char *node = json_str_at(nc, "status", "nodeName");
 
 		if (!p || strcmp(p, pool) || (affected && !affected(nc, ctx)))
 			continue;
@@ -59,7 +46,7 @@ void nodecount_count(const struct nodecount *c, const char *pool,
 		if (!node || *pods < 0)
 			continue;
 		cJSON_ArrayForEach(pod, c->pods) {
-			const char *pn = str_at(pod, "spec", "nodeName");
+			const char *pn = json_str_at(pod, "spec", "nodeName");
 			if (pn && !strcmp(pn, node) && nodecount_protects(pod))
 				(*pods)++;
 		}
@@ -98,7 +85,7 @@ void nodecount_fetch(struct nodecount *out, struct kube *k,
 		goto out;
 	}
 	cJSON_ArrayForEach(nc, out->claims)
-		any_node |= str_at(nc, "status", "nodeName") != NULL;
+		any_node |= json_str_at(nc, "status", "nodeName") != NULL;
 	out->pods = cJSON_CreateArray();
 	if (!any_node)
 		goto out; /* no node registered yet: no pod on one */
@@ -111,7 +98,8 @@ void nodecount_fetch(struct nodecount *out, struct kube *k,
 	}
 	/* keep only what can protect a node: a cluster has many pods */
 	while ((pod = cJSON_DetachItemFromArray(all, 0))) {
-		if (str_at(pod, "spec", "nodeName") && nodecount_protects(pod))
+		if (json_str_at(pod, "spec", "nodeName") &&
+		    nodecount_protects(pod))
 			cJSON_AddItemToArray(out->pods, pod);
 		else
 			cJSON_Delete(pod);

@@ -21,12 +21,6 @@
 #define ANN_WINDOW "gpuform.io/maintenance-window"
 #define ANN_WINDOW_DURATION "gpuform.io/maintenance-window-duration"
 
-static const char *annotation(const cJSON *o, const char *key)
-{
-	return json_str_at(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
-		      "annotations", key);
-}
-
 static int is_nodepool(const cJSON *o)
 {
 	const char *k = json_str_at(o, "kind", NULL), *av = json_str_at(o, "apiVersion", NULL);
@@ -49,10 +43,7 @@ void nodeimpact_init(struct nodeimpact *ni, const cJSON *desired)
 void nodeimpact_release(struct nodeimpact *ni)
 {
 	for (size_t i = 0; i < ni->n; i++) {
-		free(ni->e[i].api_version);
-		free(ni->e[i].kind);
-		free(ni->e[i].ns);
-		free(ni->e[i].name);
+		kobj_id_clear(&ni->e[i].id);
 		impact_release(&ni->e[i].im);
 	}
 	free(ni->e);
@@ -206,8 +197,9 @@ const struct impact *nodeimpact_find(const struct nodeimpact *ni,
 {
 	for (size_t i = 0; i < ni->n; i++) {
 		const struct ni_entry *e = &ni->e[i];
-		if (same(e->kind, it->kind) && same(e->ns, it->ns) &&
-		    same(e->name, it->name) && same(e->api_version, it->api_version))
+		if (same(e->id.kind, it->id.kind) &&
+		    same(e->id.ns, it->id.ns) && same(e->id.name, it->id.name) &&
+		    same(e->id.api_version, it->id.api_version))
 			return &e->im;
 	}
 	return NULL;
@@ -236,9 +228,13 @@ static const cJSON *pool_object(const struct nodeimpact *ni,
 static void check_pool(struct nodeimpact *ni, struct ni_entry *e,
 		       const char *pool, const cJSON *np, long claims, long pods)
 {
-	const char *mode = np ? annotation(np, ANN_INTERRUPTION) : NULL;
-	const char *sched = np ? annotation(np, ANN_WINDOW) : NULL;
-	const char *dur = np ? annotation(np, ANN_WINDOW_DURATION) : NULL;
+	const char *mode = np ? json_meta_at(np, "annotations", ANN_INTERRUPTION)
+			      : NULL;
+	const char *sched = np ? json_meta_at(np, "annotations", ANN_WINDOW)
+			       : NULL;
+	const char *dur = np ? json_meta_at(np, "annotations",
+					    ANN_WINDOW_DURATION)
+			     : NULL;
 	struct buf why = BUF_INIT, line = BUF_INIT, rules = BUF_INIT;
 	long day = (long)(ni->now / 86400), sod = (long)(ni->now % 86400);
 	long mow = ((day + 4) % 7) * 1440 + sod / 60; /* 1970-01-01: Thu */
@@ -250,12 +246,13 @@ static void check_pool(struct nodeimpact *ni, struct ni_entry *e,
 		goto out;
 	has_window = mins > 0;
 	impact_rules_text(&e->im, &rules);
-	buf_addf(&line, "%s: %s %s (%s) replaces the nodes of pool %s "
-			"(interruption: %s; ",
+	buf_addf(&line,
+		 "%s: %s %s (%s) replaces the nodes of pool %s "
+		 "(interruption: %s; ",
 		 ni->allow_replacement ? "allowed by --allow-node-replacement"
-		 : ni->enforce	       ? "held back"
+		 : ni->enforce         ? "held back"
 				       : "would be held back",
-		 e->kind, e->name, buf_cstr(&rules), pool, mode);
+		 e->id.kind, e->id.name, buf_cstr(&rules), pool, mode);
 	add_counts(&line, claims, pods);
 	if (has_window) {
 		buf_addf(&line, ") outside its maintenance window \"%s\" for %s; "
@@ -363,18 +360,16 @@ int nodeimpact_guard(void *ctx, struct kube *k, struct recon_change *c,
 		}
 	first = ni->n;
 	for (size_t i = 0; i < n; i++) {
-		const cJSON *id = c[i].next ? c[i].next : c[i].live;
-		const char *ns = json_str_at(id, "metadata", "namespace");
+		struct kobj_id id;
 		struct ni_entry *e;
 
+		kobj_id_of(c[i].next ? c[i].next : c[i].live, &id);
+		id.api_version = id.api_version ? id.api_version : "";
+		id.kind = id.kind ? id.kind : "";
+		id.name = id.name ? id.name : "";
 		GROW(ni->e, ni->n + 1, ni->alloc);
 		e = &ni->e[ni->n++];
-		e->api_version = xstrdup(json_str_at(id, "apiVersion", NULL) ?
-					 json_str_at(id, "apiVersion", NULL) : "");
-		e->kind = xstrdup(json_str_at(id, "kind", NULL) ? json_str_at(id, "kind", NULL) : "");
-		e->ns = ns ? xstrdup(ns) : NULL;
-		e->name = xstrdup(json_str_at(id, "metadata", "name") ?
-				  json_str_at(id, "metadata", "name") : "");
+		kobj_id_copy(&e->id, &id);
 		e->im = (struct impact)IMPACT_INIT;
 		e->claims = e->pods = -1;
 		e->held = 0;

@@ -23,12 +23,13 @@
 #include <cjson/cJSON.h>
 
 #include "generator/impact.h"
+#include "generator/kobj.h"
 #include "reconcile/nodecount.h"
 #include "reconcile/reconcile.h"
 #include "util/buf.h"
 
 struct ni_entry {
-	char *api_version, *kind, *ns, *name;
+	struct kobj_id id; /* owned (kobj_id_copy) */
 	struct impact im;
 	long claims, pods; /* NodeClaims it replaces, do-not-disrupt pods on
 			    * them; -1: unknown or not counted */

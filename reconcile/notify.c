@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/kobj.h"
 #include "reconcile/lease.h"
 #include "util/xalloc.h"
 
@@ -23,16 +24,7 @@ static const char *inv_ns(const struct notify_run *n)
 /* "nodepool.karpenter.sh/gpu -n ns", as `reconcile` prints items */
 static void item_name(struct buf *out, const struct recon_item *it)
 {
-	const char *slash = strchr(it->api_version, '/');
-
-	for (const char *k = it->kind; *k; k++)
-		buf_addc(out, *k >= 'A' && *k <= 'Z' ? (char)(*k - 'A' + 'a') : *k);
-	if (slash)
-		buf_addf(out, ".%.*s", (int)(slash - it->api_version),
-			 it->api_version);
-	buf_addf(out, "/%s", it->name);
-	if (it->ns)
-		buf_addf(out, " -n %s", it->ns);
+	kobj_display(&it->id, out);
 }
 
 /* cut a message to NOTIFY_MAX_MESSAGE bytes (on a UTF-8 boundary) */

@@ -5,22 +5,16 @@
 
 #include <string.h>
 
-static const char *str_at(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
-	if (b)
-		v = cJSON_GetObjectItemCaseSensitive(v, b);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+#include "util/json.h"
 
 void owner_facts_of(struct owner_facts *f, const cJSON *obj)
 {
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
 
 	f->exists = obj != NULL;
-	f->part_of = str_at(md, "labels", OWNER_PART_OF);
-	f->cluster_label = str_at(md, "labels", OWNER_CLUSTER_LABEL);
-	f->uid = str_at(md, "uid", NULL);
+	f->part_of = json_str_at(md, "labels", OWNER_PART_OF);
+	f->cluster_label = json_str_at(md, "labels", OWNER_CLUSTER_LABEL);
+	f->uid = json_str_at(md, "uid", NULL);
 	if (f->uid && !*f->uid)
 		f->uid = NULL;
 }
@@ -166,8 +160,8 @@ int owner_applied_label(const cJSON *obj, const char *manager)
 
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(md, "managedFields"))
 	{
-		const char *m = str_at(e, "manager", NULL);
-		const char *op = str_at(e, "operation", NULL);
+		const char *m = json_str(e, "manager");
+		const char *op = json_str(e, "operation");
 		const cJSON *f;
 		if (!m || !op || strcmp(m, manager) || strcmp(op, "Apply"))
 			continue;

@@ -14,6 +14,7 @@
 #include "generator/render.h"
 #include "util/yaml.h"
 #include "util/digest.h"
+#include "util/json.h"
 #include "generator/impact.h"
 #include "reconcile/owner.h"
 #include "util/udiff.h"
@@ -34,18 +35,6 @@ const char *const recon_action_names[] = { "unchanged", "created",
 					   "conflict", "failed", "skipped" };
 
 /* ---- identities ---------------------------------------------------------- */
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static const cJSON *jpath(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
-	return b ? cJSON_GetObjectItemCaseSensitive(v, b) : v;
-}
 
 static int valid_name(const char *s)
 {
@@ -96,7 +85,8 @@ struct want {
 };
 
 struct inv_entry {
-	char *api_version, *kind, *ns, *name, *uid;
+	struct kobj_id id; /* owned (kobj_id_copy) */
+	char *uid;
 	char *shared; /* shared object: the gpuform cluster that owns it */
 };
 
@@ -366,9 +356,9 @@ static const cJSON *managed_entry(const cJSON *live, const char *manager,
 {
 	const cJSON *e;
 
-	cJSON_ArrayForEach(e, jpath(live, "metadata", "managedFields"))
-	{
-		const char *m = jstr(e, "manager"), *op = jstr(e, "operation");
+	cJSON_ArrayForEach(e, json_at(live, "metadata", "managedFields")) {
+		const char *m = json_str(e, "manager"),
+			   *op = json_str(e, "operation");
 		if (m && op && !strcmp(m, manager) && !strcmp(op, operation))
 			return e;
 	}
@@ -451,13 +441,13 @@ static int real_conflict(const cJSON *live, const cJSON *desired,
 	const cJSON *e;
 	int real = 0;
 
-	cJSON_ArrayForEach(e, jpath(live, "metadata", "managedFields"))
-	{
-		const char *m = jstr(e, "manager"), *op = jstr(e, "operation");
+	cJSON_ArrayForEach(e, json_at(live, "metadata", "managedFields")) {
+		const char *m = json_str(e, "manager"),
+			   *op = json_str(e, "operation");
 		struct buf prefix = BUF_INIT, paths = BUF_INIT;
 		if (!m || !op || !strcmp(m, fm))
 			continue;
-		conflicting_paths(jpath(e, "fieldsV1", NULL), desired, live,
+		conflicting_paths(json_at(e, "fieldsV1", NULL), desired, live,
 				  &prefix, &paths);
 		if (paths.len) {
 			buf_addf(why, "%sfield%s %s managed by '%s' (%s)",
@@ -532,10 +522,7 @@ static struct recon_item *add_item(struct recon_report *rep,
 	GROW(rep->items, rep->nr + 1, rep->alloc);
 	it = &rep->items[rep->nr++];
 	memset(it, 0, sizeof(*it));
-	it->api_version = xstrdup(id->api_version);
-	it->kind = xstrdup(id->kind);
-	it->ns = id->ns ? xstrdup(id->ns) : NULL;
-	it->name = xstrdup(id->name);
+	kobj_id_copy(&it->id, id);
 	it->action = a;
 	it->detail = detail ? xstrdup(detail) : NULL;
 	it->dry = rep->dry_run;
@@ -559,10 +546,7 @@ void recon_report_release(struct recon_report *r)
 {
 	for (size_t i = 0; i < r->nr; i++) {
 		struct recon_item *it = &r->items[i];
-		free(it->api_version);
-		free(it->kind);
-		free(it->ns);
-		free(it->name);
+		kobj_id_clear(&it->id);
 		free(it->detail);
 		free(it->diff);
 	}
@@ -607,11 +591,11 @@ cJSON *recon_report_json(const struct recon_report *r)
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct recon_item *it = &r->items[i];
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "apiVersion", it->api_version);
-		cJSON_AddStringToObject(o, "kind", it->kind);
-		if (it->ns)
-			cJSON_AddStringToObject(o, "namespace", it->ns);
-		cJSON_AddStringToObject(o, "name", it->name);
+		cJSON_AddStringToObject(o, "apiVersion", it->id.api_version);
+		cJSON_AddStringToObject(o, "kind", it->id.kind);
+		if (it->id.ns)
+			cJSON_AddStringToObject(o, "namespace", it->id.ns);
+		cJSON_AddStringToObject(o, "name", it->id.name);
 		cJSON_AddStringToObject(o, "result", recon_action_names[it->action]);
 		if (it->detail)
 			cJSON_AddStringToObject(o, "detail", it->detail);
@@ -653,10 +637,7 @@ static void inv_push(struct inventory *inv, const struct kobj_id *id,
 		inv_unindex(inv); /* rebuilt larger on the next inv_find */
 	GROW(inv->e, inv->nr + 1, inv->alloc);
 	e = &inv->e[inv->nr++];
-	e->api_version = xstrdup(id->api_version);
-	e->kind = xstrdup(id->kind);
-	e->ns = id->ns ? xstrdup(id->ns) : NULL;
-	e->name = xstrdup(id->name);
+	kobj_id_copy(&e->id, id);
 	e->uid = uid && *uid ? xstrdup(uid) : NULL;
 	e->shared = shared ? xstrdup(shared) : NULL;
 	if (inv->slots) {
@@ -686,10 +667,7 @@ static void inv_release(struct inventory *inv)
 {
 	inv_unindex(inv);
 	for (size_t i = 0; i < inv->nr; i++) {
-		free(inv->e[i].api_version);
-		free(inv->e[i].kind);
-		free(inv->e[i].ns);
-		free(inv->e[i].name);
+		kobj_id_clear(&inv->e[i].id);
 		free(inv->e[i].uid);
 		free(inv->e[i].shared);
 	}
@@ -699,10 +677,7 @@ static void inv_release(struct inventory *inv)
 
 static void entry_ident(const struct inv_entry *e, struct kobj_id *id)
 {
-	id->api_version = e->api_version;
-	id->kind = e->kind;
-	id->ns = e->ns;
-	id->name = e->name;
+	*id = e->id;
 }
 
 /* inv_index: (re)build the identity index (keys[] parallels e[]) */
@@ -760,7 +735,7 @@ static struct inv_entry *inv_find(struct inventory *inv, const struct kobj_id *i
  */
 static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why)
 {
-	const char *text = jstr(jpath(parent, "data", NULL), "inventory");
+	const char *text = json_str_at(parent, "data", "inventory");
 	cJSON *arr = text ? cJSON_Parse(text) : NULL;
 	const cJSON *e;
 	int i = 0, ret = 0;
@@ -777,8 +752,10 @@ static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why
 	}
 	cJSON_ArrayForEach(e, arr)
 	{
-		struct kobj_id id = { jstr(e, "apiVersion"), jstr(e, "kind"),
-				    jstr(e, "namespace"), jstr(e, "name") };
+		struct kobj_id id = { json_str(e, "apiVersion"),
+				      json_str(e, "kind"),
+				      json_str(e, "namespace"),
+				      json_str(e, "name") };
 		i++;
 		if (!id.api_version || !*id.api_version || !id.kind ||
 		    !*id.kind || !id.name || !*id.name) {
@@ -789,7 +766,8 @@ static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why
 		}
 		if (id.ns && !*id.ns)
 			id.ns = NULL;
-		inv_push(inv, &id, jstr(e, "uid"), jstr(e, "sharedWith"));
+		inv_push(inv, &id, json_str(e, "uid"),
+			 json_str(e, "sharedWith"));
 	}
 	cJSON_Delete(arr);
 	return ret;
@@ -798,13 +776,13 @@ static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why
 static int inv_cmp(const void *a, const void *b)
 {
 	const struct inv_entry *x = a, *y = b;
-	int c = strcmp(x->kind, y->kind);
+	int c = strcmp(x->id.kind, y->id.kind);
 	if (!c)
-		c = strcmp(x->ns ? x->ns : "", y->ns ? y->ns : "");
+		c = strcmp(x->id.ns ? x->id.ns : "", y->id.ns ? y->id.ns : "");
 	if (!c)
-		c = strcmp(x->name, y->name);
+		c = strcmp(x->id.name, y->id.name);
 	if (!c)
-		c = strcmp(x->api_version, y->api_version);
+		c = strcmp(x->id.api_version, y->id.api_version);
 	return c;
 }
 
@@ -812,7 +790,7 @@ static int inv_cmp(const void *a, const void *b)
 static int inv_apply_order(const void *a, const void *b)
 {
 	const struct inv_entry *x = a, *y = b;
-	int ra = kobj_kind_rank(x->kind), rb = kobj_kind_rank(y->kind);
+	int ra = kobj_kind_rank(x->id.kind), rb = kobj_kind_rank(y->id.kind);
 
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
@@ -846,9 +824,11 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 		size_t n = 0;
 		for (size_t i = 0; i < inv->nr; i++) {
 			char g[128];
-			const char *grp = kobj_group(inv->e[i].api_version, g, sizeof(g));
-			char *gk = *grp ? xasprintf("%s.%s", inv->e[i].kind, grp)
-					: xstrdup(inv->e[i].kind);
+			const char *grp = kobj_group(inv->e[i].id.api_version,
+						     g, sizeof(g));
+			char *gk = *grp ? xasprintf("%s.%s", inv->e[i].id.kind,
+						    grp)
+					: xstrdup(inv->e[i].id.kind);
 			int dup = 0;
 			for (size_t j = 0; j < n; j++)
 				dup |= !strcmp(list[j], gk);
@@ -865,18 +845,19 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 		free(list);
 	}
 	{
-		char **list = xcalloc(inv->nr + 1, sizeof(char *));
+		const char **list = xcalloc(inv->nr + 1, sizeof(*list));
 		size_t n = 0;
 		for (size_t i = 0; i < inv->nr; i++) {
 			int dup = 0;
-			if (!inv->e[i].ns || !strcmp(inv->e[i].ns, r->o->inventory_ns))
+			if (!inv->e[i].id.ns ||
+			    !strcmp(inv->e[i].id.ns, r->o->inventory_ns))
 				continue;
 			for (size_t j = 0; j < n; j++)
-				dup |= !strcmp(list[j], inv->e[i].ns);
+				dup |= !strcmp(list[j], inv->e[i].id.ns);
 			if (!dup)
-				list[n++] = inv->e[i].ns;
+				list[n++] = inv->e[i].id.ns;
 		}
-		qsort(list, n, sizeof(char *), str_cmp);
+		qsort(list, n, sizeof(*list), str_cmp);
 		for (size_t i = 0; i < n; i++)
 			buf_addf(&nss, "%s%s", i ? "," : "", list[i]);
 		free(list);
@@ -892,11 +873,12 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 	arr = cJSON_CreateArray();
 	for (size_t i = 0; i < inv->nr; i++) {
 		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "apiVersion", inv->e[i].api_version);
-		cJSON_AddStringToObject(e, "kind", inv->e[i].kind);
-		if (inv->e[i].ns)
-			cJSON_AddStringToObject(e, "namespace", inv->e[i].ns);
-		cJSON_AddStringToObject(e, "name", inv->e[i].name);
+		cJSON_AddStringToObject(e, "apiVersion",
+					inv->e[i].id.api_version);
+		cJSON_AddStringToObject(e, "kind", inv->e[i].id.kind);
+		if (inv->e[i].id.ns)
+			cJSON_AddStringToObject(e, "namespace", inv->e[i].id.ns);
+		cJSON_AddStringToObject(e, "name", inv->e[i].id.name);
 		if (inv->e[i].uid)
 			cJSON_AddStringToObject(e, "uid", inv->e[i].uid);
 		if (inv->e[i].shared)
@@ -942,8 +924,7 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 
 		/* entries another writer added since we read (a parent
 		 * just created bare has none yet) */
-		if (*live_parent &&
-		    jpath(jpath(*live_parent, "data", NULL), "inventory", NULL)) {
+		if (*live_parent && json_at(*live_parent, "data", "inventory")) {
 			struct inventory theirs = { 0 };
 			struct buf why = BUF_INIT;
 			if (inv_parse(&theirs, *live_parent, &why) < 0 &&
@@ -982,8 +963,11 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 			cJSON *bare = cJSON_CreateObject();
 			cJSON_AddStringToObject(bare, "apiVersion", "v1");
 			cJSON_AddStringToObject(bare, "kind", "ConfigMap");
-			cJSON_AddItemToObject(bare, "metadata", cJSON_Duplicate(
-				jpath(parent, "metadata", NULL), 1));
+			cJSON_AddItemToObject(bare, "metadata",
+					      cJSON_Duplicate(json_at(parent,
+								      "metadata",
+								      NULL),
+							      1));
 			cJSON_DeleteItemFromObjectCaseSensitive(
 				cJSON_GetObjectItemCaseSensitive(bare, "metadata"),
 				"annotations");
@@ -997,8 +981,8 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 				continue;
 			}
 		} else {
-			const char *rv = jstr(jpath(*live_parent, "metadata", NULL),
-					      "resourceVersion");
+			const char *rv = json_meta_at(*live_parent,
+						      "resourceVersion", NULL);
 			md = cJSON_GetObjectItemCaseSensitive(parent, "metadata");
 			if (rv)
 				cJSON_AddStringToObject(md, "resourceVersion", rv);
@@ -1051,7 +1035,7 @@ static void keep_gpuform_annotations(cJSON *md, const cJSON *o)
 	const cJSON *a;
 	cJSON *keep = NULL;
 
-	cJSON_ArrayForEach(a, jpath(o, "metadata", "annotations")) {
+	cJSON_ArrayForEach(a, json_at(o, "metadata", "annotations")) {
 		if (!cJSON_IsString(a) || strncmp(a->string, "gpuform.io/", 11))
 			continue;
 		if (!keep)
@@ -1076,8 +1060,10 @@ static int list_in_namespaces(struct run *r, const struct kube_resource *res,
 	int ret = 0;
 
 	for (size_t i = 0; i < r->nw + old->nr; i++) {
-		const char *k = i < r->nw ? r->w[i].id.kind : old->e[i - r->nw].kind;
-		const char *ns = i < r->nw ? r->w[i].id.ns : old->e[i - r->nw].ns;
+		const char *k = i < r->nw ? r->w[i].id.kind
+					  : old->e[i - r->nw].id.kind;
+		const char *ns = i < r->nw ? r->w[i].id.ns
+					   : old->e[i - r->nw].id.ns;
 		int dup = 0;
 		if (!ns || strcmp(k, kind))
 			continue;
@@ -1170,7 +1156,7 @@ static int list_kind(struct run *r, const char *api_version,
 		if (wi >= 0) {
 			struct want *x = &r->w[wi];
 			const cJSON *mine = managed_entry(o, r->o->field_manager, "Apply");
-			const char *uid = jstr(jpath(o, "metadata", NULL), "uid");
+			const char *uid = json_meta_at(o, "uid", NULL);
 			struct owner_facts f;
 			const struct inv_entry *e = inv_find(r->old, &id);
 			free(x->uid);
@@ -1181,8 +1167,9 @@ static int list_kind(struct run *r, const char *api_version,
 			x->exists = 1;
 			x->cls = owner_classify(&f, r->applyset_id);
 			if (x->cls == OWNER_OURS && subset_equal(x->obj, o) &&
-			    !(mine && owned_field_gone(jpath(mine, "fieldsV1", NULL),
-						       x->obj))) {
+			    !(mine &&
+			      owned_field_gone(json_at(mine, "fieldsV1", NULL),
+					       x->obj))) {
 				x->state = LIVE_EQUAL;
 				cJSON_Delete(o);
 			} else {
@@ -1195,8 +1182,9 @@ static int list_kind(struct run *r, const char *api_version,
 		/* not desired: keep what a prune needs to know */
 		{
 			cJSON *stub = cJSON_CreateObject(), *md;
-			const char *uid = jstr(jpath(o, "metadata", NULL), "uid");
-			const char *rv = jstr(jpath(o, "metadata", NULL), "resourceVersion");
+			const char *uid = json_meta_at(o, "uid", NULL);
+			const char *rv = json_meta_at(o, "resourceVersion",
+						      NULL);
 			cJSON_AddStringToObject(stub, "apiVersion", id.api_version);
 			cJSON_AddStringToObject(stub, "kind", id.kind);
 			md = cJSON_AddObjectToObject(stub, "metadata");
@@ -1311,22 +1299,22 @@ static void owner_evidence(const cJSON *live, struct buf *out)
 	static const char *const keys[] = { PART_OF, OWNER_CLUSTER_LABEL,
 					    "app.kubernetes.io/managed-by",
 					    NULL };
-	const cJSON *labels = jpath(jpath(live, "metadata", NULL), "labels", NULL);
+	const cJSON *labels = json_at(live, "metadata", "labels");
 	const cJSON *e;
 	size_t mark = out->len;
 	int n = 0;
 
 	for (const char *const *k = keys; *k; k++) {
-		const char *v = jstr(labels, *k);
+		const char *v = json_str(labels, *k);
 		if (v)
 			buf_addf(out, "%s%s=%s", n++ ? ", " : "owner labels ", *k, v);
 	}
 	if (!n)
 		buf_adds(out, "no owner labels");
 	n = 0;
-	cJSON_ArrayForEach(e, jpath(live, "metadata", "managedFields"))
-	{
-		const char *m = jstr(e, "manager"), *op = jstr(e, "operation");
+	cJSON_ArrayForEach(e, json_at(live, "metadata", "managedFields")) {
+		const char *m = json_str(e, "manager"),
+			   *op = json_str(e, "operation");
 		if (m)
 			buf_addf(out, "%s%s (%s)", n++ ? ", " : "; managers ", m,
 				 op ? op : "?");
@@ -1344,8 +1332,7 @@ static int decide_owner(struct run *r, struct want *x)
 {
 	struct recon_item *it = &r->rep->items[x->item];
 	struct buf why = BUF_INIT;
-	const char *other = jstr(jpath(jpath(x->live, "metadata", NULL), "labels", NULL),
-				 OWNER_CLUSTER_LABEL);
+	const char *other = json_meta_at(x->live, "labels", OWNER_CLUSTER_LABEL);
 	int conflict = 0;
 
 	x->ow = owner_write_decision(x->cls, r->o->adopt,
@@ -1420,7 +1407,7 @@ static int found_existing(struct run *r, struct want *x)
 /* a dry run's answer for an object it says exists (not a create) */
 static int has_resource_version(const cJSON *o)
 {
-	const char *rv = jstr(jpath(o, "metadata", NULL), "resourceVersion");
+	const char *rv = json_meta_at(o, "resourceVersion", NULL);
 	return rv && *rv;
 }
 
@@ -1456,8 +1443,8 @@ static int other_inventories(struct run *r, const struct kube_resource *cm,
 	}
 	cJSON_ArrayForEach(p, items)
 	{
-		const char *ns = jstr(jpath(p, "metadata", NULL), "namespace");
-		const char *name = jstr(jpath(p, "metadata", NULL), "name");
+		const char *ns = json_meta_at(p, "namespace", NULL);
+		const char *name = json_meta_at(p, "name", NULL);
 		struct buf why = BUF_INIT;
 		if (ns && name && !strcmp(ns, r->o->inventory_ns) &&
 		    !strcmp(name, self_name))
@@ -1524,7 +1511,7 @@ static int rebuild_inventory(struct run *r, struct inventory *inv)
 			if (!id.api_version || !id.kind || !id.name)
 				continue;
 			if (owner_applied_label(o, r->o->field_manager))
-				inv_push(inv, &id, jstr(jpath(o, "metadata", NULL), "uid"),
+				inv_push(inv, &id, json_meta_at(o, "uid", NULL),
 					 NULL);
 			else
 				add_item(r->rep, &id, RA_SKIPPED,
@@ -1597,7 +1584,7 @@ static int plan_prune(struct run *r, size_t *deletable)
 		pf.entry_uid = old->e[i].uid;
 		pf.entry_shared = old->e[i].shared != NULL;
 		pf.found = s->live != NULL;
-		pf.live_uid = jstr(jpath(s->live, "metadata", NULL), "uid");
+		pf.live_uid = json_meta_at(s->live, "uid", NULL);
 		pf.applied_label = cJSON_IsTrue(
 			cJSON_GetObjectItemCaseSensitive(s->live, STUB_APPLIED));
 		s->v = owner_prune_decision(&pf);
@@ -1707,14 +1694,14 @@ static int read_inventory(struct run *r)
 		r->inventory_missing = 1;
 		goto rebuild;
 	}
-	tool = jstr(jpath(r->live_parent, "metadata", "annotations"),
-		    "applyset.kubernetes.io/tooling");
+	tool = json_meta_at(r->live_parent, "annotations",
+			    "applyset.kubernetes.io/tooling");
 	if (tool && strncmp(tool, "gpuform/", 8))
 		return err_set(r->err, ERR_CONFLICT,
 			       "inventory %s belongs to '%s', not gpuform; "
 			       "refusing to take it over",
 			       r->rep->inventory, tool);
-	if (!jpath(r->live_parent, "data", NULL)) {
+	if (!json_at(r->live_parent, "data", NULL)) {
 		/* created bare, never filled (a run stopped right after
 		 * creating it): like no inventory */
 		r->inventory_missing = 1;
@@ -1765,8 +1752,8 @@ static int list_all(struct run *r)
 			av = r->w[i].id.api_version;
 			kd = r->w[i].id.kind;
 		} else if (i < n + old->nr) {
-			av = old->e[i - n].api_version;
-			kd = old->e[i - n].kind;
+			av = old->e[i - n].id.api_version;
+			kd = old->e[i - n].id.kind;
 		} else {
 			av = kobj_kinds[i - n - old->nr].api_version;
 			kd = kobj_kinds[i - n - old->nr].kind;
@@ -2127,7 +2114,7 @@ static int apply_all(struct run *r)
 							   "error");
 			return -1;
 		}
-		uid = jstr(jpath(result, "metadata", NULL), "uid");
+		uid = json_meta_at(result, "uid", NULL);
 		free(x->uid);
 		x->uid = uid ? xstrdup(uid) : NULL;
 		cJSON_Delete(result);
@@ -2151,10 +2138,10 @@ static void delete_one(struct run *r, struct stale *s, const struct kobj_id *oid
 	int deleted = 0;
 	struct err de = ERR_INIT;
 
-	if (resource_of(r, e->api_version, e->kind, &res) == 0 &&
-	    kube_delete(r->k, res, e->ns, e->name, e->uid,
-			jstr(jpath(s->live, "metadata", NULL), "resourceVersion"),
-			0, &deleted, &de) == 0) {
+	if (resource_of(r, e->id.api_version, e->id.kind, &res) == 0 &&
+	    kube_delete(r->k, res, e->id.ns, e->id.name, e->uid,
+			json_meta_at(s->live, "resourceVersion", NULL), 0,
+			&deleted, &de) == 0) {
 		err_release(&de);
 		add_item(r->rep, oid, RA_PRUNED, NULL);
 		return;

@@ -31,6 +31,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "generator/kobj.h"
 #include "reconcile/kube.h"
 #include "util/err.h"
 
@@ -98,7 +99,7 @@ enum recon_action {
 extern const char *const recon_action_names[];
 
 struct recon_item {
-	char *api_version, *kind, *ns, *name;
+	struct kobj_id id; /* owned (kobj_id_copy) */
 	enum recon_action action;
 	int dry;      /* action is what would happen (dry run) */
 	char *detail; /* conflict fields, error text, skip reason */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "generator/inputs.h"
+#include "git/gitpath.h"
 #include "git/repo.h"
 #include "util/digest.h"
 #include "generator/render.h"
@@ -17,6 +18,7 @@
 #include "generator/validate.h"
 #include "util/yaml.h"
 #include "util/fs.h"
+#include "util/json.h"
 #include "util/url.h"
 #include "util/xalloc.h"
 
@@ -175,10 +177,7 @@ out:
 
 static const char *cluster_label(const cJSON *o)
 {
-	const cJSON *l = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(o, "metadata"), "labels");
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(l, "gpuform.io/cluster");
-	return cJSON_IsString(c) ? c->valuestring : NULL;
+	return json_meta_at(o, "labels", "gpuform.io/cluster");
 }
 
 /* the one cluster the objects of a rendered directory are for */
@@ -348,25 +347,6 @@ static int fetch_tree(const char *cache, const struct source_git *g,
 	return ret;
 }
 
-/* "./clusters/" -> "clusters"; "" and "./" -> "." */
-static char *normalise_git_path(const char *p)
-{
-	char *s;
-	size_t n;
-
-	while (p[0] == '.' && p[1] == '/')
-		p += 2;
-	s = xstrdup(p);
-	n = strlen(s);
-	while (n > 1 && s[n - 1] == '/')
-		s[--n] = '\0';
-	if (!n || !strcmp(s, "/")) {
-		free(s);
-		s = xstrdup(".");
-	}
-	return s;
-}
-
 int source_load_git(struct source *out, const struct source_git *g,
 		    int *usage, struct diags *d, struct err *err)
 {
@@ -375,7 +355,7 @@ int source_load_git(struct source *out, const struct source_git *g,
 	struct fs_tree tree = FS_TREE_INIT;
 	char oid[REPO_OID_HEX];
 	char *cache = NULL, *label = NULL, *dir = NULL;
-	char *path = normalise_git_path(g->path ? g->path : "clusters");
+	char *path = git_path_clean(g->path ? g->path : "clusters");
 	struct buf damage = BUF_INIT;
 	const char *ref = g->ref ? g->ref : "main";
 	struct buf shown = BUF_INIT; /* the URL without user info */
@@ -463,7 +443,7 @@ int source_load_git(struct source *out, const struct source_git *g,
 		/* the intent of the same commit, for reconcile --preflight:
 		 * what the rendered directory is checked against */
 		struct repo *r = NULL;
-		char *ip = normalise_git_path(g->intent);
+		char *ip = git_path_clean(g->intent);
 		int rr = repo_open(&r, cache, err);
 
 		if (rr == 0)

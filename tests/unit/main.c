@@ -50,6 +50,7 @@ static Suite *(*const suites[])(void) = {
 	kobj_suite,
 	kube_suite,
 	reconcile_suite,
+	nodeimpact_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

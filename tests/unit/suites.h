@@ -41,6 +41,7 @@ Suite *helpers_suite(void);  /* test_helpers.c: util/base64, backoff, time, wipe
 Suite *kobj_suite(void);      /* test_kobj.c: generator/kobj.c */
 Suite *kube_suite(void);      /* test_kube.c: kube.c on a canned connection, nodecount.c */
 Suite *reconcile_suite(void); /* test_reconcile.c: reconcile.c on tests/unit/kube_fake.c */
+Suite *nodeimpact_suite(void); /* test_nodeimpact.c: the node-replacement guard */
 
 /*
  * ---- more suites go here ----

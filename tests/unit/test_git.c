@@ -12,6 +12,7 @@
 #include <check.h>
 
 #include "git/credstore.h"
+#include "git/gitpath.h"
 #include "git/knownhosts.h"
 #include "tests/unit/suites.h"
 #include "util/base64.h"
@@ -171,6 +172,34 @@ START_TEST(test_credstore_unreadable)
 }
 END_TEST
 
+/* ---- git_path_clean -------------------------------------------------------- */
+
+static const struct {
+	const char *in, *want;
+} clean_cases[] = {
+	{ "clusters", "clusters" },
+	{ "./clusters/", "clusters" },
+	{ "././a/b//", "a/b" },
+	{ "", "." },
+	{ "./", "." },
+	{ "/", "." },
+	{ ".", "." },
+	{ "a/./b", "a/./b" },
+	{ "/abs/", "/abs" },
+	{ ".hidden/", ".hidden" },
+};
+
+START_TEST(test_git_path_clean)
+{
+	char *got = git_path_clean(clean_cases[_i].in);
+
+	ck_assert_msg(!strcmp(got, clean_cases[_i].want),
+		      "'%s': '%s', want '%s'", clean_cases[_i].in, got,
+		      clean_cases[_i].want);
+	free(got);
+}
+END_TEST
+
 Suite *git_suite(void)
 {
 	Suite *s = suite_create("git");
@@ -179,6 +208,10 @@ Suite *git_suite(void)
 	tcase_add_loop_test(tc, test_knownhosts, 0,
 			    (int)(sizeof(kh_cases) / sizeof(kh_cases[0])));
 	tcase_add_test(tc, test_knownhosts_no_file);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("path");
+	tcase_add_loop_test(tc, test_git_path_clean, 0,
+			    (int)(sizeof(clean_cases) / sizeof(clean_cases[0])));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("credstore");
 	tcase_add_loop_test(tc, test_credstore, 0,

@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_helpers.c: the helpers that exist once for every layer:
  * util/base64.c (OpenSSL underneath), util/backoff.c, util/time.c,
- * util/digest.c's secret wipe.
+ * util/digest.c's secret wipe, util/json.c's cJSON getters.
  */
 #include <stdint.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "util/base64.h"
 #include "util/buf.h"
 #include "util/digest.h"
+#include "util/json.h"
 #include "util/time.h"
 #include "util/xalloc.h"
 
@@ -284,6 +285,42 @@ START_TEST(test_wipe)
 }
 END_TEST
 
+/* ---- json getters -------------------------------------------------------- */
+
+START_TEST(test_json_getters)
+{
+	cJSON *o = cJSON_Parse("{\"metadata\":{\"name\":\"a\",\"uid\":7,"
+			       "\"labels\":{\"k\":\"v\"}},\"spec\":{\"n\":3},"
+			       "\"list\":[{\"name\":\"x\"}],\"s\":\"t\"}");
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(json_str(o, "s"), "t");
+	ck_assert_ptr_null(json_str(o, "metadata")); /* not a string */
+	ck_assert_ptr_null(json_str(NULL, "s"));
+	ck_assert_str_eq(json_str_at(o, "metadata", "name"), "a");
+	ck_assert_str_eq(json_str_at(o, "s", NULL), "t");
+	ck_assert_ptr_null(json_str_at(o, "metadata", "uid"));
+	ck_assert_ptr_null(json_str_at(o, "nope", "name"));
+	ck_assert_str_eq(json_text_at(o, "metadata", "uid"), "");
+	ck_assert_str_eq(json_text_at(o, "metadata", "name"), "a");
+	ck_assert_ptr_eq(json_at(o, "metadata", "labels"),
+			 cJSON_GetObjectItemCaseSensitive(json_get(o, "metadata"),
+							  "labels"));
+	ck_assert_ptr_eq(json_at(o, "spec", NULL), json_get(o, "spec"));
+	ck_assert_ptr_null(json_at(o, "s", "x")); /* a string has no keys */
+	ck_assert_ptr_null(json_get(json_get(o, "list"), "name")); /* array */
+	ck_assert_str_eq(json_meta_at(o, "name", NULL), "a");
+	ck_assert_str_eq(json_meta_at(o, "labels", "k"), "v");
+	ck_assert_ptr_null(json_meta_at(o, "labels", "nope"));
+	ck_assert_ptr_null(json_meta_at(json_get(o, "spec"), "name", NULL));
+	ck_assert(json_num_at(o, "spec", "n") == 3);
+	ck_assert(json_num_at(o, "metadata", "uid") == 7);
+	ck_assert(json_num_at(o, "metadata", "name") == 0);
+	ck_assert(json_num_at(NULL, "spec", "n") == 0);
+	cJSON_Delete(o);
+}
+END_TEST
+
 Suite *helpers_suite(void)
 {
 	Suite *s = suite_create("helpers");
@@ -311,6 +348,10 @@ Suite *helpers_suite(void)
 
 	tc = tcase_create("wipe");
 	tcase_add_test(tc, test_wipe);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("json");
+	tcase_add_test(tc, test_json_getters);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -534,10 +534,7 @@ static void add(struct recon_report *r, const char *av, const char *kind,
 	}
 	it = &r->items[r->nr++];
 	memset(it, 0, sizeof(*it));
-	it->api_version = xstrdup(av);
-	it->kind = xstrdup(kind);
-	it->ns = ns ? xstrdup(ns) : NULL;
-	it->name = xstrdup(name);
+	kobj_id_copy(&it->id, &(struct kobj_id){ av, kind, ns, name });
 	it->action = a;
 	it->detail = detail ? xstrdup(detail) : NULL;
 	r->counts[a]++;

@@ -44,6 +44,28 @@ START_TEST(test_identity)
 }
 END_TEST
 
+START_TEST(test_id_copy)
+{
+	char av[] = "karpenter.sh/v1", kind[] = "NodePool", name[] = "gpu";
+	struct kobj_id src = { av, kind, NULL, name }, c;
+	struct buf d = BUF_INIT;
+
+	kobj_id_copy(&c, &src);
+	av[0] = kind[0] = name[0] = 'x'; /* the copy owns its strings */
+	ck_assert_str_eq(c.api_version, "karpenter.sh/v1");
+	ck_assert_str_eq(c.kind, "NodePool");
+	ck_assert_str_eq(c.name, "gpu");
+	ck_assert_ptr_null(c.ns);
+	kobj_display(&c, &d);
+	ck_assert_str_eq(buf_cstr(&d), "nodepool.karpenter.sh/gpu");
+	kobj_id_clear(&c);
+	ck_assert_ptr_null(c.api_version);
+	ck_assert_ptr_null(c.kind);
+	ck_assert_ptr_null(c.name);
+	buf_release(&d);
+}
+END_TEST
+
 START_TEST(test_kinds)
 {
 	const struct kobj_kind *k;
@@ -72,6 +94,7 @@ Suite *kobj_suite(void)
 	TCase *t = tcase_create("kobj");
 
 	tcase_add_test(t, test_identity);
+	tcase_add_test(t, test_id_copy);
 	tcase_add_test(t, test_kinds);
 	suite_add_tcase(s, t);
 	return s;

@@ -124,8 +124,8 @@ static const struct recon_item *item(const struct run *r, const char *kind,
 				     const char *name)
 {
 	for (size_t i = 0; i < r->rep.nr; i++)
-		if (!strcmp(r->rep.items[i].kind, kind) &&
-		    !strcmp(r->rep.items[i].name, name))
+		if (!strcmp(r->rep.items[i].id.kind, kind) &&
+		    !strcmp(r->rep.items[i].id.name, name))
 			return &r->rep.items[i];
 	return NULL;
 }
