@@ -32,13 +32,19 @@ static void wl_fill(struct capplan_wl *o, const struct workload *w,
 	{
 		const char *types[3];
 		size_t n;
+		int reserved = 0, on_demand = 0;
 
 		o->spot = plan_capacity_types(w, types, &n);
-		o->capacity = !w->capacity ? (o->spot ? "spot" : "on-demand")
-			      : w->cap_fallback == CAPF_SPOT ? "reserved+spot"
-			      : w->cap_fallback == CAPF_ON_DEMAND
-				      ? "reserved+on-demand"
-				      : "reserved";
+		/* the label follows the types the NodePool allows, not a
+		 * second reading of the intent */
+		for (size_t i = 0; i < n; i++) {
+			reserved |= !strcmp(types[i], "reserved");
+			on_demand |= !strcmp(types[i], "on-demand");
+		}
+		o->capacity = !reserved   ? (o->spot ? "spot" : "on-demand")
+			      : o->spot   ? "reserved+spot"
+			      : on_demand ? "reserved+on-demand"
+					  : "reserved";
 	}
 	o->per_pod = c->per_pod;
 	o->gang = c->gang;
