@@ -374,31 +374,21 @@ static long gang_gpus(const struct capplan_wl *c, long mult)
 	return ceil_div((c->gang > 0 ? c->gang : 1) * c->per_pod, mult);
 }
 
-static void set_why(struct advise_rec *a, const char *fmt, ...)
+/* *dst = the formatted text (the old one freed) */
+static void set_text(char **dst, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void set_why(struct advise_rec *a, const char *fmt, ...)
+static void set_text(char **dst, const char *fmt, ...)
 {
 	struct buf b = BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
 	buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	free(a->why);
-	a->why = buf_detach(&b, NULL);
+	free(*dst);
+	*dst = buf_detach(&b, NULL);
 }
-
-static void set_note(struct advise_rec *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void set_note(struct advise_rec *a, const char *fmt, ...)
-{
-	struct buf b = BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	free(a->note);
-	a->note = buf_detach(&b, NULL);
-}
+#define set_why(a, ...) set_text(&(a)->why, __VA_ARGS__)
+#define set_note(a, ...) set_text(&(a)->note, __VA_ARGS__)
 
 /* too little data to judge: say what is missing */
 static int thin(struct advise_rec *a, const struct advise_obs *ob,
