@@ -91,6 +91,34 @@ const struct cmd cmd_table[] = {
 	  "plan is printed), 2 usage, 3 invalid intent or price file (nothing\n"
 	  "printed), 4 I/O error.",
 	  "@file", 0 },
+	{ "advise", cmd_advise,
+	  "recommend intent changes from observed GPU usage (Prometheus)",
+	  "--prometheus URL [--window 14d] [--at TIME] [-o text|markdown|json]\n"
+	  "[--write] [--commit --branch NAME] INTENT...",
+	  "Read from Prometheus what each workload's GPUs did over a window\n"
+	  "(default the last 14 days): GPUs requested by running pods on the\n"
+	  "workload's NodePool (kube-state-metrics), the busiest GPU's\n"
+	  "utilisation and memory (dcgm-exporter), and the ClusterQueue's\n"
+	  "pending Workloads and admission wait (Kueue). From them, recommend\n"
+	  "changes of the intent, each with its evidence, the change of plan's\n"
+	  "cost ceiling and the node impact diff would show: lower maxGpus to\n"
+	  "the observed peak plus headroom, raise it when gangs wait for\n"
+	  "quota, time-slice inference and dev GPUs that are mostly idle.\n"
+	  "Nothing is recommended for a healthy workload, nor when the data\n"
+	  "is too thin to judge (it says what is missing), nor anything that\n"
+	  "would not validate (a quota below a gang or the peak, sharing on a\n"
+	  "training pool).\n"
+	  "\n"
+	  "advise never changes a cluster. --write edits the intent files in\n"
+	  "place (the changed keys only); --commit puts the edited files on a\n"
+	  "new branch, the evidence in the commit message, ready for a pull\n"
+	  "request; -o markdown is the pull request's body. See\n"
+	  "docs/advise.md for the queries and the thresholds.\n",
+	  advise_opts, NULL,
+	  "Exit: 0 nothing to change, 1 changes recommended (written or\n"
+	  "committed when asked), 2 usage, 3 invalid intent, 4 Prometheus,\n"
+	  "Git or I/O error (nothing written).",
+	  "@file", 0 },
 	{ "reconcile", cmd_reconcile,
 	  "make the cluster match the intents (server-side apply)",
 	  "[options] INTENT... | DIR\n"

@@ -1165,6 +1165,106 @@ out:
 	return ret;
 }
 
+int repo_commit_files(struct repo *r, const char *branch, const char *base,
+		      const struct repo_file *files, size_t n,
+		      const char *message, char oid[REPO_OID_HEX],
+		      struct err *err)
+{
+	struct buf refname = BUF_INIT, log = BUF_INIT;
+	struct repo_commit o = { branch, NULL, 0, message, NULL, NULL };
+	git_tree_update *up = xcalloc(n ? n : 1, sizeof(*up));
+	git_object *obj = NULL;
+	git_commit *parent = NULL, *tip = NULL;
+	git_tree *tree = NULL;
+	git_signature *author = NULL, *committer = NULL;
+	git_reference *ref = NULL;
+	git_oid root, id;
+	const git_commit *parents[1];
+	int e, ret = -1;
+
+	if (branch_refname(branch, &refname, err) < 0)
+		goto out;
+	if (!message || !*message) {
+		err_set(err, ERR_INVALID, "empty commit message");
+		goto out;
+	}
+	if (branch_tip(r, buf_cstr(&refname), &tip, err) < 0)
+		goto out;
+	if (tip) {
+		err_set(err, ERR_CONFLICT,
+			"branch '%s' exists already in '%s'; name a new one "
+			"(nothing was committed)",
+			branch, r->path);
+		goto out;
+	}
+	e = git_revparse_single(&obj, r->git, base ? base : "HEAD");
+	if (e == 0)
+		e = git_object_peel((git_object **)&parent, obj,
+				    GIT_OBJECT_COMMIT);
+	if (e == 0)
+		e = git_commit_tree(&tree, parent);
+	if (e < 0) {
+		git_fail(err, e, "cannot read '%s'", base ? base : "HEAD");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (check_path(files[i].path, "file name", err) < 0)
+			goto out;
+		e = git_blob_create_from_buffer(&up[i].id, r->git, files[i].data,
+						files[i].len);
+		if (e < 0) {
+			git_fail(err, e, "cannot store '%s'", files[i].path);
+			goto out;
+		}
+		up[i].action = GIT_TREE_UPDATE_UPSERT;
+		up[i].filemode = GIT_FILEMODE_BLOB;
+		up[i].path = files[i].path;
+	}
+	e = git_tree_create_updated(&root, r->git, tree, n, up);
+	if (e < 0) {
+		git_fail(err, e, "cannot build the new tree");
+		goto out;
+	}
+	git_tree_free(tree);
+	tree = NULL;
+	e = git_tree_lookup(&tree, r->git, &root);
+	if (e < 0) {
+		git_fail(err, e, "cannot read the new tree");
+		goto out;
+	}
+	if (signatures(r, &o, &author, &committer, err) < 0)
+		goto out;
+	parents[0] = parent;
+	e = git_commit_create(&id, r->git, NULL, author, committer, NULL,
+			      message, tree, 1, parents);
+	if (e < 0) {
+		git_fail(err, e, "cannot create the commit");
+		goto out;
+	}
+	buf_adds(&log, "branch (gpuform): ");
+	buf_add(&log, message, strcspn(message, "\n"));
+	e = git_reference_create(&ref, r->git, buf_cstr(&refname), &id, 0,
+				 buf_cstr(&log));
+	if (e < 0) {
+		git_fail(err, e, "cannot create '%s'", buf_cstr(&refname));
+		goto out;
+	}
+	git_oid_tostr(oid, REPO_OID_HEX, &id);
+	ret = 0;
+out:
+	git_reference_free(ref);
+	git_signature_free(committer);
+	git_signature_free(author);
+	git_tree_free(tree);
+	git_commit_free(parent);
+	git_commit_free(tip);
+	git_object_free(obj);
+	free(up);
+	buf_release(&log);
+	buf_release(&refname);
+	return ret;
+}
+
 int repo_reset_branch(struct repo *r, const char *branch, const char *oid,
 		      struct err *err)
 {

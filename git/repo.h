@@ -102,6 +102,25 @@ struct repo_commit {
 int repo_commit_tree(struct repo *r, const struct repo_commit *o,
 		     char oid[REPO_OID_HEX], int *changed, struct err *err);
 
+/* one file to commit: its path in the repository and its content */
+struct repo_file {
+	const char *path;
+	const char *data;
+	size_t len;
+};
+
+/*
+ * repo_commit_files: a new branch refs/heads/<branch> (ERR_CONFLICT when
+ * it exists) whose one commit has base's tree (a revision, NULL = HEAD)
+ * with each file written (created or replaced), parent base. HEAD, the
+ * index and the work tree are untouched: the branch is ready to push for
+ * a pull request (`gpuform advise --commit`).
+ */
+int repo_commit_files(struct repo *r, const char *branch, const char *base,
+		      const struct repo_file *files, size_t n,
+		      const char *message, char oid[REPO_OID_HEX],
+		      struct err *err);
+
 /*
  * repo_remote_check: `remote` names a configured remote, or is a URL, an
  * scp-like address or the path of an existing directory; ERR_NOTFOUND

@@ -11,12 +11,13 @@
 # the metrics parser and the Pushgateway stand-in of tests/incluster.sh; man-db
 # and groff-base so tests/docs.sh can render the man pages with man -l; zsh
 # to load the generated zsh completion; python3-botocore verifies the SigV4
-# signatures of gpuform preflight in tests/tools/awsfake.py.)
+# signatures of gpuform preflight in tests/tools/awsfake.py; prometheus
+# (and its promtool) is the real Prometheus of tests/advise.sh.)
 set -eu
 
 PKGS="build-essential pkg-config libgit2-dev libyaml-dev libcurl4-openssl-dev libcjson-dev
 libssl-dev check etcd-server curl openssl jq git lighttpd openssh-server python3
-python3-jsonschema python3-botocore man-db groff-base zsh"
+python3-jsonschema python3-botocore man-db groff-base zsh prometheus"
 
 missing=''
 for p in $PKGS; do

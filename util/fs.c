@@ -420,3 +420,87 @@ out:
 	buf_release(&lastdir);
 	return ret;
 }
+
+/* write data to a fresh temporary sibling of path with mode, synced */
+static int write_sibling(const char *path, const char *data, size_t len,
+			 mode_t mode, char **tmp_out, struct err *err)
+{
+	char *tmp = xasprintf("%s.gpuform-XXXXXX", path);
+	int fd = mkstemp(tmp);
+	size_t off = 0;
+
+	if (fd < 0) {
+		err_errno(err, "cannot write next to '%s'", path);
+		free(tmp);
+		return -1;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err_errno(err, "cannot write '%s'", tmp);
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fchmod(fd, mode & 07777) < 0 || fsync(fd) < 0) {
+		err_errno(err, "cannot write '%s'", tmp);
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		err_errno(err, "cannot write '%s'", tmp);
+		goto fail;
+	}
+	*tmp_out = tmp;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	return -1;
+}
+
+int fs_replace_files(char *const *paths, const char *const *data,
+		     const size_t *len, size_t n, struct err *err)
+{
+	char **tmp = xcalloc(n ? n : 1, sizeof(*tmp));
+	size_t i, done = 0;
+	int ret = -1;
+
+	for (i = 0; i < n; i++) {
+		struct stat st;
+		if (lstat(paths[i], &st) < 0) {
+			err_errno(err, "cannot read '%s'", paths[i]);
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			err_set(err, ERR_INVALID,
+				"'%s' is not a regular file; it was not "
+				"changed",
+				paths[i]);
+			goto out;
+		}
+		if (write_sibling(paths[i], data[i], len[i], st.st_mode,
+				  &tmp[i], err) < 0)
+			goto out;
+	}
+	for (done = 0; done < n; done++)
+		if (rename(tmp[done], paths[done]) < 0) {
+			err_errno(err, "cannot replace '%s' (%zu of %zu files "
+				       "were replaced)",
+				  paths[done], done, n);
+			goto out;
+		}
+	ret = 0;
+out:
+	for (i = done; i < n; i++)
+		if (tmp[i])
+			unlink(tmp[i]);
+	for (i = 0; i < n; i++)
+		free(tmp[i]);
+	free(tmp);
+	return ret;
+}

@@ -56,6 +56,18 @@ int fs_tree_write_atomic(const struct fs_tree *t, const char *dir,
 			 const char *owner_file, const char *owner_prefix,
 			 struct err *err);
 
+/*
+ * fs_replace_files: replace the n existing regular files paths[i] with
+ * data[i] (len[i] bytes), keeping each file's mode. Every new content is
+ * written and synced to a temporary sibling first; only when all are
+ * there are they renamed over the files, so a failure while writing
+ * leaves every file as it was. (A failure between two renames, which
+ * needs the directory to vanish under us, can leave a part renamed: the
+ * message says which.)
+ */
+int fs_replace_files(char *const *paths, const char *const *data,
+		     const size_t *len, size_t n, struct err *err);
+
 /* fs_remove_tree: rm -rf without following symlinks. */
 int fs_remove_tree(const char *path, struct err *err);
 

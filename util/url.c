@@ -76,3 +76,19 @@ char *url_percent_decode(const char *s, size_t n)
 	*o = '\0';
 	return out;
 }
+
+void url_form_encode(struct buf *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
+		    *p == '_' || *p == '~') {
+			buf_addc(out, (char)*p);
+		} else {
+			buf_addc(out, '%');
+			buf_addc(out, hex[*p >> 4]);
+			buf_addc(out, hex[*p & 15]);
+		}
+	}
+}

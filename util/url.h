@@ -24,4 +24,8 @@ void url_strip_userinfo(const char *url, struct buf *out);
  * kept as they are), NUL-terminated, to free() */
 char *url_percent_decode(const char *s, size_t n);
 
+/* url_form_encode: s as application/x-www-form-urlencoded (RFC 3986
+ * unreserved characters kept, everything else %XX), appended to out */
+void url_form_encode(struct buf *out, const char *s);
+
 #endif

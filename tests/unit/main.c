@@ -47,6 +47,7 @@ static Suite *(*const suites[])(void) = {
 	helpers_suite,
 	git_suite,
 	capacity_suite,
+	advise_suite,
 	kobj_suite,
 	kube_suite,
 	reconcile_suite,

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# tests/advise.sh: `gpuform advise` against a real Prometheus (Debian's
+# prometheus package) on 127.0.0.1, holding 14 days of series that
+# tests/tools/promgen.py writes and `promtool tsdb create-blocks-from
+# openmetrics` backfills: the scenarios of tests/advise/fleet.yaml (an
+# oversized fine-tune quota, a starved training queue, under-used inference,
+# notebooks idle nights and weekends, a healthy pool). Then --write, --commit
+# and `diff` of the result, thin data, and the faults a real Prometheus does
+# not produce on demand (tests/tools/promfake.py): nothing is ever written.
+#
+#   GPUFORM=build/san/gpuform bash tests/advise.sh
+# Closing line: "N passed, N failed".
+
+# shellcheck disable=SC2016 # check conditions: single-quoted, eval'd later
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+{
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
+cd "$root" || exit 1
+t_isolate
+t_git_isolate
+t_gpuform
+t_need prometheus promtool python3 git curl
+WORK=
+t_tmpdir WORK
+
+END=1795996800 # 2026-11-30T00:00:00Z
+STEP=3600
+gf() {
+	OUT=$(cd "${CWD:-$root}" && timeout 300 "$GPUFORM" "$@" 2>"$WORK/stderr")
+	RC=$?
+	ERR=$(cat "$WORK/stderr")
+}
+has_out() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
+has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
+
+# ---- a real Prometheus with 14 days of backfilled data ---------------------
+python3 tests/tools/promgen.py "$END" 15 "$STEP" >"$WORK/fleet.om" ||
+	t_abort "promgen.py"
+t_setup "backfill $(wc -c <"$WORK/fleet.om") bytes of OpenMetrics" \
+	'promtool tsdb create-blocks-from openmetrics -q "$WORK/fleet.om" "$WORK/tsdb" >"$WORK/promtool.log" 2>&1'
+python3 tests/tools/promgen.py "$END" 15 "$STEP" nolabel >"$WORK/nolabel.om" ||
+	t_abort "promgen.py nolabel"
+t_setup "backfill the scenario without the nodepool label" \
+	'promtool tsdb create-blocks-from openmetrics -q "$WORK/nolabel.om" "$WORK/tsdb-nolabel" >>"$WORK/promtool.log" 2>&1'
+rm -f "$WORK/fleet.om" "$WORK/nolabel.om"
+printf 'global:\n  scrape_interval: 1h\n' >"$WORK/prom.yml"
+
+# start_prom TSDB VAR: Prometheus on a free loopback port, its URL in VAR
+start_prom() {
+	local tsdb=$1 var=$2 port i
+	port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+	prometheus --config.file="$WORK/prom.yml" --storage.tsdb.path="$tsdb" \
+		--storage.tsdb.retention.time=100y --web.listen-address="127.0.0.1:$port" \
+		>"$tsdb.log" 2>&1 &
+	t_on_exit "kill $! 2>/dev/null"
+	for i in $(seq 1 120); do
+		curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null 2>&1 && break
+		sleep 0.5
+	done
+	curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null 2>&1 ||
+		t_abort "Prometheus on port $port" "$(tail -5 "$tsdb.log")"
+	printf -v "$var" 'http://127.0.0.1:%s' "$port"
+	t_note "setup: $(prometheus --version 2>&1 | head -1) on port $port"
+}
+start_prom "$WORK/tsdb" PROM
+start_prom "$WORK/tsdb-nolabel" PROM_NOLABEL
+
+A=(advise --prometheus "$PROM" --at "$END" --window 14d --step 1h --timeout 120s)
+
+# ---- the recommendations ------------------------------------------------------
+mkdir -p "$WORK/repo"
+cp tests/advise/fleet.yaml "$WORK/repo/fleet.yaml"
+git -C "$WORK/repo" init -q -b main && git -C "$WORK/repo" add fleet.yaml &&
+	git -C "$WORK/repo" commit -q -m fleet || t_abort "git repository"
+gf "${A[@]}" -o json "$WORK/repo/fleet.yaml"
+JSON=$OUT
+check 'advise: exit 1 when changes are recommended' '[ $RC -eq 1 ]'
+rec() { # rec WORKLOAD FIELD: one field of the JSON recommendation
+	printf '%s' "$JSON" | python3 -c 'import json,sys
+d=json.load(sys.stdin)
+w=[x for x in d["files"][0]["workloads"] if x["workload"]==sys.argv[1]][0]
+print(w.get(sys.argv[2], ""))' "$1" "$2"
+}
+check 'oversized fine-tune quota: maxGpus 64 -> 24 (peak 16 + 25%, whole 8-GPU nodes)' \
+	'[ "$(rec finetune recommendation)" = lower-max-gpus ] && [ "$(rec finetune newMaxGpus)" = 24 ]'
+check 'starved training queue: maxGpus 32 -> 64 (one more 4 x 8 gang)' \
+	'[ "$(rec pretrain recommendation)" = raise-max-gpus ] && [ "$(rec pretrain newMaxGpus)" = 64 ]'
+check 'under-used inference: time-slicing x4 and maxGpus 16 -> 3' \
+	'[ "$(rec chat recommendation)" = time-slicing ] && [ "$(rec chat timeSlicingReplicas)" = 4 ] && [ "$(rec chat newMaxGpus)" = 3 ]'
+check 'notebooks idle nights and weekends, GPUs 2-5% busy: time-slicing and fewer GPUs' \
+	'[ "$(rec notebooks recommendation)" = time-slicing ] && [ "$(rec notebooks newMaxGpus)" = 2 ]'
+check 'healthy pool: nothing recommended' \
+	'[ "$(rec ranker recommendation)" = none ] && [ "$(rec ranker changesIntent)" = False ]'
+check 'every change carries its evidence, cost and node impact' \
+	'[ "$(printf %s "$JSON" | python3 -c "import json,sys
+d=json.load(sys.stdin)
+print(all(w[\"why\"] and w[\"observed\"] and (not w[\"changesIntent\"] or (\"usdPerHourAfter\" in w and w[\"nodeImpact\"])) for w in d[\"files\"][0][\"workloads\"]))")" = True ]'
+check 'a quota is never lowered below the observed peak or a gang' \
+	'[ "$(printf %s "$JSON" | python3 -c "import json,sys
+d=json.load(sys.stdin)
+ok=True
+for w in d[\"files\"][0][\"workloads\"]:
+    n=w.get(\"newMaxGpus\")
+    if n is None: continue
+    r=w.get(\"timeSlicingReplicas\",1)
+    ok=ok and n*r >= w[\"observed\"][\"requestedUnitsPeak\"]
+print(ok)")" = True ]'
+
+gf "${A[@]}" "$WORK/repo/fleet.yaml"
+check 'text: the time-slicing change replaces the nodes of pool chat' \
+	'has_out "node impact: 1 node-replacing change (pool chat)"'
+check 'text: the cost effect in USD/h and USD/month' \
+	'has_out "plan'"'"'s ceiling 440.32 USD/h -> 165.12 USD/h (-275.20 USD/h, -200896 USD/month)"'
+gf "${A[@]}" -o markdown "$WORK/repo/fleet.yaml"
+check 'markdown: a table for the pull request body' \
+	'has_out "| workload | recommendation | evidence | cost | node impact |" && has_out "| \`chat\` | \`sharing: none -> {timeSlicing: 4}, maxGpus: 16 -> 3\` |"'
+check 'advise without --write changes no file' \
+	'cmp -s tests/advise/fleet.yaml "$WORK/repo/fleet.yaml"'
+
+# ---- --write: minimal edits that validate -----------------------------------
+gf "${A[@]}" --write "$WORK/repo/fleet.yaml"
+check 'advise --write: exit 1 (changes written)' '[ $RC -eq 1 ]'
+diff tests/advise/fleet.yaml "$WORK/repo/fleet.yaml" >"$WORK/write.diff"
+cat >"$WORK/write.expect" <<'EOF'
+20c20
+<       maxGpus: 64   # sized for a launch that never came
+---
+>       maxGpus: 24   # sized for a launch that never came
+29c29
+<       maxGpus: 32
+---
+>       maxGpus: 64
+36c36,37
+<       maxGpus: 16
+---
+>       maxGpus: 3
+>       sharing: {timeSlicing: 4}
+42c43,44
+<       maxGpus: 16
+---
+>       maxGpus: 2
+>       sharing: {timeSlicing: 4}
+EOF
+check '--write changes only the recommended keys (comments and order kept)' \
+	'diff -u "$WORK/write.expect" "$WORK/write.diff"'
+gf validate "$WORK/repo/fleet.yaml"
+check 'the written intent validates' '[ $RC -eq 0 ]'
+CWD=$WORK/repo gf diff --base HEAD fleet.yaml
+check 'diff of the result shows the cost section and the node impact' \
+	'[ $RC -eq 1 ] && has_out "node-replacing" && has_out "USD"'
+gf "${A[@]}" "$WORK/repo/fleet.yaml"
+check 'advise on its own result: finetune and notebooks are left alone' \
+	'has_out "  finetune: none" && has_out "  notebooks: none"'
+cp "$WORK/repo/fleet.yaml" "$WORK/written.yaml"
+git -C "$WORK/repo" checkout -q fleet.yaml
+
+# ---- --commit: a branch for a pull request ----------------------------------
+head_before=$(git -C "$WORK/repo" rev-parse HEAD)
+gf "${A[@]}" --commit --branch advise/gpu-usage "$WORK/repo/fleet.yaml"
+check 'advise --commit: the branch exists, HEAD and the work tree untouched' \
+	'[ $RC -eq 1 ] && [ "$(git -C "$WORK/repo" rev-parse HEAD)" = "$head_before" ] && git -C "$WORK/repo" diff --quiet && git -C "$WORK/repo" rev-parse -q --verify advise/gpu-usage >/dev/null'
+check 'the branch holds exactly the --write result' \
+	'git -C "$WORK/repo" show advise/gpu-usage:fleet.yaml | cmp -s - "$WORK/written.yaml"'
+msg=$(git -C "$WORK/repo" log -1 --format=%B advise/gpu-usage)
+check 'the commit message carries the evidence' \
+	'printf %s "$msg" | grep -q "^gpuform advise: 4 changes from observed GPU usage" && printf %s "$msg" | grep -q "why: gangs waited for quota"'
+branch_before=$(git -C "$WORK/repo" rev-parse advise/gpu-usage)
+gf "${A[@]}" --commit --branch advise/gpu-usage "$WORK/repo/fleet.yaml"
+check 'an existing branch is refused (exit 4), nothing committed' \
+	'[ $RC -eq 4 ] && has_err "exists already" && [ "$(git -C "$WORK/repo" rev-parse advise/gpu-usage)" = "$branch_before" ]'
+
+# ---- too little data: no recommendation -------------------------------------
+gf advise --prometheus "$PROM" --at "$END" --window 3d --step 1h "$WORK/repo/fleet.yaml"
+check 'a 3-day window: insufficient data for every workload, exit 0' \
+	'[ $RC -eq 0 ] && [ "$(printf "%s\n" "$OUT" | grep -c ": insufficient-data$")" = 5 ] && has_out "at least 7 are needed"'
+gf advise --prometheus "$PROM" --at $((END + 10 * 86400)) --window 14d --step 1h "$WORK/repo/fleet.yaml"
+check 'data covering 4 of 14 days: insufficient data' \
+	'[ $RC -eq 0 ] && has_out "kube-state-metrics data covers 29% of the window"'
+gf advise --prometheus "$PROM_NOLABEL" --at "$END" --window 14d --step 1h "$WORK/repo/fleet.yaml"
+check 'no karpenter.sh/nodepool label in kube_node_labels: insufficient data with the fix' \
+	'[ $RC -eq 0 ] && has_out "--metric-labels-allowlist=nodes=[karpenter.sh/nodepool]"'
+
+# ---- Prometheus down, slow, refusing, partial: a clear error, nothing written
+cp "$WORK/repo/fleet.yaml" "$WORK/keep.yaml"
+dead=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+gf advise --prometheus "http://127.0.0.1:$dead" --at "$END" --write "$WORK/repo/fleet.yaml"
+check 'Prometheus down: exit 4, nothing written' \
+	'[ $RC -eq 4 ] && has_err "nothing was written" && cmp -s "$WORK/keep.yaml" "$WORK/repo/fleet.yaml"'
+for mode in error warnings series huge notjson escape slow; do
+	mkdir -p "$WORK/fake-$mode"
+	python3 tests/tools/promfake.py "$WORK/fake-$mode" "$mode" &
+	t_on_exit "kill $! 2>/dev/null"
+	for i in $(seq 1 100); do [ -f "$WORK/fake-$mode/port" ] && break; sleep 0.1; done
+	[ -f "$WORK/fake-$mode/port" ] || t_abort "promfake.py $mode"
+	gf advise --prometheus "http://127.0.0.1:$(cat "$WORK/fake-$mode/port")" --at "$END" \
+		--timeout 2s --write "$WORK/repo/fleet.yaml"
+	case $mode in
+	error) want='refused: HTTP 400, bad_data: invalid parameter' ;;
+	warnings) want='answered only in part' ;;
+	series) want='more than one series' ;;
+	huge) want='answer larger than 1048576 bytes' ;;
+	notjson) want='502 Bad Gateway' ;;
+	escape) want='\x1b]0;owned\x07\x1b[2Jall checks passed' ;;
+	slow) want='did not answer within 2000 ms' ;;
+	esac
+	check "Prometheus $mode: exit 4, a clear error, nothing written" \
+		'[ $RC -eq 4 ] && has_err "$want" && cmp -s "$WORK/keep.yaml" "$WORK/repo/fleet.yaml"'
+	check "Prometheus $mode: one request, then it stops" \
+		'[ "$(wc -l <"$WORK/fake-$mode/requests")" -eq 1 ]'
+done
+check 'escape sequences from Prometheus never reach the terminal' \
+	'! grep -q "$(printf "\033")" "$WORK/stderr"'
+
+# ---- usage ------------------------------------------------------------------
+gf advise "$WORK/repo/fleet.yaml"
+check 'advise without --prometheus: usage error' '[ $RC -eq 2 ] && has_err "--prometheus URL is required"'
+gf advise --prometheus "http://u:p@127.0.0.1:1" "$WORK/repo/fleet.yaml"
+check 'a URL with user info is refused before any request (usage, exit 2)' '[ $RC -eq 2 ] && has_err "must not carry user info"'
+gf advise --prometheus "$PROM" --commit "$WORK/repo/fleet.yaml"
+check '--commit without --branch: usage error' '[ $RC -eq 2 ] && has_err "--commit needs --branch"'
+gf advise --prometheus "$PROM" --window 2w "$WORK/repo/fleet.yaml"
+check 'a bad --window: usage error' '[ $RC -eq 2 ] && has_err "--window takes"'
+printf 'apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\nmetadata: {name: x}\nspec:\n  workloads: 3\n' >"$WORK/bad.yaml"
+gf advise --prometheus "$PROM" "$WORK/bad.yaml"
+check 'an invalid intent: exit 3, no query sent' '[ $RC -eq 3 ] && has_err "bad.yaml:"'
+
+t_summary
+exit $?
+}
