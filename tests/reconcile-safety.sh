@@ -650,12 +650,13 @@ if [[ -n ${GPUFORM_OLD:-} && -x ${GPUFORM_OLD:-} ]]; then
 	"$GPUFORM_OLD" reconcile --kubeconfig "$KC" "$WORK/up.yaml" >/dev/null 2>&1
 	"$GPUFORM_OLD" reconcile --kubeconfig "$KC" "$WORK/up2.yaml" >/dev/null 2>&1
 	gf reconcile -o json "$WORK/up2.yaml"
-	check "upgrade: objects and inventory written by $GPUFORM_OLD: exit 0, all unchanged, no write" \
+	check "upgrade: objects and inventory written by $GPUFORM_OLD: exit 0, all unchanged; the only writes: the ownership key and the inventory (proofs)" \
 		'[ "$RC" = 0 ] && [ "$(jv .counts.unchanged)" = 8 ] && [ "$(jv .counts.conflict)" = 0 ] &&
-		[ "$(t_audit_writes | wc -l)" = 0 ]'
+		[ "$(t_audit_writes | grep -vc -e "/secrets" -e "/configmaps/gpuform-up")" = 0 ]'
 	gf reconcile -o json --prune "$WORK/up2.yaml"
-	check "upgrade: --prune removes what the previous gpuform created and no longer is desired (4 objects)" \
-		'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 4 ] && ! exists nodepool up-a && exists nodepool up-b'
+	check "upgrade: --prune keeps the 4 objects that were stale before the upgrade (their entries carry no proof), reported; up-b stays" \
+		'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 0 ] && exists nodepool up-a && exists nodepool up-b &&
+		jv ".items[] | select(.kind == \"NodePool\" and .name == \"up-a\") | .detail" | grep -q "no valid ownership proof"'
 else
 	printf 'skip upgrade: set GPUFORM_OLD to a previous gpuform binary to test an upgrade\n'
 fi
