@@ -65,7 +65,7 @@ size_t install_grants(struct install_grant **out, const char *own_ns,
 	struct install_grant *g = NULL;
 	size_t n = 0, alloc = 0;
 	static char groups[32][64];
-	char *inv;
+	char *inv, *key;
 
 	for (size_t i = 0; kobj_kinds[i].kind; i++) {
 		const struct kobj_kind *rk = &kobj_kinds[i];
@@ -87,22 +87,31 @@ size_t install_grants(struct install_grant **out, const char *own_ns,
 	for (size_t i = 0; i < sizeof(node_impact_reads) / sizeof(node_impact_reads[0]); i++)
 		add_grant(&g, &n, &alloc, NULL, node_impact_reads[i].group,
 			  node_impact_reads[i].resource, VERBS_READ, NULL);
+	/* every gpuform inventory on the server, in whatever namespace it
+	 * was installed: a prune keeps an object another inventory still
+	 * lists (shared objects), and prunes nothing when it cannot read
+	 * them all. RBAC cannot narrow a list to a label selector, so this
+	 * is list on every ConfigMap (docs/reconcile-safety.md argues it) */
+	add_grant(&g, &n, &alloc, NULL, "", "configmaps", "list", NULL);
 	/* own namespace: the inventory ConfigMap (created by the first
 	 * apply, then read and patched by name: reconcile and status), the
-	 * Lease lock (created once, then read and updated by name) and
-	 * Events (each one created) */
+	 * ownership key Secret (created once, then read by name: the HMAC
+	 * key of the inventory's ownership proofs — the only Secret this
+	 * identity may read), the Lease lock (created once, then read and
+	 * updated by name) and Events (each one created) */
 	inv = xasprintf("gpuform-%s", cluster);
+	key = xasprintf("gpuform-%s-owner-key", cluster);
 	add_grant(&g, &n, &alloc, own_ns, "", "configmaps", "create", NULL);
-	/* the other gpuform inventories next to ours: a prune keeps an
-	 * object another inventory still lists (shared objects) */
-	add_grant(&g, &n, &alloc, own_ns, "", "configmaps", "list", NULL);
 	add_grant(&g, &n, &alloc, own_ns, "", "configmaps", "get,patch", inv);
+	add_grant(&g, &n, &alloc, own_ns, "", "secrets", "create", NULL);
+	add_grant(&g, &n, &alloc, own_ns, "", "secrets", "get", key);
 	add_grant(&g, &n, &alloc, own_ns, "coordination.k8s.io", "leases",
 		  "create", NULL);
 	add_grant(&g, &n, &alloc, own_ns, "coordination.k8s.io", "leases",
 		  "get,update", inv);
 	add_grant(&g, &n, &alloc, own_ns, "", "events", "create", NULL);
 	free(inv);
+	free(key);
 	*out = g;
 	return n;
 }
@@ -286,11 +295,16 @@ static int check_opts(const struct install_opts *o, struct err *err)
 	if (o->git_ref && (!*o->git_ref || has_space(o->git_ref)))
 		return err_set(err, ERR_INVALID, "--ref '%s' is not a branch name",
 			       o->git_ref);
-	if (!dns_label(o->cluster, 55))
+	/* the CronJob gpuform-<cluster>: a CronJob name has at most 52
+	 * characters (its Jobs' names add a suffix) */
+	if (!dns_label(o->cluster, INSTALL_CLUSTER_MAX))
 		return err_set(err, ERR_INVALID,
 			       "cluster name '%s' is not a DNS label of at most "
-			       "55 characters (lower-case letters, digits, '-')",
-			       o->cluster ? o->cluster : "");
+			       "%d characters (lower-case letters, digits, '-'; "
+			       "the CronJob is named gpuform-<cluster>, and a "
+			       "CronJob name has at most 52)",
+			       o->cluster ? o->cluster : "",
+			       INSTALL_CLUSTER_MAX);
 	if (o->namespace_ && !dns_label(o->namespace_, 63))
 		return err_set(err, ERR_INVALID,
 			       "namespace '%s' is not a DNS label", o->namespace_);
@@ -372,9 +386,26 @@ static void add_mount(cJSON *mounts, cJSON *vols, const char *name,
 	cJSON_AddItemToArray(vols, v);
 }
 
+/* the names: objects in the own namespace are "gpuform-<cluster>" (two
+ * clusters installed in one namespace never share one); objects outside
+ * it — cluster-scoped, or a Role in kube-system — are
+ * "gpuform-<cluster>.<namespace>" (two installs in two namespaces never
+ * share one either; cluster and namespace are DNS labels, without dots,
+ * so the name is unambiguous) */
+static char *own_name(const struct install_opts *o)
+{
+	return xasprintf(INSTALL_NAME "-%s", o->cluster);
+}
+
+static char *outside_name(const struct install_opts *o, const char *own_ns)
+{
+	return xasprintf(INSTALL_NAME "-%s.%s", o->cluster, own_ns);
+}
+
 static cJSON *cronjob_ctx(const struct install_opts *o, const char *ns)
 {
-	cJSON *ctx = base_ctx(o, INSTALL_NAME "-reconcile", ns);
+	char *name = own_name(o);
+	cJSON *ctx = base_ctx(o, name, ns);
 	cJSON *args = cJSON_CreateArray(), *env = cJSON_CreateArray();
 	cJSON *mounts = cJSON_CreateArray(), *vols = cJSON_CreateArray(), *src;
 	long timeout = o->timeout_s ? o->timeout_s : 300;
@@ -393,7 +424,8 @@ static cJSON *cronjob_ctx(const struct install_opts *o, const char *ns)
 	cJSON_AddNumberToObject(ctx, "backoffLimit", 2);
 	/* the API part of a run is bounded by --timeout; Git gets as long */
 	cJSON_AddNumberToObject(ctx, "activeDeadlineSeconds", (double)(2 * timeout + 60));
-	cJSON_AddStringToObject(ctx, "serviceAccount", INSTALL_NAME);
+	cJSON_AddStringToObject(ctx, "serviceAccount", name);
+	free(name);
 	s = o->image ? xstrdup(o->image) : xstrdup(INSTALL_NAME ":" GPUFORM_VERSION);
 	cJSON_AddStringToObject(ctx, "image", s);
 	free(s);
@@ -452,10 +484,12 @@ static cJSON *binding_ctx(const struct install_opts *o, const char *kind,
 			  const char *name, const char *ns, const char *own_ns)
 {
 	cJSON *ctx = base_ctx(o, name, ns);
+	char *sa = own_name(o);
 	cJSON_AddStringToObject(ctx, "kind", kind);
 	cJSON_AddStringToObject(ctx, "roleKind",
 				strcmp(kind, "RoleBinding") ? "ClusterRole" : "Role");
-	cJSON_AddStringToObject(ctx, "serviceAccount", INSTALL_NAME);
+	cJSON_AddStringToObject(ctx, "serviceAccount", sa);
+	free(sa);
 	cJSON_AddStringToObject(ctx, "serviceAccountNamespace", own_ns);
 	return ctx;
 }
@@ -468,6 +502,7 @@ int install_render(cJSON **out, const struct install_opts *o,
 	const char **nss = NULL;
 	size_t ng, nns = 0, i;
 	cJSON *docs = cJSON_CreateArray(), *ctx;
+	char *own_nm = NULL, *out_nm = NULL;
 	int ret = -1;
 
 	*out = NULL;
@@ -475,6 +510,8 @@ int install_render(cJSON **out, const struct install_opts *o,
 		cJSON_Delete(docs);
 		return -1;
 	}
+	own_nm = own_name(o);
+	out_nm = outside_name(o, own);
 	ng = install_grants(&g, own, o->cluster, o->device_plugin_ns);
 	/* namespaces with a Role: our own first, then the others sorted */
 	nss = xcalloc(ng + 1, sizeof(*nss));
@@ -495,24 +532,27 @@ int install_render(cJSON **out, const struct install_opts *o,
 			nss[y - 1] = tmp;
 		}
 
+	/* the Namespace may hold several clusters' installs: no instance
+	 * label, so one install's apply never rewrites another's */
 	ctx = base_ctx(o, own, NULL);
+	cJSON_DeleteItemFromObjectCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(ctx, "labels"),
+		"app.kubernetes.io/instance");
 	if (tmpl_append(docs, t, "namespace", ctx, err) < 0)
 		goto out;
 	if (tmpl_append(docs, t, "install-serviceaccount",
-			base_ctx(o, INSTALL_NAME, own), err) < 0)
+			base_ctx(o, own_nm, own), err) < 0)
 		goto out;
-	ctx = base_ctx(o, INSTALL_NAME, NULL);
+	ctx = base_ctx(o, out_nm, NULL);
 	cJSON_AddItemToObject(ctx, "rules", install_rules(g, ng, NULL));
 	if (tmpl_append(docs, t, "install-clusterrole", ctx, err) < 0)
 		goto out;
 	if (tmpl_append(docs, t, "install-binding",
-			binding_ctx(o, "ClusterRoleBinding", INSTALL_NAME, NULL,
-				    own),
+			binding_ctx(o, "ClusterRoleBinding", out_nm, NULL, own),
 			err) < 0)
 		goto out;
 	for (i = 0; i < nns; i++) {
-		char *name = i ? xasprintf(INSTALL_NAME "-%s", nss[i])
-			       : xstrdup(INSTALL_NAME);
+		char *name = xstrdup(i ? out_nm : own_nm);
 		ctx = base_ctx(o, name, nss[i]);
 		cJSON_AddItemToObject(ctx, "rules", install_rules(g, ng, nss[i]));
 		if (tmpl_append(docs, t, "install-role", ctx, err) < 0 ||
@@ -533,6 +573,8 @@ int install_render(cJSON **out, const struct install_opts *o,
 out:
 	cJSON_Delete(docs);
 	free(nss);
+	free(own_nm);
+	free(out_nm);
 	install_grants_free(g, ng);
 	return ret;
 }

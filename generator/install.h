@@ -7,7 +7,10 @@
  * the renderer can produce, render.h), from what a reconcile run does with
  * them (reconcile.h: read, one LIST per kind, server-side apply, prune) and
  * from the few objects a run touches in its own namespace (inventory
- * ConfigMap, Lease lock, Events). Pure and deterministic like render.
+ * ConfigMap, ownership key Secret, Lease lock, Events) and the LIST of
+ * every inventory. Names carry the cluster (and, outside the own
+ * namespace, the namespace), so two installs on one server never
+ * overwrite each other. Pure and deterministic like render.
  */
 #ifndef GENERATOR_INSTALL_H
 #define GENERATOR_INSTALL_H
@@ -20,6 +23,8 @@
 #define INSTALL_NAME "gpuform"
 #define INSTALL_DEFAULT_SCHEDULE "*/5 * * * *"
 #define INSTALL_DEFAULT_GIT_SECRET "gpuform-git"
+/* the longest cluster name: the CronJob gpuform-<cluster> has at most 52 */
+#define INSTALL_CLUSTER_MAX 44
 
 struct install_opts {
 	const char *git_url, *git_ref; /* what the job reconciles: */

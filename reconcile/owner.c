@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "util/digest.h"
+#include "util/base64.h"
 #include "util/json.h"
 
 void owner_facts_of(struct owner_facts *f, const cJSON *obj)
@@ -66,8 +68,12 @@ enum prune_verdict owner_prune_decision(const struct prune_facts *f)
 		return PRUNE_UID_CHANGED;
 	if (!f->applied_label)
 		return PRUNE_NOT_APPLIED;
+	if (!f->proven)
+		return PRUNE_UNPROVEN;
 	if (f->listed_elsewhere)
 		return PRUNE_STILL_LISTED;
+	if (f->others_unseen)
+		return PRUNE_UNSEEN;
 	return PRUNE_DELETE;
 }
 
@@ -86,9 +92,18 @@ const char *owner_prune_reason(enum prune_verdict v)
 	case PRUNE_NOT_APPLIED:
 		return "its part-of label was not applied by gpuform (labelled "
 		       "by hand or by another tool): not pruned";
+	case PRUNE_UNPROVEN:
+		return "its inventory entry carries no valid ownership proof "
+		       "(recorded by a gpuform before ownership proofs, rebuilt "
+		       "by --rebuild-inventory, or tampered with): not pruned; "
+		       "delete it by hand if this cluster's gpuform created it";
 	case PRUNE_STILL_LISTED:
 		return "another gpuform inventory on this server still lists "
-		       "it (or cannot be read): not pruned";
+		       "it: not pruned";
+	case PRUNE_UNSEEN:
+		return "the other gpuform inventories on this server cannot "
+		       "all be read, so gpuform cannot tell whether one still "
+		       "lists it: not pruned";
 	case PRUNE_DELETE:
 	case PRUNE_GONE:
 	case PRUNE_HELD:
@@ -138,7 +153,9 @@ struct prune_step owner_prune_step(enum prune_verdict v, int is_ns, int prune,
 		break;
 	case PRUNE_NO_UID:
 	case PRUNE_NOT_APPLIED:
+	case PRUNE_UNPROVEN:
 	case PRUNE_STILL_LISTED:
+	case PRUNE_UNSEEN:
 		break;
 	case PRUNE_DELETE:
 		s.keep = KEEP_UNSHARED;
@@ -172,4 +189,59 @@ int owner_applied_label(const cJSON *obj, const char *manager)
 			return 1;
 	}
 	return 0;
+}
+
+void owner_key_name(const char *cluster, struct buf *out)
+{
+	buf_addf(out, "gpuform-%s-owner-key", cluster);
+}
+
+static void proof_mac(const unsigned char *key, size_t keylen,
+		      const char *applyset, const struct kobj_id *id,
+		      const char *uid, unsigned char mac[32])
+{
+	struct buf m = BUF_INIT;
+	char g[256];
+	const char *const parts[] = {
+		"gpuform-owner-proof-v1",
+		applyset ? applyset : "",
+		kobj_group(id->api_version ? id->api_version : "", g, sizeof(g)),
+		id->kind ? id->kind : "",
+		id->ns ? id->ns : "",
+		id->name ? id->name : "",
+		uid ? uid : "",
+	};
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		buf_add(&m, parts[i], strlen(parts[i]) + 1); /* with its NUL */
+	digest_hmac_sha256(key, keylen, m.ptr, m.len, mac);
+	buf_release(&m);
+}
+
+void owner_proof(const unsigned char *key, size_t keylen,
+		 const char *applyset, const struct kobj_id *id,
+		 const char *uid, struct buf *out)
+{
+	unsigned char mac[32];
+
+	proof_mac(key, keylen, applyset, id, uid, mac);
+	buf_adds(out, OWNER_PROOF_PREFIX);
+	base64_encode(out, mac, 16, BASE64_URL | BASE64_NOPAD);
+	digest_wipe(mac, sizeof(mac));
+}
+
+int owner_proof_ok(const unsigned char *key, size_t keylen,
+		   const char *applyset, const struct kobj_id *id,
+		   const char *uid, const char *proof)
+{
+	struct buf want = BUF_INIT;
+	int ok;
+
+	if (!key || !proof || !uid || !*uid)
+		return 0;
+	owner_proof(key, keylen, applyset, id, uid, &want);
+	ok = strlen(proof) == want.len &&
+	     digest_equal(proof, want.ptr, want.len);
+	buf_release(&want);
+	return ok;
 }

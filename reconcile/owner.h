@@ -17,15 +17,26 @@
  *    for us without being in our inventory). A conflict unless adopted.
  *
  * Prune needs more than OURS: the inventory entry must have a UID, the
- * object's UID must be it, and the object's managedFields must show that
- * our field manager applied the part-of label (a label added by hand to an
- * object listed in a tampered inventory is not enough). An object another
- * inventory on the server still lists is kept.
+ * object's UID must be it, the object's managedFields must show that our
+ * field manager applied the part-of label, and the entry must carry an
+ * ownership proof (owner_proof) for that identity and UID. The field
+ * manager is a free query parameter — anyone who may patch an object can
+ * apply with --field-manager=gpuform — so the label and managedFields alone
+ * prove nothing; the proof is an HMAC under a key only gpuform's identity
+ * can read (a Secret in the inventory namespace), written by gpuform into
+ * its inventory after it applied the object and learnt its UID. An object
+ * another inventory on the server still lists, or any when the other
+ * inventories cannot all be read, is kept.
  */
 #ifndef RECONCILE_OWNER_H
 #define RECONCILE_OWNER_H
 
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
+
+#include "generator/kobj.h"
+#include "util/buf.h"
 
 #define OWNER_PART_OF "applyset.kubernetes.io/part-of"
 #define OWNER_CLUSTER_LABEL "gpuform.io/cluster"
@@ -73,6 +84,8 @@ struct prune_facts {
 	const char *live_uid;
 	int applied_label;     /* our manager applied the part-of label */
 	int listed_elsewhere;  /* another gpuform inventory lists it */
+	int proven;            /* the entry's ownership proof is valid */
+	int others_unseen;     /* the other inventories cannot all be read */
 };
 
 enum prune_verdict {
@@ -82,7 +95,9 @@ enum prune_verdict {
 	PRUNE_NO_UID,        /* entry without a UID: kept, reported */
 	PRUNE_UID_CHANGED,   /* recreated by someone else: forget, reported */
 	PRUNE_NOT_APPLIED,   /* labelled by someone else: kept, reported */
+	PRUNE_UNPROVEN,      /* no valid ownership proof: kept, reported */
 	PRUNE_STILL_LISTED,  /* another inventory lists it: kept, reported */
+	PRUNE_UNSEEN,        /* other inventories cannot be read: kept */
 	PRUNE_HELD,          /* held back by the run's guard: kept, reported
 			      * (never returned by owner_prune_decision) */
 };
@@ -123,6 +138,33 @@ struct prune_step owner_prune_step(enum prune_verdict v, int is_ns, int prune,
  * managedFields that owns metadata.labels[applyset.kubernetes.io/part-of]?
  */
 int owner_applied_label(const cJSON *obj, const char *manager);
+
+/*
+ * Ownership proofs. The key: OWNER_KEY_LEN random bytes in the Secret
+ * owner_key_name(cluster) (data key OWNER_KEY_DATA) in the inventory
+ * namespace. A proof is "v1." and the unpadded base64url of the first 16
+ * bytes of HMAC-SHA-256(key, "gpuform-owner-proof-v1" NUL applyset NUL
+ * group NUL kind NUL namespace NUL name NUL uid): bound to this inventory,
+ * to the object's identity (not its version) and to the UID the API server
+ * gave it, so a proof copied from another entry or another object is not
+ * valid. Pure.
+ */
+#define OWNER_KEY_LEN 32
+#define OWNER_KEY_DATA "key"
+#define OWNER_PROOF_PREFIX "v1."
+
+/* owner_key_name: "gpuform-<cluster>-owner-key", appended to out */
+void owner_key_name(const char *cluster, struct buf *out);
+
+void owner_proof(const unsigned char *key, size_t keylen,
+		 const char *applyset, const struct kobj_id *id,
+		 const char *uid, struct buf *out);
+
+/* owner_proof_ok: 1 when proof is the proof of (applyset, id, uid) under
+ * key; 0 for NULL or anything else (compared in constant time) */
+int owner_proof_ok(const unsigned char *key, size_t keylen,
+		   const char *applyset, const struct kobj_id *id,
+		   const char *uid, const char *proof);
 
 /*
  * owner_facts_of: fill the live-object half of f from obj (NULL: absent).

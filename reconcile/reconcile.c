@@ -13,6 +13,7 @@
 #include "generator/kobj.h"
 #include "generator/render.h"
 #include "util/yaml.h"
+#include "util/base64.h"
 #include "util/digest.h"
 #include "util/json.h"
 #include "generator/impact.h"
@@ -88,6 +89,7 @@ struct inv_entry {
 	struct kobj_id id; /* owned (kobj_id_copy) */
 	char *uid;
 	char *shared; /* shared object: the gpuform cluster that owns it */
+	char *proof;  /* ownership proof (owner_proof), or NULL */
 };
 
 struct inventory {
@@ -138,7 +140,21 @@ struct run {
 	char *first_fail;         /* the first prune failure's message */
 	char *damaged_other;      /* another inventory that cannot be read */
 	struct kube_stats before; /* the client's counters at the start */
+	/* the ownership key (owner.h): read when a proof is checked or
+	 * written; created by the first run that writes a proof */
+	enum { KEY_UNREAD, KEY_OK, KEY_MISSING, KEY_UNREADABLE } key_state;
+	unsigned char key[OWNER_KEY_LEN];
+	char *key_why;         /* KEY_UNREADABLE: why */
+	size_t unsigned_nr;    /* entries written without a proof (no key) */
+	struct buf labelled_list; /* objects labelled for us (no inventory) */
+	/* the superset did not fit in one ConfigMap: the entries being added
+	 * are in the ConfigMap <parent>-pending, which the parent's
+	 * PENDING_NOTE annotation names until the final write */
+	int pending_on;    /* write the annotation with the parent */
+	int pending_seen;  /* a pending part exists (read or written) */
 };
+
+#define PENDING_NOTE "gpuform.io/pending-inventory"
 
 static size_t key_hash(const char *s)
 {
@@ -629,7 +645,7 @@ static void inv_unindex(struct inventory *inv);
 /* inv_push: append an entry; callers keep entries unique. The index is
  * dropped: inv_index() builds it again when needed */
 static void inv_push(struct inventory *inv, const struct kobj_id *id,
-		     const char *uid, const char *shared)
+		     const char *uid, const char *shared, const char *proof)
 {
 	struct inv_entry *e;
 
@@ -640,6 +656,7 @@ static void inv_push(struct inventory *inv, const struct kobj_id *id,
 	kobj_id_copy(&e->id, id);
 	e->uid = uid && *uid ? xstrdup(uid) : NULL;
 	e->shared = shared ? xstrdup(shared) : NULL;
+	e->proof = proof && *proof ? xstrdup(proof) : NULL;
 	if (inv->slots) {
 		struct buf k = BUF_INIT;
 		size_t h, i = inv->nr - 1;
@@ -670,6 +687,7 @@ static void inv_release(struct inventory *inv)
 		kobj_id_clear(&inv->e[i].id);
 		free(inv->e[i].uid);
 		free(inv->e[i].shared);
+		free(inv->e[i].proof);
 	}
 	free(inv->e);
 	memset(inv, 0, sizeof(*inv));
@@ -767,7 +785,7 @@ static int inv_parse(struct inventory *inv, const cJSON *parent, struct buf *why
 		if (id.ns && !*id.ns)
 			id.ns = NULL;
 		inv_push(inv, &id, json_str(e, "uid"),
-			 json_str(e, "sharedWith"));
+			 json_str(e, "sharedWith"), json_str(e, "proof"));
 	}
 	cJSON_Delete(arr);
 	return ret;
@@ -869,6 +887,11 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 	tool = xasprintf("gpuform/v%s", GPUFORM_VERSION);
 	cJSON_AddStringToObject(a, "applyset.kubernetes.io/tooling", tool);
 	free(tool);
+	if (r->pending_on) {
+		char *pn = xasprintf("%s-pending", name);
+		cJSON_AddStringToObject(a, PENDING_NOTE, pn);
+		free(pn);
+	}
 	data = cJSON_AddObjectToObject(p, "data");
 	arr = cJSON_CreateArray();
 	for (size_t i = 0; i < inv->nr; i++) {
@@ -883,6 +906,8 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 			cJSON_AddStringToObject(e, "uid", inv->e[i].uid);
 		if (inv->e[i].shared)
 			cJSON_AddStringToObject(e, "sharedWith", inv->e[i].shared);
+		if (inv->e[i].proof)
+			cJSON_AddStringToObject(e, "proof", inv->e[i].proof);
 		cJSON_AddItemToArray(arr, e);
 	}
 	text = cJSON_PrintUnformatted(arr);
@@ -903,6 +928,34 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 static int known_entry(struct run *r, const struct kobj_id *id)
 {
 	return want_find(r, id) >= 0 || inv_find(r->old, id) != NULL;
+}
+
+/* data_size: what the API server counts against RECON_CM_DATA_MAX: the
+ * keys and values of data */
+static size_t data_size(const cJSON *cm)
+{
+	const cJSON *d;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(d, json_at(cm, "data", NULL))
+		n += strlen(d->string) +
+		     (cJSON_IsString(d) ? strlen(d->valuestring) : 0);
+	return n;
+}
+
+static size_t inventory_max(const struct run *r)
+{
+	return r->o->inventory_max ? r->o->inventory_max : RECON_CM_DATA_MAX;
+}
+
+/* inv_size: the data size of the parent that would list `inv` */
+static size_t inv_size(struct run *r, struct inventory *inv)
+{
+	cJSON *p = parent_object(r, r->cluster, inv, r->parent_name);
+	size_t n = data_size(p);
+
+	cJSON_Delete(p);
+	return n;
 }
 
 /*
@@ -945,7 +998,8 @@ static int write_parent(struct run *r, const struct kube_resource *cm,
 				entry_ident(&theirs.e[i], &id);
 				if (!known_entry(r, &id) && !inv_find(inv, &id))
 					inv_push(inv, &id, theirs.e[i].uid,
-						 theirs.e[i].shared);
+						 theirs.e[i].shared,
+						 theirs.e[i].proof);
 			}
 			inv_release(&theirs);
 		}
@@ -1097,6 +1151,30 @@ static const char *fixed_namespace(const char *api_version, const char *kind)
 	return k && k->ns && strcmp(k->ns, KOBJ_ANY_NAMESPACE) ? k->ns : NULL;
 }
 
+/* the objects a refusal names when there is no inventory (and how many
+ * more there are) */
+#define LABELLED_SHOWN 10
+
+/* "; nodepool.karpenter.sh/x (managers: m (Apply), n (Update))" */
+static void labelled_evidence(struct buf *out, const cJSON *o,
+			      const struct kobj_id *id)
+{
+	const cJSON *e;
+	int n = 0;
+
+	if (out->len)
+		buf_adds(out, "; ");
+	kobj_display(id, out);
+	cJSON_ArrayForEach(e, json_at(o, "metadata", "managedFields")) {
+		const char *m = json_str(e, "manager"),
+			   *op = json_str(e, "operation");
+		if (m)
+			buf_addf(out, "%s%s (%s)", n++ ? ", " : " (managers: ",
+				 m, op ? op : "?");
+	}
+	buf_adds(out, n ? ")" : " (no field managers)");
+}
+
 /*
  * list_kind: LIST a kind by our part-of label. `optional` 1: a kind only
  * the old inventory has — one the server does not serve (a CRD removed, a
@@ -1152,6 +1230,8 @@ static int list_kind(struct run *r, const char *api_version,
 			continue;
 		}
 		r->labelled++;
+		if (r->inventory_missing && r->labelled <= LABELLED_SHOWN)
+			labelled_evidence(&r->labelled_list, o, &id);
 		wi = want_find(r, &id);
 		if (wi >= 0) {
 			struct want *x = &r->w[wi];
@@ -1411,10 +1491,185 @@ static int has_resource_version(const cJSON *o)
 	return rv && *rv;
 }
 
+/* ---- the ownership key ------------------------------------------------------ */
+
+static char s_core[] = "", s_v1[] = "v1", s_secret[] = "Secret",
+	    s_secrets[] = "secrets";
+static const struct kube_resource secret_res = { s_core, s_v1, s_secret,
+						 s_secrets, 1 };
+
+/* key_of: the key in a Secret read from the server; -1 when it holds none */
+static int key_of(struct run *r, const cJSON *sec)
+{
+	const char *b64 = json_str_at(sec, "data", OWNER_KEY_DATA);
+	struct buf raw = BUF_INIT;
+	int ok = b64 && base64_decode(&raw, b64, strlen(b64), 0) == 0 &&
+		 raw.len == OWNER_KEY_LEN;
+
+	if (ok) {
+		memcpy(r->key, raw.ptr, OWNER_KEY_LEN);
+		r->key_state = KEY_OK;
+	}
+	digest_wipe_release(&raw);
+	return ok ? 0 : -1;
+}
+
+static void key_unreadable(struct run *r, const char *name, const char *why)
+{
+	r->key_state = KEY_UNREADABLE;
+	free(r->key_why);
+	r->key_why = xasprintf("the ownership key Secret %s/%s %s",
+			       r->o->inventory_ns, name, why);
+}
+
+/* create_key: a new random key in its Secret; another run that created it
+ * first wins (read again) */
+static int create_key(struct run *r, const char *name)
+{
+	unsigned char k[OWNER_KEY_LEN];
+	cJSON *sec = cJSON_CreateObject(), *md, *l, *got = NULL;
+	struct buf b64 = BUF_INIT;
+	struct err e = ERR_INIT;
+	int rc;
+
+	if (digest_random(k, sizeof(k)) < 0) {
+		cJSON_Delete(sec);
+		return err_set(r->err, ERR_INTERNAL, "no random bytes for the "
+						     "ownership key");
+	}
+	base64_encode(&b64, k, sizeof(k), 0);
+	digest_wipe(k, sizeof(k));
+	cJSON_AddStringToObject(sec, "apiVersion", "v1");
+	cJSON_AddStringToObject(sec, "kind", "Secret");
+	md = cJSON_AddObjectToObject(sec, "metadata");
+	cJSON_AddStringToObject(md, "name", name);
+	cJSON_AddStringToObject(md, "namespace", r->o->inventory_ns);
+	l = cJSON_AddObjectToObject(md, "labels");
+	cJSON_AddStringToObject(l, "app.kubernetes.io/managed-by", "gpuform");
+	cJSON_AddStringToObject(l, OWNER_CLUSTER_LABEL, r->cluster);
+	cJSON_AddStringToObject(sec, "type", "Opaque");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(sec, "data"),
+				OWNER_KEY_DATA, buf_cstr(&b64));
+	digest_wipe_release(&b64);
+	rc = kube_create(r->k, &secret_res, r->o->inventory_ns, sec, &got, &e);
+	{ /* the key's text in the request object */
+		cJSON *d = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(sec, "data"),
+			OWNER_KEY_DATA);
+		if (cJSON_IsString(d))
+			digest_wipe(d->valuestring, strlen(d->valuestring));
+	}
+	cJSON_Delete(sec);
+	if (rc == 0 || e.code == ERR_CONFLICT) {
+		if (rc < 0) { /* created meanwhile by another run */
+			cJSON_Delete(got);
+			got = NULL;
+			err_clear(&e);
+			rc = kube_get(r->k, &secret_res, r->o->inventory_ns, name,
+				      &got, &e);
+		}
+		if (rc == 0 && key_of(r, got) < 0)
+			key_unreadable(r, name, "holds no key of 32 bytes");
+	}
+	cJSON_Delete(got);
+	if (rc < 0 && e.code == ERR_AUTH) {
+		key_unreadable(r, name, err_msg(&e));
+		rc = 0;
+	}
+	if (rc < 0) {
+		err_release(r->err);
+		*r->err = e;
+		return -1;
+	}
+	err_release(&e);
+	return 0;
+}
+
+/*
+ * read_key: the ownership key, read once per run (one GET); `create`: a
+ * run about to write a proof creates the Secret when there is none. A
+ * Secret this identity may not read (403) or that holds no key leaves
+ * KEY_UNREADABLE: nothing is proven, nothing signed. -1 on other API
+ * errors.
+ */
+static int read_key(struct run *r, int create)
+{
+	struct buf name = BUF_INIT;
+	struct err e = ERR_INIT;
+	cJSON *sec = NULL;
+	int ret = 0;
+
+	owner_key_name(r->cluster, &name);
+	if (r->key_state == KEY_UNREAD) {
+		if (kube_get(r->k, &secret_res, r->o->inventory_ns,
+			     buf_cstr(&name), &sec, &e) < 0) {
+			if (e.code == ERR_AUTH) {
+				key_unreadable(r, buf_cstr(&name), err_msg(&e));
+			} else {
+				err_release(r->err);
+				*r->err = e;
+				e = (struct err)ERR_INIT;
+				ret = -1;
+			}
+		} else if (!sec) {
+			r->key_state = KEY_MISSING;
+		} else if (key_of(r, sec) < 0) {
+			key_unreadable(r, buf_cstr(&name),
+				       "holds no key of 32 bytes (data.key)");
+		}
+		cJSON_Delete(sec);
+	}
+	if (ret == 0 && create && r->key_state == KEY_MISSING && !r->o->dry_run)
+		ret = create_key(r, buf_cstr(&name));
+	err_release(&e);
+	buf_release(&name);
+	return ret;
+}
+
+/* entry_proven: does an inventory entry carry a valid proof? */
+static int entry_proven(const struct run *r, const struct inv_entry *e)
+{
+	return r->key_state == KEY_OK &&
+	       owner_proof_ok(r->key, sizeof(r->key), r->applyset_id, &e->id,
+			      e->uid, e->proof);
+}
+
+/*
+ * sign_entry: the proof an entry for a desired object gets: the one it
+ * had, when its UID is the same (proofs are checked when they are used,
+ * at prune), else a new one under the key (created when there is none).
+ * NULL without a UID, for a shared object, or when the key cannot be read
+ * (counted: finish() says so). Returns a new string.
+ */
+static char *sign_entry(struct run *r, const struct want *x, int *fail)
+{
+	const struct inv_entry *old = inv_find(r->old, &x->id);
+	struct buf p = BUF_INIT;
+
+	if (!x->uid || x->shared_with)
+		return NULL;
+	if (old && old->proof && old->uid && !strcmp(old->uid, x->uid))
+		return xstrdup(old->proof);
+	if (read_key(r, 1) < 0) {
+		*fail = 1;
+		return NULL;
+	}
+	if (r->key_state != KEY_OK) {
+		r->unsigned_nr++;
+		return NULL;
+	}
+	owner_proof(r->key, sizeof(r->key), r->applyset_id, &x->id, x->uid, &p);
+	return buf_detach(&p, NULL);
+}
+
 /*
  * other_inventories: the data.inventory of every other gpuform inventory
- * this client can read (all namespaces; the inventory namespace when that
- * is forbidden), merged into *all. A damaged one sets *damaged (its name).
+ * on the server (one LIST across all namespaces), merged into *all. When
+ * that LIST is forbidden, or one inventory is damaged, *damaged says so:
+ * then no object is pruned (PRUNE_UNSEEN). Listing only the inventory
+ * namespace is not enough — another cluster's inventory may live in
+ * another namespace (install --namespace) and list the same shared
+ * object.
  */
 static int other_inventories(struct run *r, const struct kube_resource *cm,
 			     const char *self_name, struct inventory *all,
@@ -1428,18 +1683,15 @@ static int other_inventories(struct run *r, const struct kube_resource *cm,
 	if (kube_list(r->k, cm, NULL, sel, &items, r->err) < 0) {
 		if (r->err->code != ERR_AUTH)
 			return -1;
+		/* cannot tell whether another inventory lists an object:
+		 * prune none */
+		*damaged = xasprintf("the other gpuform inventories cannot be "
+				     "read: %s (this identity needs list on "
+				     "ConfigMaps in all namespaces; `gpuform "
+				     "install` grants it)",
+				     err_msg(r->err));
 		err_clear(r->err);
-		if (kube_list(r->k, cm, r->o->inventory_ns, sel, &items, r->err) < 0) {
-			if (r->err->code != ERR_AUTH)
-				return -1;
-			/* cannot tell whether another inventory lists an
-			 * object: prune none */
-			err_clear(r->err);
-			*damaged = xasprintf("(none readable: LIST of ConfigMaps "
-					     "in %s is forbidden)",
-					     r->o->inventory_ns);
-			return 0;
-		}
+		return 0;
 	}
 	cJSON_ArrayForEach(p, items)
 	{
@@ -1450,7 +1702,9 @@ static int other_inventories(struct run *r, const struct kube_resource *cm,
 		    !strcmp(name, self_name))
 			continue;
 		if (inv_parse(all, p, &why) < 0 && !*damaged)
-			*damaged = xasprintf("%s/%s", ns ? ns : "?", name ? name : "?");
+			*damaged = xasprintf("gpuform inventory %s/%s is damaged "
+					     "(%s)", ns ? ns : "?",
+					     name ? name : "?", buf_cstr(&why));
 		buf_release(&why);
 	}
 	cJSON_Delete(items);
@@ -1510,9 +1764,18 @@ static int rebuild_inventory(struct run *r, struct inventory *inv)
 			kobj_id_of(o, &id);
 			if (!id.api_version || !id.kind || !id.name)
 				continue;
-			if (owner_applied_label(o, r->o->field_manager))
-				inv_push(inv, &id, json_meta_at(o, "uid", NULL),
-					 NULL);
+			if (owner_applied_label(o, r->o->field_manager)) {
+				/* a proof the damaged inventory still had is
+				 * kept: it is checked against the UID at prune */
+				const char *uid = json_meta_at(o, "uid", NULL);
+				const struct inv_entry *was =
+					inv_find(&r->inv_old, &id);
+				inv_push(inv, &id, uid, NULL,
+					 was && was->uid && uid &&
+							 !strcmp(was->uid, uid)
+						 ? was->proof
+						 : NULL);
+			}
 			else
 				add_item(r->rep, &id, RA_SKIPPED,
 					 "labelled for this cluster, but the label "
@@ -1526,6 +1789,18 @@ static int rebuild_inventory(struct run *r, struct inventory *inv)
 	free(seen);
 	free(sel);
 	return ret;
+}
+
+/* read_prune_key: the ownership key, when a stale entry carries a proof
+ * to check (one GET; a run with nothing stale makes none) */
+static int read_prune_key(struct run *r)
+{
+	for (size_t i = 0; i < r->inv_old.nr; i++) {
+		const struct inv_entry *e = &r->inv_old.e[i];
+		if (e->proof && !e->shared && want_find(r, &e->id) < 0)
+			return read_key(r, 0);
+	}
+	return 0;
 }
 
 /* ---- planning: pure decisions on what was read --------------------------- */
@@ -1587,6 +1862,7 @@ static int plan_prune(struct run *r, size_t *deletable)
 		pf.live_uid = json_meta_at(s->live, "uid", NULL);
 		pf.applied_label = cJSON_IsTrue(
 			cJSON_GetObjectItemCaseSensitive(s->live, STUB_APPLIED));
+		pf.proven = entry_proven(r, &old->e[i]);
 		s->v = owner_prune_decision(&pf);
 		*deletable += s->v == PRUNE_DELETE;
 		r->nst++;
@@ -1601,7 +1877,8 @@ static int plan_prune(struct run *r, size_t *deletable)
 }
 
 /* plan_shared: a candidate another inventory lists (or any, when one
- * cannot be read) is kept. Pure, on what other_inventories() read. */
+ * cannot be read: PRUNE_UNSEEN) is kept. Pure, on what
+ * other_inventories() read. */
 static void plan_shared(struct run *r)
 {
 	for (size_t i = 0; i < r->nst; i++) {
@@ -1614,8 +1891,9 @@ static void plan_shared(struct run *r)
 		pf.found = 1;
 		pf.live_uid = pf.entry_uid;
 		pf.applied_label = 1;
-		pf.listed_elsewhere = r->damaged_other ||
-				      inv_find(&r->others, &oid);
+		pf.proven = 1;
+		pf.listed_elsewhere = inv_find(&r->others, &oid) != NULL;
+		pf.others_unseen = r->damaged_other != NULL;
 		r->st[i].v = owner_prune_decision(&pf);
 	}
 }
@@ -1678,6 +1956,49 @@ static int identify_desired(struct run *r, cJSON *desired)
 	return index_wants(r, r->err);
 }
 
+/*
+ * read_pending: the entries a run added in a second ConfigMap because the
+ * superset did not fit in one (write_superset) — named by the parent's
+ * PENDING_NOTE until that run's final write — belong to the inventory as
+ * read. One GET, only when the note is there.
+ */
+static int read_pending(struct run *r)
+{
+	const char *name = json_meta_at(r->live_parent, "annotations",
+					PENDING_NOTE);
+	cJSON *part = NULL;
+	struct inventory add = { 0 };
+	struct buf why = BUF_INIT;
+	char *want = xasprintf("%s-pending", r->parent_name);
+	int ret = 0;
+
+	if (!name || strcmp(name, want)) {
+		free(want);
+		return 0;
+	}
+	free(want);
+	if (kube_get(r->k, r->cm_res, r->o->inventory_ns, name, &part,
+		     r->err) < 0)
+		return -1;
+	r->pending_seen = part != NULL;
+	if (part && inv_parse(&add, part, &why) < 0 && !r->o->rebuild_inventory)
+		ret = err_set(r->err, ERR_CONFLICT,
+			      "inventory %s is damaged: its part %s/%s: %s. "
+			      "Nothing was written. Run this command again "
+			      "with --rebuild-inventory (try it with --dry-run "
+			      "first)",
+			      r->rep->inventory, r->o->inventory_ns, name,
+			      buf_cstr(&why));
+	for (size_t i = 0; ret == 0 && i < add.nr; i++)
+		if (!inv_find(&r->inv_old, &add.e[i].id))
+			inv_push(&r->inv_old, &add.e[i].id, add.e[i].uid,
+				 add.e[i].shared, add.e[i].proof);
+	inv_release(&add);
+	buf_release(&why);
+	cJSON_Delete(part);
+	return ret;
+}
+
 /* read_inventory: the parent ConfigMap, refused when another tool owns
  * it or it is damaged (unless rebuilding it) */
 static int read_inventory(struct run *r)
@@ -1719,15 +2040,83 @@ static int read_inventory(struct run *r)
 		ret = -1;
 	}
 	buf_release(&why);
-	if (ret < 0)
+	if (ret < 0 || read_pending(r) < 0)
 		return -1;
 rebuild:
 	if (r->o->rebuild_inventory) {
-		inv_release(&r->inv_old);
-		if (rebuild_inventory(r, &r->inv_old) < 0)
+		struct inventory rebuilt = { 0 };
+		if (rebuild_inventory(r, &rebuilt) < 0) {
+			inv_release(&rebuilt);
 			return -1;
+		}
+		inv_release(&r->inv_old);
+		r->inv_old = rebuilt;
 	}
 	return 0;
+}
+
+/*
+ * refuse_unlisted: no inventory, but objects carry our label. Anyone who
+ * may patch an object can set that label with any field manager, so the
+ * message names the objects and their managers and says whether this
+ * cluster's gpuform ever wrote a proof here (its key exists): it never
+ * tells the operator to import objects without looking at them.
+ */
+static int refuse_unlisted(struct run *r)
+{
+	struct buf key = BUF_INIT;
+	struct buf msg = BUF_INIT;
+	size_t more = r->labelled > LABELLED_SHOWN ? r->labelled - LABELLED_SHOWN
+						   : 0;
+	char *more_s = more ? xasprintf(" and %zu more", more) : xstrdup("");
+
+	if (read_key(r, 0) < 0) {
+		free(more_s);
+		return -1;
+	}
+	owner_key_name(r->cluster, &key);
+	if (r->key_state == KEY_MISSING)
+		buf_addf(&msg,
+			 "Its ownership key Secret %s/%s does not exist either: "
+			 "this cluster's gpuform has never recorded an object "
+			 "on this server, so someone else most likely set these "
+			 "labels (anyone who may patch an object can set a label "
+			 "and name any field manager, gpuform too). Remove the "
+			 "label from objects this cluster's gpuform did not "
+			 "create (kubectl label KIND NAME %s-) and run again",
+			 r->o->inventory_ns, buf_cstr(&key), PART_OF);
+	else if (r->key_state == KEY_UNREADABLE)
+		buf_addf(&msg,
+			 "Whether this cluster's gpuform wrote here before cannot "
+			 "be told: %s. Anyone who may patch an object can set "
+			 "this label and name any field manager (gpuform too): "
+			 "remove it from objects this cluster's gpuform did not "
+			 "create (kubectl label KIND NAME %s-)",
+			 r->key_why, PART_OF);
+	else
+		buf_addf(&msg,
+			 "Its ownership key Secret %s/%s exists: this cluster's "
+			 "gpuform has written here before, so the inventory was "
+			 "probably deleted. Anyone who may patch an object can "
+			 "set this label and name any field manager (gpuform "
+			 "too): remove it from objects this cluster's gpuform "
+			 "did not create (kubectl label KIND NAME %s-)",
+			 r->o->inventory_ns, buf_cstr(&key), PART_OF);
+	err_set(r->err, ERR_CONFLICT,
+		"inventory %s does not exist, but %zu object%s this "
+		"cluster's label %s=%s: %s%s. Nothing was written. %s. If this "
+		"cluster's gpuform did create them, --rebuild-inventory "
+		"records them again (try it with --dry-run first); rebuilt "
+		"entries carry no ownership proof, so --prune never deletes "
+		"those objects",
+		r->rep->inventory, r->labelled,
+		r->labelled == 1 ? " carries" : "s carry", PART_OF,
+		r->applyset_id, buf_cstr(&r->labelled_list), more_s,
+		buf_cstr(&msg));
+	buf_release(&msg);
+	free(more_s);
+	buf_release(&key);
+	return -1;
 }
 
 /*
@@ -1782,16 +2171,7 @@ static int list_all(struct run *r)
 	if (ret < 0)
 		return -1;
 	if (r->inventory_missing && r->labelled && !r->o->rebuild_inventory)
-		return err_set(r->err, ERR_CONFLICT,
-			       "inventory %s does not exist, but %zu object%s "
-			       "carry this cluster's label %s=%s: the inventory "
-			       "was deleted. Nothing was written. To rebuild it "
-			       "from the objects gpuform applied, run this "
-			       "command again with --rebuild-inventory (try it "
-			       "with --dry-run first)",
-			       r->rep->inventory, r->labelled,
-			       r->labelled == 1 ? "" : "s", PART_OF,
-			       r->applyset_id);
+		return refuse_unlisted(r);
 	return 0;
 }
 
@@ -2055,6 +2435,9 @@ static void report_dry_prune(struct run *r)
 
 /* ---- execution: writing --------------------------------------------------- */
 
+static int write_superset_in_two(struct run *r);
+static int check_final_fits(struct run *r);
+
 /* write_superset: the inventory, old entries and new ones, before any
  * object is written, so a crash loses nothing (and the namespace it lives
  * in, the first time) */
@@ -2062,19 +2445,35 @@ static int write_superset(struct run *r)
 {
 	const struct inventory *old = &r->inv_old;
 	int any = r->o->rebuild_inventory;
+	size_t size;
 
 	for (size_t i = 0; i < old->nr; i++) {
 		struct kobj_id oid;
 		entry_ident(&old->e[i], &oid);
 		if (want_find(r, &oid) < 0)
-			inv_push(&r->next, &oid, old->e[i].uid, old->e[i].shared);
+			inv_push(&r->next, &oid, old->e[i].uid, old->e[i].shared,
+				 old->e[i].proof);
 	}
 	for (size_t i = 0; i < r->nw; i++) {
-		inv_push(&r->next, &r->w[i].id, r->w[i].uid, r->w[i].shared_with);
-		any |= r->w[i].needs_write;
+		const struct want *x = &r->w[i];
+		const struct inv_entry *was = inv_find(r->old, &x->id);
+		inv_push(&r->next, &x->id, x->uid, x->shared_with,
+			 was && was->uid && x->uid && !x->shared_with &&
+					 !strcmp(was->uid, x->uid)
+				 ? was->proof
+				 : NULL);
+		any |= x->needs_write;
 	}
 	if (r->live_parent && !any)
 		return 0;
+	/* the final inventory is at most the superset plus a UID and a
+	 * proof for each desired object (81 bytes of JSON): checked only
+	 * when that could be too much */
+	size = inv_size(r, &r->next);
+	if (size + 81 * r->nw > inventory_max(r) && check_final_fits(r) < 0)
+		return -1;
+	if (size > inventory_max(r))
+		return write_superset_in_two(r);
 	if (!r->live_parent) {
 		cJSON *ns = cJSON_CreateObject();
 		const struct kube_resource *ns_res;
@@ -2092,6 +2491,115 @@ static int write_superset(struct run *r)
 	}
 	return write_parent(r, r->cm_res, r->cluster, r->parent_name,
 			    &r->live_parent, &r->next);
+}
+
+/*
+ * final_estimate: the inventory a real run will write last, if every
+ * planned DELETE succeeds: the desired entries and the stale ones kept
+ */
+static void final_estimate(struct run *r, struct inventory *fin)
+{
+	/* a created object gets its UID and proof after the superset was
+	 * written: count them at their length */
+	for (size_t i = 0; i < r->nw; i++)
+		inv_push(fin, &r->w[i].id,
+			 r->w[i].uid ? r->w[i].uid
+				     : "00000000-0000-0000-0000-000000000000",
+			 r->w[i].shared_with,
+			 r->w[i].shared_with ? NULL
+					     : "v1.0123456789012345678901");
+	for (size_t m = 0; m < r->nst; m++) {
+		struct kobj_id oid;
+		struct prune_step s;
+		entry_ident(r->st[m].e, &oid);
+		s = owner_prune_step(r->st[m].v, is_namespace(&oid), r->o->prune,
+				     r->o->prune_namespaces, r->o->held_detail, 0);
+		if (s.keep != KEEP_NONE && !s.delete_)
+			inv_push(fin, &oid, r->st[m].e->uid, r->st[m].e->shared,
+				 r->st[m].e->proof);
+	}
+}
+
+/*
+ * write_superset_in_two: the superset does not fit in one ConfigMap (a
+ * rename near the limit: old and new names together). The parent keeps
+ * the old entries; the ones being added go to the ConfigMap
+ * <parent>-pending, written first, and the parent gets the annotation
+ * that names it (a crash in between leaves a part nobody reads, and
+ * nothing applied yet). The final write (prune_all) lists what is left in
+ * the parent alone and drops the note; the part is then deleted.
+ * check_final_fits has refused the run before any write when that final
+ * inventory would not fit.
+ */
+static int check_final_fits(struct run *r)
+{
+	struct inventory fin = { 0 };
+	size_t max = inventory_max(r), fsize;
+
+	final_estimate(r, &fin);
+	fsize = inv_size(r, &fin);
+	if (fsize > max)
+		err_set(r->err, ERR_INVALID,
+			"inventory %s would list %zu objects in %zu bytes after "
+			"this run, more than a ConfigMap holds (%zu bytes of "
+			"data); nothing was written. %s",
+			r->rep->inventory, fin.nr, fsize, max,
+			r->o->prune ? "Split the cluster's objects over two "
+				      "clusters (two intents)"
+				    : "A rename keeps the old objects without "
+				      "--prune: run with --prune, or rename in "
+				      "parts");
+	inv_release(&fin);
+	return fsize > max ? -1 : 0;
+}
+
+static int write_superset_in_two(struct run *r)
+{
+	struct inventory add = { 0 }, keep = { 0 };
+	cJSON *part = NULL, *md, *l;
+	char *name = xasprintf("%s-pending", r->parent_name);
+	int ret = -1;
+
+	for (size_t i = 0; i < r->next.nr; i++)
+		if (!inv_find(&r->inv_old, &r->next.e[i].id))
+			inv_push(&add, &r->next.e[i].id, r->next.e[i].uid,
+				 r->next.e[i].shared, r->next.e[i].proof);
+	for (size_t i = 0; i < r->inv_old.nr; i++)
+		inv_push(&keep, &r->inv_old.e[i].id, r->inv_old.e[i].uid,
+			 r->inv_old.e[i].shared, r->inv_old.e[i].proof);
+	part = parent_object(r, r->cluster, &add, name);
+	md = cJSON_GetObjectItemCaseSensitive(part, "metadata");
+	cJSON_DeleteItemFromObjectCaseSensitive(md, "annotations");
+	l = cJSON_GetObjectItemCaseSensitive(md, "labels");
+	/* not an ApplySet parent: other inventories' LISTs skip it */
+	cJSON_DeleteItemFromObjectCaseSensitive(l, "applyset.kubernetes.io/id");
+	cJSON_DeleteItemFromObjectCaseSensitive(l, "app.kubernetes.io/managed-by");
+	cJSON_AddStringToObject(l, "gpuform.io/inventory-part", "pending");
+	if (kube_apply(r->k, r->cm_res, part, r->o->field_manager, 1, 0, NULL,
+		       r->err) < 0)
+		goto out;
+	r->pending_seen = 1;
+	r->pending_on = 1;
+	ret = write_parent(r, r->cm_res, r->cluster, r->parent_name,
+			   &r->live_parent, &keep);
+out:
+	cJSON_Delete(part);
+	inv_release(&add);
+	inv_release(&keep);
+	free(name);
+	return ret;
+}
+
+/* drop_pending: after the final write, the part it replaced */
+static int drop_pending(struct run *r)
+{
+	char *name = xasprintf("%s-pending", r->parent_name);
+	int deleted = 0, ret;
+
+	ret = kube_delete(r->k, r->cm_res, r->o->inventory_ns, name, NULL, NULL,
+			  0, &deleted, r->err);
+	free(name);
+	return ret;
 }
 
 /* apply_all: the planned writes, in apply order; the first failure stops */
@@ -2146,7 +2654,7 @@ static void delete_one(struct run *r, struct stale *s, const struct kobj_id *oid
 		add_item(r->rep, oid, RA_PRUNED, NULL);
 		return;
 	}
-	inv_push(final, oid, e->uid, NULL); /* the next run looks again */
+	inv_push(final, oid, e->uid, NULL, e->proof); /* the next run looks again */
 	if (de.code == ERR_CONFLICT) {
 		add_item(r->rep, oid, RA_SKIPPED,
 			 "changed since it was listed (UID or resourceVersion "
@@ -2168,10 +2676,19 @@ static void delete_one(struct run *r, struct stale *s, const struct kobj_id *oid
 static int prune_all(struct run *r)
 {
 	struct inventory final = { 0 };
-	int paused = 0, ret;
+	int paused = 0, ret, fail = 0;
 
-	for (size_t i = 0; i < r->nw; i++)
-		inv_push(&final, &r->w[i].id, r->w[i].uid, r->w[i].shared_with);
+	/* every object this run wrote or found ours gets its proof */
+	for (size_t i = 0; i < r->nw && !fail; i++) {
+		char *proof = sign_entry(r, &r->w[i], &fail);
+		inv_push(&final, &r->w[i].id, r->w[i].uid, r->w[i].shared_with,
+			 proof);
+		free(proof);
+	}
+	if (fail) {
+		inv_release(&final);
+		return -1;
+	}
 	sort_stale_apply_order(r);
 	for (size_t m = r->nst; m-- > 0;) {
 		struct kobj_id oid;
@@ -2186,7 +2703,8 @@ static int prune_all(struct run *r)
 			if (s.keep != KEEP_NONE)
 				inv_push(&final, &oid, r->st[m].e->uid,
 					 s.keep == KEEP_AS_IS ? r->st[m].e->shared
-							      : NULL);
+							      : NULL,
+					 r->st[m].e->proof);
 			continue;
 		}
 		if (!paused && r->o->before_prune) {
@@ -2195,9 +2713,17 @@ static int prune_all(struct run *r)
 		}
 		delete_one(r, &r->st[m], &oid, &final);
 	}
+	if (r->pending_on && inv_size(r, &final) > inventory_max(r)) {
+		/* prunes failed: the parent and its part still hold it all */
+		inv_release(&final);
+		return 0;
+	}
+	r->pending_on = 0;
 	ret = write_parent(r, r->cm_res, r->cluster, r->parent_name,
 			   &r->live_parent, &final);
 	inv_release(&final);
+	if (ret == 0 && r->pending_seen)
+		ret = drop_pending(r);
 	return ret;
 }
 
@@ -2218,6 +2744,28 @@ static int finish(struct run *r)
 			       r->held, r->held == 1 ? " was" : "s were",
 			       r->o->held_detail ? r->o->held_detail
 						 : "by the guard");
+	if (r->o->prune) {
+		size_t unseen = 0;
+		for (size_t i = 0; i < r->nst; i++)
+			unseen += r->st[i].v == PRUNE_UNSEEN;
+		if (unseen)
+			return err_set(r->err, ERR_CONFLICT,
+				       "%zu object%s not pruned: %s; everything "
+				       "else was applied",
+				       unseen, unseen == 1 ? " was" : "s were",
+				       r->damaged_other);
+	}
+	if (r->unsigned_nr)
+		return err_set(r->err, ERR_AUTH,
+			       "%zu inventory entr%s recorded without an "
+			       "ownership proof, so a later --prune will not "
+			       "delete %s: %s (this identity needs get, and "
+			       "once create, on that Secret; `gpuform install` "
+			       "grants it); everything else was applied",
+			       r->unsigned_nr,
+			       r->unsigned_nr == 1 ? "y was" : "ies were",
+			       r->unsigned_nr == 1 ? "that object" : "those objects",
+			       r->key_why ? r->key_why : "no ownership key");
 	return 0;
 }
 
@@ -2286,6 +2834,9 @@ static void run_release(struct run *r)
 	inv_release(&r->others);
 	free(r->st);
 	free(r->damaged_other);
+	free(r->key_why);
+	digest_wipe(r->key, sizeof(r->key));
+	buf_release(&r->labelled_list);
 	cJSON_Delete(r->live_parent);
 	cJSON_Delete(r->live);
 	for (size_t i = 0; i < r->ntypes; i++) {
@@ -2323,7 +2874,8 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	    list_all(&r) < 0)
 		goto out;
 	plan_objects(&r);
-	if (dry_run_all(&r) < 0 || plan_prune(&r, &deletable) < 0 ||
+	if (dry_run_all(&r) < 0 || read_prune_key(&r) < 0 ||
+	    plan_prune(&r, &deletable) < 0 ||
 	    read_shared(&r, deletable) < 0 ||
 	    (r.o->guard && call_guard(&r) < 0))
 		goto out;

@@ -37,6 +37,10 @@
 
 #define RECON_FIELD_MANAGER "gpuform"
 #define RECON_INVENTORY_NS "gpuform-system"
+/* the most a ConfigMap's data (keys and values) may hold: the API
+ * server's limit (k8s.io/api/core/v1 MaxSecretSize, which ConfigMap
+ * validation uses) */
+#define RECON_CM_DATA_MAX 1048576
 
 /* one object a run would write: live state (NULL: created) and what the
  * server's dry run made of it (NULL: pruned; pruned NodePools come as a
@@ -62,6 +66,8 @@ struct recon_opts {
 			       * inventory owns (else: a conflict) */
 	int rebuild_inventory; /* rebuild a damaged or missing inventory from
 				* the objects gpuform labelled and applied */
+	size_t inventory_max;  /* bytes of data an inventory ConfigMap may hold
+				* (0: RECON_CM_DATA_MAX; tests use less) */
 	/* tests only (may be NULL): called after the LISTs, right before the
 	 * first DELETE of a prune */
 	void (*before_prune)(void *ctx);

@@ -41,9 +41,9 @@ t_tmpdir WORK
 ALL_LOG=$WORK/all-gpuform-runs.log
 : >"$ALL_LOG"
 NS=gpuform-system
-SA_NAME=gpuform
-SA_USER=system:serviceaccount:$NS:$SA_NAME
 CLUSTER=ml-prod
+SA_NAME=gpuform-$CLUSTER
+SA_USER=system:serviceaccount:$NS:$SA_NAME
 SPEC=specs/ml-prod.yaml
 INV=gpuform-$CLUSTER
 HOST=$(hostname)
@@ -83,10 +83,10 @@ sa_http() {
 }
 lease_holder() { k get lease -n "$NS" "gpuform-$1" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 annotation() { k get configmap -n "$NS" "$INV" -o json | jq -r --arg a "$1" '.metadata.annotations[$a] // empty'; }
-new_token() { # a TokenRequest token for the ServiceAccount into the SA directory
-	local t
-	t=$(k create token "$SA_NAME" -n "$NS" --duration 1h "$@" 2>&1) || { printf '%s\n' "$t"; return 1; }
-	printf '%s' "$t" >"$WORK/sa/token.new" && mv "$WORK/sa/token.new" "$WORK/sa/token"
+new_token() { # a TokenRequest token for the ServiceAccount (SA_FOR, NS_FOR) into the SA directory (SA_DIR)
+	local t d=${SA_DIR:-$WORK/sa}
+	t=$(k create token "${SA_FOR:-$SA_NAME}" -n "${NS_FOR:-$NS}" --duration 1h "$@" 2>&1) || { printf '%s\n' "$t"; return 1; }
+	printf '%s' "$t" >"$d/token.new" && mv "$d/token.new" "$d/token"
 }
 install_for() { # CLUSTER: render and server-side apply the install manifests for it
 	"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
@@ -164,22 +164,24 @@ expected_cluster=$( {
 		[[ $kind == ConfigMap ]] && continue # kube-system only: a Role there
 		resource_of "$av" "$kind"
 	done <<<"$rendered_kinds"
+	echo /configmaps # list only: every gpuform inventory (issue 21)
 	echo /pods
 	echo karpenter.sh/nodeclaims
 } | sort -u)
 got_cluster=$(jq -r '.items[] | select(.kind == "ClusterRole") | .rules[] | .apiGroups[0] as $g |
 	.resources[] | "\($g)/\(.)"' "$J" | sort -u)
 RC=- OUT=$got_cluster ERR=$expected_cluster
-check "1: ClusterRole resources == discovery's resources of the rendered kinds + pods, nodeclaims" \
+check "1: ClusterRole resources == discovery's resources of the rendered kinds + pods, nodeclaims, configmaps (list)" \
 	'[ -n "$got_cluster" ] && [ "$got_cluster" = "$expected_cluster" ]'
 OUT=$(jq -c '.items[] | select(.kind == "ClusterRole" or .kind == "Role") | {kind, ns: .metadata.namespace, rules}' "$J")
-check "1: RBAC: no '*', no secrets, no delete on namespaces, pods/nodeclaims read-only, no cluster-wide configmaps" \
-	'! printf "%s" "$OUT" | grep -q "\"\\*\"" && ! printf "%s" "$OUT" | grep -q secrets &&
+check "1: RBAC: no '*', secrets only in $NS (the ownership key by name), no delete on namespaces, pods/nodeclaims read-only, cluster-wide configmaps: list only" \
+	'! printf "%s" "$OUT" | grep -q "\"\\*\"" &&
+	[ "$(jq -c ".items[] | select(.kind == \"ClusterRole\" or .kind == \"Role\") | select(.metadata.namespace != \"$NS\") | .rules[] | select(.resources | index(\"secrets\"))" "$J")" = "" ] &&
 	[ "$(jq -r ".items[] | select(.kind == \"ClusterRole\") | .rules[] | select(.resources | index(\"namespaces\")) | .verbs | index(\"delete\")" "$J")" = null ] &&
 	[ "$(jq -c ".items[] | select(.kind == \"ClusterRole\") | .rules[] | select(.resources | index(\"pods\") or index(\"nodeclaims\")) | .verbs" "$J" | sort -u)" = "[\"get\",\"list\"]" ] &&
-	[ "$(jq -r ".items[] | select(.kind == \"ClusterRole\") | .rules[] | select(.resources | index(\"configmaps\")) | 1" "$J")" = "" ]'
-check "1: Roles: $NS holds the inventory (get/patch by name, create, list: other inventories), the Lease (get/update by name, create), Events (create); kube-system the rendered ConfigMaps" \
-	'[ "$(jq -c ".items[] | select(.kind == \"Role\" and .metadata.namespace == \"$NS\") | .rules" "$J")" = "[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\",\"events\"],\"verbs\":[\"create\"]},{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],\"verbs\":[\"list\"]},{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],\"resourceNames\":[\"$INV\"],\"verbs\":[\"get\",\"patch\"]},{\"apiGroups\":[\"coordination.k8s.io\"],\"resources\":[\"leases\"],\"verbs\":[\"create\"]},{\"apiGroups\":[\"coordination.k8s.io\"],\"resources\":[\"leases\"],\"resourceNames\":[\"$INV\"],\"verbs\":[\"get\",\"update\"]}]" ] &&
+	[ "$(jq -c ".items[] | select(.kind == \"ClusterRole\") | .rules[] | select(.resources | index(\"configmaps\")) | .verbs" "$J")" = "[\"list\"]" ]'
+check "1: Roles: $NS holds the inventory (get/patch by name, create), the ownership key Secret (get by name, create), the Lease (get/update by name, create), Events (create); kube-system the rendered ConfigMaps" \
+	'[ "$(jq -c ".items[] | select(.kind == \"Role\" and .metadata.namespace == \"$NS\") | .rules" "$J")" = "[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\",\"events\",\"secrets\"],\"verbs\":[\"create\"]},{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],\"resourceNames\":[\"$INV\"],\"verbs\":[\"get\",\"patch\"]},{\"apiGroups\":[\"\"],\"resources\":[\"secrets\"],\"resourceNames\":[\"$INV-owner-key\"],\"verbs\":[\"get\"]},{\"apiGroups\":[\"coordination.k8s.io\"],\"resources\":[\"leases\"],\"verbs\":[\"create\"]},{\"apiGroups\":[\"coordination.k8s.io\"],\"resources\":[\"leases\"],\"resourceNames\":[\"$INV\"],\"verbs\":[\"get\",\"update\"]}]" ] &&
 	[ "$(jq -c ".items[] | select(.kind == \"Role\" and .metadata.namespace == \"kube-system\") | .rules[].resources" "$J")" = "[\"configmaps\"]" ]'
 CJ=$(jq -c '.items[] | select(.kind == "CronJob")' "$J")
 OUT=$CJ
@@ -221,7 +223,7 @@ check "1: an SSH URL: the Secret is also mounted (key, known_hosts) and GPUFORM_
 RC=$?
 OUT=$(cd "$WORK/install-dir" 2>/dev/null && ls)
 check "1: -o DIR: one file per object + kustomization.yaml (generated-by marker)" \
-	'[ "$RC" = 0 ] && [ "$(printf "%s\n" "$OUT" | wc -l)" = 10 ] && has cronjob-gpuform-reconcile.yaml &&
+	'[ "$RC" = 0 ] && [ "$(printf "%s\n" "$OUT" | wc -l)" = 10 ] && has cronjob-gpuform-$CLUSTER.yaml &&
 	head -n1 "$WORK/install-dir/kustomization.yaml" | grep -q "^# generated by gpuform"'
 mkdir -p "$WORK/not-ours" && echo keep >"$WORK/not-ours/file"
 OUT=$("$GPUFORM" install --git https://x.test/r.git --cluster a --output-dir "$WORK/not-ours" 2>&1)
@@ -233,7 +235,7 @@ OUT=$(k apply --server-side --field-manager gpuform-install -f "$WORK/install.ya
 RC=$?
 check "1: the install manifests apply server-side to the test API server (9 objects)" \
 	'[ "$RC" = 0 ] && [ "$(printf "%s\n" "$OUT" | grep -c "serverside-applied")" = 9 ]'
-OUT=$(k get cronjob -n "$NS" gpuform-reconcile -o json | jq -r '.spec.concurrencyPolicy, .spec.jobTemplate.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem' | tr '\n' ' ')
+OUT=$(k get cronjob -n "$NS" "gpuform-$CLUSTER" -o json | jq -r '.spec.concurrencyPolicy, .spec.jobTemplate.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem' | tr '\n' ' ')
 check "1: ... and the server kept the CronJob's settings (Forbid, read-only root)" '[ "$OUT" = "Forbid true " ]'
 OUT=$(k apply --server-side --field-manager gpuform-install -k "$WORK/install-dir" 2>&1)
 RC=$?
@@ -293,14 +295,17 @@ declare -A want_forbidden=(
 	["GET /api/v1/namespaces/default/secrets/any"]=
 	["GET /api/v1/secrets"]=
 	["GET /api/v1/namespaces/$NS/secrets"]=
-	["GET /api/v1/namespaces/default/configmaps"]=
-	["GET /api/v1/configmaps"]=
+	["GET /api/v1/namespaces/$NS/secrets/gpuform-git"]=
+	["GET /api/v1/namespaces/$NS/secrets/gpuform-other-owner-key"]=
+	["DELETE /api/v1/namespaces/$NS/secrets/$INV-owner-key"]=
+	["PUT /api/v1/namespaces/$NS/secrets/$INV-owner-key"]='{}'
+	["GET /api/v1/namespaces/default/configmaps/any"]=
 	["POST /api/v1/namespaces/default/configmaps"]='{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}'
 	["GET /apis/apps/v1/deployments"]=
 	["POST /apis/apps/v1/namespaces/default/deployments"]='{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}}'
 	["GET /apis/rbac.authorization.k8s.io/v1/clusterroles"]=
 	["POST /apis/rbac.authorization.k8s.io/v1/clusterroles"]='{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"x"},"rules":[]}'
-	["PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/$NS/roles/gpuform"]='{}'
+	["PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/$NS/roles/$SA_NAME"]='{}'
 	["DELETE /api/v1/namespaces/research"]=
 	["DELETE /api/v1/namespaces/$NS"]=
 	["GET /api/v1/nodes"]=
@@ -314,14 +319,16 @@ for req in "${!want_forbidden[@]}"; do
 	[[ $code == 403 ]] || bad+="$req -> $code$(head -c 200 "$WORK/http.out")"$'\n'
 done
 RC=- OUT=$bad ERR=
-check "3: the installed token gets 403 Forbidden for Secrets (any namespace), ConfigMaps outside its own, Deployments, ClusterRoles, its own RBAC, deleting Namespaces, Nodes, other Leases (${#want_forbidden[@]} requests)" \
+check "3: the installed token gets 403 Forbidden for Secrets (any namespace; in its own all but its ownership key), reading or writing ConfigMaps outside its own, Deployments, ClusterRoles, its own RBAC, deleting Namespaces, Nodes, other Leases (${#want_forbidden[@]} requests)" \
 	'[ -z "$bad" ]'
 code_ok=$(sa_http GET /apis/karpenter.sh/v1/nodepools)
 code_pods=$(sa_http GET /api/v1/pods)
 code_nc=$(sa_http GET /apis/karpenter.sh/v1/nodeclaims)
-RC=- OUT="nodepools $code_ok pods $code_pods nodeclaims $code_nc" ERR=
-check "3: ... while the same token may list NodePools, Pods and NodeClaims (the 403s are RBAC, not a bad token)" \
-	'[ "$code_ok" = 200 ] && [ "$code_pods" = 200 ] && [ "$code_nc" = 200 ]'
+code_inv=$(sa_http GET '/api/v1/configmaps?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dgpuform')
+code_key=$(sa_http GET "/api/v1/namespaces/$NS/secrets/$INV-owner-key")
+RC=- OUT="nodepools $code_ok pods $code_pods nodeclaims $code_nc inventories $code_inv key $code_key" ERR=
+check "3: ... while the same token may list NodePools, Pods, NodeClaims and every namespace's inventories, and read its ownership key (the 403s are RBAC, not a bad token)" \
+	'[ "$code_ok" = 200 ] && [ "$code_pods" = 200 ] && [ "$code_nc" = 200 ] && [ "$code_inv" = 200 ] && [ "$code_key" = 200 ]'
 OUT=$(k get namespace research -o name 2>&1)
 check "3: namespace research still exists" '[ "$OUT" = "namespace/research" ]'
 
@@ -540,7 +547,7 @@ for f in specs/*.yaml; do
 		bad+="$f: install: $out"$'\n'
 		continue
 	fi
-	new_token >/dev/null
+	SA_FOR=gpuform-$c new_token >/dev/null
 	ic reconcile --lock --events "$f"
 	[[ $RC == 0 ]] || bad+="$f ($c): rc=$RC $(printf '%s\n' "$ERR" | tail -n 3)"$'\n'
 	forget_cluster "$c"
@@ -548,6 +555,125 @@ done
 RC=- OUT=$bad ERR=
 check "7: every example in specs/ reconciles in-cluster with the least-privilege install for its cluster ($(ls specs/*.yaml | wc -l) intents, incl. the kube-system ConfigMap of AL2023)" \
 	'[ -z "$bad" ]'
+
+# ==== 9. two clusters installed in two namespaces (and two in one) on one API server ========
+# issue 21: the installs overwrote each other's CronJob, Role, ClusterRoleBinding and
+# kube-system RoleBinding; and a prune by one cluster's ServiceAccount could not see the other
+# namespace's inventory and deleted a WorkloadPriorityClass that inventory still lists.
+two_intent() { # FILE CLUSTER TYPE NAMESPACE
+	cat >"$1" <<EOF
+apiVersion: gpuform.io/v1alpha1
+kind: ClusterIntent
+metadata:
+  name: $2
+spec:
+  nodeRole: KarpenterNodeRole-$2
+  ami: al2023@v20250505
+  workloads:
+    - name: w-$2
+      type: $3
+      gpu: l4
+      maxGpus: 4
+      namespace: $4
+EOF
+}
+two_install() { # CLUSTER NAMESPACE
+	"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --cluster "$1" --namespace "$2" \
+		--cronjob-api-version batch/v1beta1 >"$WORK/install-$1.yaml" 2>&1 &&
+		k apply --server-side --field-manager gpuform-install -f "$WORK/install-$1.yaml" >/dev/null 2>&1
+}
+two_objects() { # CLUSTER NAMESPACE: "kind name resourceVersion" of its install objects but the Namespace
+	"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --cluster "$1" --namespace "$2" \
+		--cronjob-api-version batch/v1beta1 -o json 2>/dev/null |
+		jq -r '.items[] | select(.kind != "Namespace") | .kind + " " + (.metadata.namespace // "-") + " " + .metadata.name' |
+		while read -r kind ns name; do
+			if [[ $ns == - ]]; then
+				printf '%s %s %s\n' "$kind" "$name" "$(k get "$kind" "$name" -o jsonpath='{.metadata.resourceVersion}' 2>&1)"
+			else
+				printf '%s %s/%s %s\n' "$kind" "$ns" "$name" "$(k get "$kind" -n "$ns" "$name" -o jsonpath='{.metadata.resourceVersion}' 2>&1)"
+			fi
+		done
+}
+ic_in() { # SA-DIR NAMESPACE ARGS...: gpuform in-cluster as that directory's ServiceAccount
+	local d=$1 ns=$2
+	shift 2
+	t_audit_mark
+	OUT=$(env -u KUBECONFIG HOME="$WORK/home" GPUFORM_SERVICEACCOUNT_DIR="$d" \
+		KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="$PORT" \
+		timeout 120 "$GPUFORM" "$@" --inventory-namespace "$ns" 2>"$WORK/stderr")
+	RC=$?
+	ERR=$(cat "$WORK/stderr")
+	printf '%s\n' "--- gpuform $* (as $d, rc=$RC)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
+}
+ok=1
+two_install two-a gpuform-two-a || ok=
+A_BEFORE=$(two_objects two-a gpuform-two-a)
+two_install two-b gpuform-two-b || ok=
+two_install two-c gpuform-two-a || ok=
+A_AFTER=$(two_objects two-a gpuform-two-a)
+t_setup "9: installs of two-a (gpuform-two-a), two-b (gpuform-two-b), two-c (gpuform-two-a) applied" '[ -n "$ok" ]'
+RC=- OUT=$A_AFTER ERR=$A_BEFORE
+check "9: the installs of two-b (another namespace) and two-c (the same namespace) change none of two-a's install objects (8: same resourceVersions)" \
+	'[ "$(printf "%s\n" "$A_BEFORE" | grep -c " [0-9][0-9]*$")" = 8 ] && [ "$A_BEFORE" = "$A_AFTER" ]'
+OUT=$(for c in two-a:gpuform-two-a two-b:gpuform-two-b two-c:gpuform-two-a; do
+	cl=${c%%:*} ns=${c#*:}
+	printf '%s %s %s %s\n' "$cl" \
+		"$(k get cronjob -n "$ns" "gpuform-$cl" -o json | jq -r '.spec.jobTemplate.spec.template.spec | .serviceAccountName + "," + (.containers[0].args | join(" ") | capture("--cluster (?<c>[^ ]+)").c)')" \
+		"$(k get clusterrolebinding "gpuform-$cl.$ns" -o json | jq -r '.subjects[0].namespace + "/" + .subjects[0].name')" \
+		"$(k get rolebinding -n kube-system "gpuform-$cl.$ns" -o json | jq -r '.subjects[0].namespace + "/" + .subjects[0].name')"
+done)
+check "9: each cluster keeps its own CronJob (its --cluster, its ServiceAccount), ClusterRoleBinding and kube-system RoleBinding" \
+	'[ "$OUT" = "two-a gpuform-two-a,two-a gpuform-two-a/gpuform-two-a gpuform-two-a/gpuform-two-a
+two-b gpuform-two-b,two-b gpuform-two-b/gpuform-two-b gpuform-two-b/gpuform-two-b
+two-c gpuform-two-c,two-c gpuform-two-a/gpuform-two-c gpuform-two-a/gpuform-two-c" ]'
+
+# the two clusters reconcile as their ServiceAccounts; two-b shares two-a's objects
+for c in two-a:gpuform-two-a two-b:gpuform-two-b; do
+	cl=${c%%:*} ns=${c#*:}
+	mkdir -p "$WORK/sa-$cl" && cp "$ENV_DIR/tls.crt" "$WORK/sa-$cl/ca.crt" &&
+		printf '%s\n' "$ns" >"$WORK/sa-$cl/namespace"
+	SA_FOR=gpuform-$cl NS_FOR=$ns SA_DIR=$WORK/sa-$cl new_token >/dev/null ||
+		t_abort "9: a token for $ns/gpuform-$cl" ""
+done
+two_intent "$WORK/two-a.yaml" two-a inference two-shared
+two_intent "$WORK/two-b.yaml" two-b inference two-shared
+ic_in "$WORK/sa-two-a" gpuform-two-a reconcile --lock "$WORK/two-a.yaml"
+t_setup "9: two-a reconciled as system:serviceaccount:gpuform-two-a:gpuform-two-a" '[ "$RC" = 0 ]'
+"$GPUFORM" render -o "$WORK/two-b" "$WORK/two-b.yaml" >/dev/null 2>&1
+sed -i '/^- ec2nodeclass-gpu.yaml$/d' "$WORK/two-b/kustomization.yaml" && rm "$WORK/two-b/ec2nodeclass-gpu.yaml"
+ic_in "$WORK/sa-two-b" gpuform-two-b reconcile --lock -o json "$WORK/two-b"
+check "9: two-b (as its ServiceAccount) shares two-a's WorkloadPriorityClass, device-plugin ConfigMap and Namespace" \
+	'[ "$RC" = 0 ] && [ "$(printf "%s" "$OUT" | jq "[.items[] | select(.detail // \"\" | test(\"^shared\"))] | length")" = 3 ]'
+# two-a moves to a training workload elsewhere: WorkloadPriorityClass gpuform-inference
+# is no longer desired by two-a, and two-b's inventory (in gpuform-two-b) still lists it
+two_intent "$WORK/two-a2.yaml" two-a training two-only-a
+# first with the RBAC before issue 21: ConfigMaps listable in its own namespace only
+k get clusterrole gpuform-two-a.gpuform-two-a -o json |
+	jq 'del(.metadata.resourceVersion, .metadata.uid, .metadata.managedFields, .metadata.creationTimestamp) |
+		.rules |= map(select(.resources != ["configmaps"]))' | k replace -f - >/dev/null 2>&1
+k create role two-a-old-list -n gpuform-two-a --verb=list --resource=configmaps >/dev/null 2>&1
+k create rolebinding two-a-old-list -n gpuform-two-a --role=two-a-old-list \
+	--serviceaccount=gpuform-two-a:gpuform-two-a >/dev/null 2>&1
+T_AUDIT_USER=system:serviceaccount:gpuform-two-a:gpuform-two-a
+ic_in "$WORK/sa-two-a" gpuform-two-a reconcile --lock --prune --force-prune --allow-node-replacement -o json "$WORK/two-a2.yaml"
+dels=$(t_audit_writes | awk -F'\t' '$1 == "delete"')
+check "9: old RBAC (inventories listable in its own namespace only): two-a prunes nothing, exit 4, says the other inventories cannot be read" \
+	'[ "$RC" = 4 ] && [ -z "$dels" ] && k get workloadpriorityclass gpuform-inference >/dev/null 2>&1 &&
+	printf "%s\n" "$ERR" | grep -q "cannot be read" && printf "%s\n" "$ERR" | grep -q "install. grants it" &&
+	[ "$(printf "%s" "$OUT" | jq -r ".items[] | select(.kind == \"WorkloadPriorityClass\" and .name == \"gpuform-inference\") | .detail")" != "" ]'
+# the RBAC install renders now
+k delete rolebinding two-a-old-list -n gpuform-two-a >/dev/null 2>&1
+k delete role two-a-old-list -n gpuform-two-a >/dev/null 2>&1
+k apply --server-side --force-conflicts --field-manager gpuform-install -f "$WORK/install-two-a.yaml" >/dev/null 2>&1
+ic_in "$WORK/sa-two-a" gpuform-two-a reconcile --lock --prune --force-prune --allow-node-replacement -o json "$WORK/two-a2.yaml"
+dels=$(t_audit_writes | awk -F'\t' '$1 == "delete"')
+check "9: the RBAC install renders: two-a's prune keeps WorkloadPriorityClass gpuform-inference (two-b's inventory in another namespace lists it), deletes its own LocalQueue" \
+	'[ "$RC" = 0 ] && k get workloadpriorityclass gpuform-inference >/dev/null 2>&1 &&
+	! printf "%s\n" "$dels" | grep -q "workloadpriorityclasses" &&
+	printf "%s\n" "$dels" | grep -q "localqueues/w-two-a" &&
+	printf "%s" "$OUT" | jq -r ".items[] | select(.kind == \"WorkloadPriorityClass\" and .name == \"gpuform-inference\") | .detail" | grep -q "another gpuform inventory"'
+T_AUDIT_USER=$SA_USER
+for cl in two-a two-b; do forget_cluster "$cl"; done
 
 # ==== 8. the image's runtime contents: make install DESTDIR, run from there ================
 if [[ -z ${INCLUSTER_NO_IMAGE:-} ]]; then

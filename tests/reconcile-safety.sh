@@ -15,6 +15,11 @@
 #            other applies; with --no-lock the inventory still loses no entry (409, merge)
 #   inventory a damaged or deleted inventory is an error with recovery instructions;
 #            --rebuild-inventory rebuilds it from the objects gpuform labelled and applied
+#   owner    the ownership proof: an object labelled for a cluster with
+#            --field-manager=gpuform by someone who may patch but not delete it is never
+#            pruned (rebuilt, tampered entry, first-run refusal)
+#   limit    a rename near the 1 MiB ConfigMap limit goes through (a second ConfigMap for
+#            the run); a final inventory over the limit is refused before any write
 #   http     credentials are never sent over plain http:// (loopback only with a flag);
 #            insecure-skip-tls-verify with a CA is refused
 #   git      install refuses credentials in --git URLs; reconcile warns (no password echoed)
@@ -436,6 +441,120 @@ gf reconcile -o json --prune --prune-namespaces --force-prune "$WORK/team-a2.yam
 check "clusters: now no other inventory lists Namespace shared: team-a prunes it" \
 	'[ "$RC" = 0 ] && [ "$(jv ".items[] | select(.kind == \"Namespace\" and .name == \"shared\") | .result")" = pruned ]'
 
+# ==== owner: the ownership proof (issue 21) ==================================================
+# "alice" may get, list and patch NodePools but not delete them (RBAC, impersonated by the
+# admin). With `kubectl apply --server-side --field-manager=gpuform` she labels a NodePool
+# she does not own for a gpuform cluster. Before the ownership proof, gpuform then deleted it:
+# imported by --rebuild-inventory, listed in a tampered inventory entry with its UID, or
+# after a first-run refusal that told the operator to import it.
+wipe
+k create clusterrole np-patcher --verb=get,list,patch --resource=nodepools.karpenter.sh >/dev/null
+k create clusterrolebinding np-patcher --clusterrole=np-patcher --user=alice >/dev/null
+forge() { # NODEPOOL CLUSTER: alice labels it for CLUSTER as field manager gpuform
+	k --as=alice apply --server-side --validate=false --field-manager=gpuform -f - >/dev/null 2>"$WORK/forge.err" <<EOF
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: $1
+  labels: {applyset.kubernetes.io/part-of: $(applyset_id "$2")}
+EOF
+}
+audit_np_deletes() { # DELETEs of NodePool $1 by gpuform's user since the mark
+	t_audit_all | awk -F'\t' '$1 == "delete"' | grep -cE "/nodepools/$1([?]|\$)"
+}
+intent "$WORK/own.yaml" own own-a own-ns
+cat >>"$WORK/own.yaml" <<EOF
+    - name: own-b
+      type: inference
+      gpu: l4
+      maxGpus: 4
+      namespace: own-ns
+EOF
+intent "$WORK/own2.yaml" own own-a own-ns
+jq '.metadata.name = "victim"' "$WORK/pre-np.json" | k create -f - >/dev/null
+VICTIM_UID=$(uid_of nodepool victim)
+# (b) labelled before the cluster's first run
+forge victim own
+RC=$? ERR=$(cat "$WORK/forge.err") OUT=
+check "owner: alice (patch, no delete) labels NodePool victim with --field-manager=gpuform; her own delete is 403" \
+	'[ "$RC" = 0 ] && ! k --as=alice delete nodepool victim >/dev/null 2>&1 && exists nodepool victim &&
+	k get nodepool victim -o json --show-managed-fields | jq -e ".metadata.managedFields[] | select(.manager == \"gpuform\")" >/dev/null'
+gf reconcile "$WORK/own.yaml"
+check "owner: labelled before the first run: exit 4, the refusal names the object and its managers, says no key exists and to remove the label; nothing written" \
+	'[ "$RC" = 4 ] && has_err "nodepool.karpenter.sh/victim (managers: " && has_err "gpuform (Apply)" &&
+	has_err "does not exist either" && has_err "Remove the label" && has_err "kubectl label KIND NAME applyset.kubernetes.io/part-of-" &&
+	[ "$(t_audit_writes | wc -l)" = 0 ]'
+# the operator follows the (old) advice anyway: --rebuild-inventory imports it
+gf reconcile --rebuild-inventory -o json "$WORK/own.yaml"
+check "owner: --rebuild-inventory records the forged NodePool (its label names manager gpuform) — without a proof" \
+	'[ "$RC" = 0 ] && inventory own | grep -q "^NodePool//victim	$VICTIM_UID" &&
+	! k get configmap -n "$INV_NS" gpuform-own -o jsonpath="{.data.inventory}" | jq -e ".[] | select(.name == \"victim\") | .proof" >/dev/null &&
+	k get configmap -n "$INV_NS" gpuform-own -o jsonpath="{.data.inventory}" | jq -e ".[] | select(.name == \"own-a\") | .proof" >/dev/null'
+# (a) the next --prune, with own-b no longer desired: own-b (gpuform's, proven) goes, victim stays
+gf reconcile -o json --prune --force-prune "$WORK/own2.yaml"
+check "prune: --field-manager=gpuform, imported by --rebuild-inventory: victim not deleted (audit), reported; own-b (proven) pruned" \
+	'[ "$RC" = 0 ] && [ "$(uid_of nodepool victim)" = "$VICTIM_UID" ] && [ "$(audit_np_deletes victim)" = 0 ] &&
+	jv ".items[] | select(.kind == \"NodePool\" and .name == \"victim\") | .detail" | grep -q "no valid ownership proof" &&
+	! exists nodepool own-b && [ "$(audit_np_deletes own-b)" = 1 ]'
+# (c) a tampered entry: victim2 with its UID and a proof copied from own-a's entry
+jq '.metadata.name = "victim2"' "$WORK/pre-np.json" | k create -f - >/dev/null
+forge victim2 own
+V2_UID=$(uid_of nodepool victim2)
+tampered=$(k get configmap -n "$INV_NS" gpuform-own -o jsonpath='{.data.inventory}' | jq -c --arg u "$V2_UID" \
+	'. + [(.[] | select(.kind == "NodePool" and .name == "own-a") | .name = "victim2" | .uid = $u)]')
+set_inventory own "$tampered"
+for fp in "" --force-prune; do
+	gf reconcile -o json --prune $fp "$WORK/own2.yaml"
+	check "prune: a tampered entry with victim2's UID and a proof copied from another entry, --prune ${fp:-(no --force-prune)}: not deleted (audit), reported" \
+		'[ "$RC" = 0 ] && [ "$(uid_of nodepool victim2)" = "$V2_UID" ] && [ "$(audit_np_deletes victim2)" = 0 ] &&
+		jv ".items[] | select(.kind == \"NodePool\" and .name == \"victim2\") | .detail" | grep -q "no valid ownership proof"'
+done
+check "owner: the key Secret gpuform-own-owner-key exists in $INV_NS, 32 bytes" \
+	'[ "$(k get secret -n "$INV_NS" gpuform-own-owner-key -o jsonpath="{.data.key}" | base64 -d | wc -c)" = 32 ]'
+k delete clusterrolebinding np-patcher >/dev/null 2>&1
+k delete clusterrole np-patcher >/dev/null 2>&1
+k delete nodepool victim victim2 >/dev/null 2>&1
+
+# ==== limit: an inventory near the ConfigMap limit (1 MiB of data) =========================
+# 1,400 ConfigMaps with 253-character names in a 63-character namespace: the inventory is
+# about 640 kB; renaming them all needs old and new names together (1.2 MB) before the
+# applies. Before issue 21 every such run failed with the API server's "Too long".
+wipe
+LNS=lim-$(printf 'n%.0s' $(seq 1 59))
+intent "$WORK/lim.yaml" lim lim-a "$LNS"
+big() { # PREFIX: the 1,400 ConfigMaps
+	local pad
+	pad=$(printf 'x%.0s' $(seq 1 240))
+	for ((i = 0; i < 1400; i++)); do
+		printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-%04d-%s, namespace: %s, labels: {gpuform.io/cluster: lim}}\ndata: {a: "1"}\n' \
+			"$1" "$i" "${pad:0:$((253 - ${#1} - 6))}" "$LNS"
+	done
+}
+LDIR=$WORK/lim
+"$GPUFORM" render -o "$LDIR" "$WORK/lim.yaml" >/dev/null 2>&1
+big a >"$LDIR/big.yaml"
+printf -- '- big.yaml\n' >>"$LDIR/kustomization.yaml"
+gf reconcile -o json "$LDIR"
+LSIZE=$(k get configmap -n "$INV_NS" gpuform-lim -o jsonpath='{.data.inventory}' | wc -c)
+t_setup "limit: 1,400 ConfigMaps with long names reconciled (inventory $LSIZE bytes)" '[ "$RC" = 0 ] && [ "$LSIZE" -gt 600000 ]'
+big b >"$LDIR/big.yaml"
+gf reconcile -o json "$LDIR"
+check "limit: the rename without --prune (old and new kept: about twice the limit): exit 3, names the limit, nothing written" \
+	'[ "$RC" = 3 ] && has_err "more than a ConfigMap holds (1048576 bytes of data)" && has_err "--prune" &&
+	[ "$(t_audit_writes | wc -l)" = 0 ]'
+gf reconcile -o json --prune --force-prune "$LDIR"
+LSIZE2=$(k get configmap -n "$INV_NS" gpuform-lim -o jsonpath='{.data.inventory}' | wc -c)
+check "limit: the rename with --prune: exit 0, 1,400 created and 1,400 pruned; the added entries went to gpuform-lim-pending for the run, deleted after" \
+	'[ "$RC" = 0 ] && [ "$(jv .counts.created)" = 1400 ] && [ "$(jv .counts.pruned)" = 1400 ] &&
+	[ "$(t_audit_writes | grep -c "/configmaps/gpuform-lim-pending")" = 2 ] && ! exists configmap -n "$INV_NS" gpuform-lim-pending &&
+	[ "$LSIZE2" -gt 600000 ] && [ "$LSIZE2" -lt 1048576 ] &&
+	[ -z "$(k get configmap -n "$INV_NS" gpuform-lim -o jsonpath="{.metadata.annotations.gpuform\.io/pending-inventory}")" ]'
+gf reconcile -o json "$LDIR"
+check "limit: the next run: all unchanged, no write" \
+	'[ "$RC" = 0 ] && [ "$(jv .counts.unchanged)" = "$(jv ".items | length")" ] && [ "$(t_audit_writes | wc -l)" = 0 ]'
+k delete namespace "$LNS" --wait=false >/dev/null 2>&1
+k delete configmap -n "$LNS" --all >/dev/null 2>&1
+
 # ==== lock: runs started together ===========================================================
 wipe
 intent "$WORK/lk.yaml" lk lk-a lk
@@ -531,12 +650,13 @@ if [[ -n ${GPUFORM_OLD:-} && -x ${GPUFORM_OLD:-} ]]; then
 	"$GPUFORM_OLD" reconcile --kubeconfig "$KC" "$WORK/up.yaml" >/dev/null 2>&1
 	"$GPUFORM_OLD" reconcile --kubeconfig "$KC" "$WORK/up2.yaml" >/dev/null 2>&1
 	gf reconcile -o json "$WORK/up2.yaml"
-	check "upgrade: objects and inventory written by $GPUFORM_OLD: exit 0, all unchanged, no write" \
+	check "upgrade: objects and inventory written by $GPUFORM_OLD: exit 0, all unchanged; the only writes: the ownership key and the inventory (proofs)" \
 		'[ "$RC" = 0 ] && [ "$(jv .counts.unchanged)" = 8 ] && [ "$(jv .counts.conflict)" = 0 ] &&
-		[ "$(t_audit_writes | wc -l)" = 0 ]'
+		[ "$(t_audit_writes | grep -vc -e "/secrets" -e "/configmaps/gpuform-up")" = 0 ]'
 	gf reconcile -o json --prune "$WORK/up2.yaml"
-	check "upgrade: --prune removes what the previous gpuform created and no longer is desired (4 objects)" \
-		'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 4 ] && ! exists nodepool up-a && exists nodepool up-b'
+	check "upgrade: --prune keeps the 4 objects that were stale before the upgrade (their entries carry no proof), reported; up-b stays" \
+		'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 0 ] && exists nodepool up-a && exists nodepool up-b &&
+		jv ".items[] | select(.kind == \"NodePool\" and .name == \"up-a\") | .detail" | grep -q "no valid ownership proof"'
 else
 	printf 'skip upgrade: set GPUFORM_OLD to a previous gpuform binary to test an upgrade\n'
 fi

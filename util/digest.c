@@ -1,4 +1,5 @@
-/* util/digest.c: SHA-256 through OpenSSL's EVP interface. */
+/* util/digest.c: SHA-256 and HMAC through OpenSSL's EVP interface, random
+ * bytes from RAND_bytes. */
 #include "util/digest.h"
 
 #include <stdlib.h>
@@ -6,6 +7,8 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include "util/base64.h"
 #include "util/xalloc.h"
@@ -33,6 +36,27 @@ void digest_sha256_b64url(const void *data, size_t len, struct buf *out)
 
 	sha256(data, len, d);
 	base64_encode(out, d, sizeof(d), BASE64_URL | BASE64_NOPAD);
+}
+
+void digest_hmac_sha256(const void *key, size_t keylen, const void *data,
+			size_t len, unsigned char out[32])
+{
+	unsigned int n = 0;
+
+	if (keylen > 0x7fffffff ||
+	    !HMAC(EVP_sha256(), key, (int)keylen, data, len, out, &n) ||
+	    n != 32)
+		BUG("HMAC(sha256) failed");
+}
+
+int digest_equal(const void *a, const void *b, size_t n)
+{
+	return CRYPTO_memcmp(a, b, n) == 0;
+}
+
+int digest_random(void *out, size_t n)
+{
+	return n <= 0x7fffffff && RAND_bytes(out, (int)n) == 1 ? 0 : -1;
 }
 
 void digest_wipe(void *p, size_t len)

@@ -15,6 +15,16 @@ void digest_sha256_hex(const void *data, size_t len, struct buf *out);
  * id uses), appended to out. */
 void digest_sha256_b64url(const void *data, size_t len, struct buf *out);
 
+/* digest_hmac_sha256: HMAC-SHA-256 of data under key into out. */
+void digest_hmac_sha256(const void *key, size_t keylen, const void *data,
+			size_t len, unsigned char out[32]);
+/* digest_equal: compare n bytes in constant time (secrets, MACs): 1 if
+ * equal. */
+int digest_equal(const void *a, const void *b, size_t n);
+/* digest_random: n bytes from OpenSSL's CSPRNG; 0, or -1 when it has no
+ * entropy (the caller reports it). */
+int digest_random(void *out, size_t n);
+
 /* digest_wipe: overwrite a secret with zeros in a way the compiler may not
  * drop (OPENSSL_cleanse; a memset before free can be removed as a dead
  * store). NULL or 0 bytes: nothing. */

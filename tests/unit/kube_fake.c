@@ -78,6 +78,11 @@ static int enter(struct kube_fake *f, enum fake_op op, const char *kind,
 		 ns ? ns : "", name ? name : "");
 	if (f->hook)
 		f->hook(f, op, kind, ns, name, f->hook_ctx);
+	if (kind && ((f->forbid_kind && !strcmp(kind, f->forbid_kind)) ||
+		     (op == FAKE_LIST && !ns && f->forbid_all_namespaces &&
+		      !strcmp(kind, f->forbid_all_namespaces))))
+		return err_set(err, ERR_AUTH, "%s %s: forbidden (403)",
+			       op_names[op], kind);
 	for (int i = 0; i < f->nfaults; i++) {
 		if (f->faults[i].op != op ||
 		    (f->faults[i].kind && kind && strcmp(f->faults[i].kind, kind)))
@@ -778,6 +783,7 @@ struct kube_fake *kube_fake_new(void)
 	f->objects = cJSON_CreateArray();
 	f->page_size = 2;
 	kube_fake_serve(f, "v1", "Event", "events", 1);
+	kube_fake_serve(f, "v1", "Secret", "secrets", 1);
 	kube_fake_serve(f, "coordination.k8s.io/v1", "Lease", "leases", 1);
 	for (size_t i = 0; kobj_kinds[i].kind; i++)
 		kube_fake_serve(f, kobj_kinds[i].api_version, kobj_kinds[i].kind,

@@ -18,7 +18,8 @@
  *
  * Faults: kube_fake_fail() makes the n-th next call of an operation fail
  * with a code and message; the `hook` runs before every operation (a
- * concurrent writer, a crash simulation). Every call is logged as one
+ * concurrent writer, a crash simulation); forbid_kind and
+ * forbid_all_namespaces answer 403 (ERR_AUTH) as RBAC would. Every call is logged as one
  * line "<OP> <Kind> <ns>/<name>" in `log` (cluster scope: "/<name>";
  * dry runs as DRYRUN). A kind no longer served answers LIST, apply and
  * delete with the REST client's 404 error, GET with absent.
@@ -69,10 +70,15 @@ struct kube_fake {
 		const char *kind; /* NULL: any kind */
 	} faults[8];
 	int nfaults;
+	/* RBAC, roughly: every request for this kind is 403 (NULL: none) */
+	const char *forbid_kind;
+	/* a LIST of this kind across all namespaces is 403, one namespace
+	 * is allowed (a Role without a ClusterRole; NULL: none) */
+	const char *forbid_all_namespaces;
 };
 
 /* kube_fake_new: a store serving the core kinds (Namespace, ConfigMap,
- * Event, Lease) and every kind gpuform renders. */
+ * Secret, Event, Lease) and every kind gpuform renders. */
 struct kube_fake *kube_fake_new(void);
 /* the client to pass to recon_run(), lease_acquire(), ... */
 struct kube *kube_fake_client(struct kube_fake *f);

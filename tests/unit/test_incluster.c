@@ -84,8 +84,13 @@ START_TEST(test_cluster_rules_follow_kobj_kinds)
 			memcpy(group, k->api_version, (size_t)(slash - k->api_version));
 		kinds++;
 		if (k->ns && strcmp(k->ns, KOBJ_ANY_NAMESPACE)) {
-			/* fixed namespace: never cluster-wide */
-			ck_assert_ptr_null(find_rule(rules, group, k->resource, NULL));
+			/* fixed namespace: never written cluster-wide (the
+			 * ConfigMaps: only the list of every inventory) */
+			if (!strcmp(k->kind, "ConfigMap"))
+				assert_verbs(rules, group, k->resource, NULL, "list");
+			else
+				ck_assert_ptr_null(find_rule(rules, group,
+							     k->resource, NULL));
 			continue;
 		}
 		assert_verbs(rules, group, k->resource, NULL,
@@ -95,9 +100,11 @@ START_TEST(test_cluster_rules_follow_kobj_kinds)
 	ck_assert_uint_ge(kinds, 8);
 	assert_verbs(rules, "", "pods", NULL, "get,list");
 	assert_verbs(rules, "karpenter.sh", "nodeclaims", NULL, "get,list");
-	/* nothing else: no secrets, no cluster-wide ConfigMaps, no '*' */
+	/* nothing else: no secrets, no cluster-wide ConfigMap but the list
+	 * of every gpuform inventory (issue 21: a prune that cannot see
+	 * another namespace's inventory deletes what it lists), no '*' */
 	ck_assert_ptr_null(find_rule(rules, "", "secrets", NULL));
-	ck_assert_ptr_null(find_rule(rules, "", "configmaps", NULL));
+	assert_verbs(rules, "", "configmaps", NULL, "list");
 	{
 		char *s = cJSON_PrintUnformatted(rules);
 		ck_assert_ptr_null(strstr(s, "\"*\""));
@@ -119,14 +126,13 @@ START_TEST(test_namespace_rules)
 
 	s = cJSON_PrintUnformatted(own);
 	ck_assert_str_eq(s,
-		"[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\",\"events\"],"
-		"\"verbs\":[\"create\"]},"
-		/* the other inventories there: a prune keeps an object
-		 * another inventory lists */
-		"{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
-		"\"verbs\":[\"list\"]},"
+		"[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\",\"events\","
+		"\"secrets\"],\"verbs\":[\"create\"]},"
 		"{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
 		"\"resourceNames\":[\"gpuform-ml-prod\"],\"verbs\":[\"get\",\"patch\"]},"
+		/* the one Secret it may read: the ownership key (issue 21) */
+		"{\"apiGroups\":[\"\"],\"resources\":[\"secrets\"],"
+		"\"resourceNames\":[\"gpuform-ml-prod-owner-key\"],\"verbs\":[\"get\"]},"
 		"{\"apiGroups\":[\"coordination.k8s.io\"],\"resources\":[\"leases\"],"
 		"\"verbs\":[\"create\"]},"
 		"{\"apiGroups\":[\"coordination.k8s.io\"],\"resources\":[\"leases\"],"
@@ -281,8 +287,25 @@ START_TEST(test_install_documents)
 	ck_assert_str_eq(at(docs, "0.metadata.name")->valuestring, "gpuform-system");
 	ck_assert_ptr_nonnull(doc_of(docs, "ServiceAccount", "gpuform-system"));
 	ck_assert_ptr_nonnull(doc_of(docs, "Role", "kube-system"));
+	/* Fixed bug (generator/install.c, install_render): every install
+	 * named its objects gpuform/gpuform-reconcile, so a second cluster's
+	 * install overwrote the first's (issue 21). Own namespace:
+	 * gpuform-<cluster>; outside it: gpuform-<cluster>.<namespace> */
+	ck_assert_str_eq(at(doc_of(docs, "ServiceAccount", "gpuform-system"),
+			    "metadata.name")->valuestring, "gpuform-ml-prod");
 	ck_assert_str_eq(at(doc_of(docs, "RoleBinding", "kube-system"), "roleRef.name")->valuestring,
-			 "gpuform-kube-system");
+			 "gpuform-ml-prod.gpuform-system");
+	ck_assert_str_eq(at(doc_of(docs, "RoleBinding", "kube-system"),
+			    "subjects.0.name")->valuestring, "gpuform-ml-prod");
+	ck_assert_str_eq(at(doc_of(docs, "ClusterRoleBinding", NULL), "metadata.name")->valuestring,
+			 "gpuform-ml-prod.gpuform-system");
+	ck_assert_str_eq(at(doc_of(docs, "Role", "gpuform-system"), "metadata.name")->valuestring,
+			 "gpuform-ml-prod");
+	ck_assert_str_eq(at(doc_of(docs, "CronJob", "gpuform-system"), "metadata.name")->valuestring,
+			 "gpuform-ml-prod");
+	ck_assert_str_eq(at(doc_of(docs, "CronJob", "gpuform-system"),
+			    "spec.jobTemplate.spec.template.spec.serviceAccountName")->valuestring,
+			 "gpuform-ml-prod");
 	ck_assert_str_eq(at(doc_of(docs, "ClusterRoleBinding", NULL), "subjects.0.namespace")->valuestring,
 			 "gpuform-system");
 	cj = doc_of(docs, "CronJob", "gpuform-system");
@@ -335,6 +358,9 @@ START_TEST(test_install_invalid)
 		{ "schedule", "* * * *", "not a cron schedule" },
 		{ "cluster", "ML_prod", "not a DNS label" },
 		{ "cluster", "", "not a DNS label" },
+		/* 45 characters: the CronJob gpuform-<cluster> would have 53 */
+		{ "cluster", "a23456789012345678901234567890123456789012345",
+		  "a CronJob name has at most 52" },
 		{ "cronjob", "batch/v2", "CronJob API version" },
 		{ "secret", "Bad Secret", "not a DNS subdomain" },
 		{ "image", "gpuform latest", "not an image reference" },

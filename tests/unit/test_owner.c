@@ -63,12 +63,21 @@ START_TEST(test_write_decision)
 }
 END_TEST
 
+static enum prune_verdict prune_p(const char *entry_uid, int shared,
+				  int found, const char *live_uid, int applied,
+				  int elsewhere, int proven, int unseen)
+{
+	struct prune_facts f = { entry_uid, shared, found, live_uid, applied,
+				 elsewhere, proven, unseen };
+	return owner_prune_decision(&f);
+}
+
+/* an entry with a valid proof, every inventory seen */
 static enum prune_verdict prune(const char *entry_uid, int shared, int found,
 				const char *live_uid, int applied, int elsewhere)
 {
-	struct prune_facts f = { entry_uid, shared, found, live_uid, applied,
-				 elsewhere };
-	return owner_prune_decision(&f);
+	return prune_p(entry_uid, shared, found, live_uid, applied, elsewhere,
+		       1, 0);
 }
 
 START_TEST(test_prune_decision)
@@ -87,6 +96,26 @@ START_TEST(test_prune_decision)
 	/* shared (another owns it): released, whatever else holds */
 	ck_assert_int_eq(prune("u1", 1, 1, "u1", 1, 0), PRUNE_RELEASE);
 	ck_assert_int_eq(prune(NULL, 1, 0, NULL, 0, 0), PRUNE_RELEASE);
+	/* Fixed bug (reconcile/owner.c, owner_prune_decision): the label and
+	 * a managedFields entry of manager "gpuform" were enough, and anyone
+	 * who may patch can apply with --field-manager=gpuform (issue 21).
+	 * Without a valid ownership proof nothing is deleted, whatever else
+	 * holds */
+	ck_assert_int_eq(prune_p("u1", 0, 1, "u1", 1, 0, 0, 0), PRUNE_UNPROVEN);
+	ck_assert_int_eq(prune_p("u1", 0, 1, "u1", 1, 1, 0, 1), PRUNE_UNPROVEN);
+	/* the checks before it still come first (their reasons say more) */
+	ck_assert_int_eq(prune_p("u1", 0, 1, "u1", 0, 0, 0, 0), PRUNE_NOT_APPLIED);
+	ck_assert_int_eq(prune_p("u1", 0, 1, "u2", 1, 0, 0, 0), PRUNE_UID_CHANGED);
+	/* Fixed bug (reconcile/reconcile.c, other_inventories): a forbidden
+	 * LIST of inventories across namespaces was treated as "none
+	 * elsewhere" for the own namespace; now nothing is pruned */
+	ck_assert_int_eq(prune_p("u1", 0, 1, "u1", 1, 0, 1, 1), PRUNE_UNSEEN);
+	ck_assert_int_eq(prune_p("u1", 0, 1, "u1", 1, 1, 1, 1), PRUNE_STILL_LISTED);
+	ck_assert_int_eq(prune_p("u1", 1, 1, "u1", 1, 0, 0, 1), PRUNE_RELEASE);
+	ck_assert_ptr_nonnull(strstr(owner_prune_reason(PRUNE_UNPROVEN),
+				     "no valid ownership proof"));
+	ck_assert_ptr_nonnull(strstr(owner_prune_reason(PRUNE_UNSEEN),
+				     "cannot all be read"));
 	ck_assert_ptr_null(owner_prune_reason(PRUNE_DELETE));
 	ck_assert_ptr_null(owner_prune_reason(PRUNE_GONE));
 	ck_assert_ptr_nonnull(strstr(owner_prune_reason(PRUNE_NO_UID), "no UID"));
@@ -168,6 +197,8 @@ static const struct {
 	{ PRUNE_NO_UID, 0, 1, 0, 0, 1, 0, "the inventory entry has no UID", KEEP_AS_IS, 0 },
 	{ PRUNE_NOT_APPLIED, 0, 1, 0, 0, 1, 0, "its part-of label", KEEP_AS_IS, 0 },
 	{ PRUNE_STILL_LISTED, 0, 1, 0, 0, 1, 0, "another gpuform inventory", KEEP_AS_IS, 0 },
+	{ PRUNE_UNPROVEN, 0, 1, 0, 0, 1, 0, "no valid ownership proof", KEEP_AS_IS, 0 },
+	{ PRUNE_UNSEEN, 0, 1, 0, 0, 1, 0, "cannot all be read", KEEP_AS_IS, 0 },
 	{ PRUNE_HELD, 0, 1, 0, 0, 1, 0, "outside the window", KEEP_AS_IS, 0 },
 	/* dry runs: report only, delete nothing */
 	{ PRUNE_DELETE, 0, 1, 0, 1, 1, 1, NULL, KEEP_NONE, 0 },
@@ -180,7 +211,78 @@ static const struct {
 	/* a dry run says why a shared entry is not pruned without --prune */
 	{ PRUNE_RELEASE, 0, 0, 0, 1, 1, 0, USE_PRUNE, KEEP_NONE, 0 },
 	{ PRUNE_STILL_LISTED, 0, 1, 0, 1, 1, 0, "another gpuform inventory", KEEP_NONE, 0 },
+	{ PRUNE_UNPROVEN, 0, 1, 0, 1, 1, 0, "no valid ownership proof", KEEP_NONE, 0 },
+	{ PRUNE_UNSEEN, 0, 1, 0, 1, 1, 0, "cannot all be read", KEEP_NONE, 0 },
 };
+
+/* the ownership proof: bound to the key, the inventory, the identity
+ * (not the version) and the UID; a proof of another object, another UID
+ * or under another key is not valid */
+START_TEST(test_proof)
+{
+	static const unsigned char key[OWNER_KEY_LEN] = { 1, 2, 3 };
+	static const unsigned char other_key[OWNER_KEY_LEN] = { 1, 2, 4 };
+	struct kobj_id np = { "karpenter.sh/v1", "NodePool", NULL, "team-x" };
+	struct kobj_id np_beta = { "karpenter.sh/v1beta1", "NodePool", NULL,
+				   "team-x" };
+	struct kobj_id np2 = { "karpenter.sh/v1", "NodePool", NULL, "team-y" };
+	struct kobj_id cm = { "v1", "ConfigMap", "kube-system", "team-x" };
+	struct buf p = BUF_INIT, p2 = BUF_INIT, name = BUF_INIT;
+
+	owner_proof(key, sizeof(key), OURS, &np, "uid-1", &p);
+	ck_assert_int_eq(strncmp(buf_cstr(&p), OWNER_PROOF_PREFIX, 3), 0);
+	ck_assert_uint_eq(p.len, 3 + 22); /* 128 bits, base64url */
+	ck_assert_int_eq(owner_proof_ok(key, sizeof(key), OURS, &np, "uid-1",
+					buf_cstr(&p)), 1);
+	/* deterministic */
+	owner_proof(key, sizeof(key), OURS, &np, "uid-1", &p2);
+	ck_assert_str_eq(buf_cstr(&p), buf_cstr(&p2));
+	/* the version does not matter: the server serves an object at each */
+	ck_assert_int_eq(owner_proof_ok(key, sizeof(key), OURS, &np_beta,
+					"uid-1", buf_cstr(&p)), 1);
+	/* copied to another object, another UID (recreated), another
+	 * inventory, under another key: not valid */
+	ck_assert_int_eq(owner_proof_ok(key, sizeof(key), OURS, &np2, "uid-1",
+					buf_cstr(&p)), 0);
+	ck_assert_int_eq(owner_proof_ok(key, sizeof(key), OURS, &cm, "uid-1",
+					buf_cstr(&p)), 0);
+	ck_assert_int_eq(owner_proof_ok(key, sizeof(key), OURS, &np, "uid-2",
+					buf_cstr(&p)), 0);
+	ck_assert_int_eq(owner_proof_ok(key, sizeof(key), THEIRS, &np, "uid-1",
+					buf_cstr(&p)), 0);
+	ck_assert_int_eq(owner_proof_ok(other_key, sizeof(other_key), OURS, &np,
+					"uid-1", buf_cstr(&p)), 0);
+	/* missing or mangled pieces */
+	ck_assert_int_eq(owner_proof_ok(key, sizeof(key), OURS, &np, "uid-1",
+					NULL), 0);
+	ck_assert_int_eq(owner_proof_ok(key, sizeof(key), OURS, &np, NULL,
+					buf_cstr(&p)), 0);
+	ck_assert_int_eq(owner_proof_ok(NULL, 0, OURS, &np, "uid-1",
+					buf_cstr(&p)), 0);
+	p.ptr[p.len - 1] = p.ptr[p.len - 1] == 'A' ? 'B' : 'A';
+	ck_assert_int_eq(owner_proof_ok(key, sizeof(key), OURS, &np, "uid-1",
+					buf_cstr(&p)), 0);
+	p.len--;
+	p.ptr[p.len] = '\0';
+	ck_assert_int_eq(owner_proof_ok(key, sizeof(key), OURS, &np, "uid-1",
+					buf_cstr(&p)), 0);
+	/* field boundaries are part of the message: ns "a" + name "b/c" is
+	 * not ns "a/b" + name "c" */
+	{
+		struct kobj_id a = { "v1", "ConfigMap", "ab", "c" };
+		struct kobj_id b = { "v1", "ConfigMap", "a", "bc" };
+		buf_release(&p);
+		owner_proof(key, sizeof(key), OURS, &a, "u", &p);
+		ck_assert_int_eq(owner_proof_ok(key, sizeof(key), OURS, &b, "u",
+						buf_cstr(&p)), 0);
+	}
+	owner_key_name("ml-prod", &name);
+	ck_assert_str_eq(buf_cstr(&name), "gpuform-ml-prod-owner-key");
+	buf_release(&p);
+	buf_release(&p2);
+	buf_release(&name);
+}
+END_TEST
 
 START_TEST(test_prune_step)
 {
@@ -215,6 +317,7 @@ Suite *owner_suite(void)
 	tcase_add_test(tc, test_write_decision);
 	tcase_add_test(tc, test_prune_decision);
 	tcase_add_test(tc, test_applied_label);
+	tcase_add_test(tc, test_proof);
 	tcase_add_loop_test(tc, test_prune_step, 0,
 			    (int)(sizeof(steps) / sizeof(steps[0])));
 	suite_add_tcase(s, tc);

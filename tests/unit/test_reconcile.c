@@ -245,7 +245,29 @@ enum tamper {
 	T_OTHER_INVENTORY,  /* another gpuform inventory lists c2 */
 	T_TOUCHED_BEFORE_DELETE, /* changed between LIST and DELETE */
 	T_ENTRY_WITHOUT_UID,
+	T_ENTRY_WITHOUT_PROOF, /* as an older gpuform wrote it */
+	T_KEY_FORBIDDEN,    /* the ownership key Secret is 403 */
+	T_KEY_REPLACED,     /* another key: every proof is invalid */
+	T_INVENTORIES_UNSEEN, /* LIST of ConfigMaps in all namespaces: 403 */
 };
+
+/* edit every entry of the inventory: delete field `drop` */
+static void edit_entries(struct kube_fake *f, const char *drop)
+{
+	cJSON *p = kube_fake_find(f, "ConfigMap", INV_NS, INV_NAME);
+	cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "data");
+	cJSON *inv = cJSON_Parse(inventory(f)), *e;
+	char *text;
+
+	cJSON_ArrayForEach(e, inv)
+		cJSON_DeleteItemFromObjectCaseSensitive(e, drop);
+	text = cJSON_PrintUnformatted(inv);
+	cJSON_ReplaceItemInObjectCaseSensitive(d, "inventory",
+					       cJSON_CreateString(text));
+	free(text);
+	cJSON_Delete(inv);
+	kube_fake_touch(p, f);
+}
 
 static void relabel(cJSON *o, const char *value)
 {
@@ -311,21 +333,27 @@ static void tamper(struct kube_fake *f, enum tamper t)
 	case T_TOUCHED_BEFORE_DELETE:
 		f->hook = touch_c2;
 		break;
-	case T_ENTRY_WITHOUT_UID: {
-		cJSON *p = kube_fake_find(f, "ConfigMap", INV_NS, INV_NAME);
-		cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "data");
-		cJSON *inv = cJSON_Parse(inventory(f));
-		char *text;
-		cJSON_ArrayForEach(e, inv)
-			cJSON_DeleteItemFromObjectCaseSensitive(e, "uid");
-		text = cJSON_PrintUnformatted(inv);
-		cJSON_ReplaceItemInObjectCaseSensitive(d, "inventory",
-						       cJSON_CreateString(text));
-		free(text);
-		cJSON_Delete(inv);
-		kube_fake_touch(p, f);
+	case T_ENTRY_WITHOUT_UID:
+		edit_entries(f, "uid");
+		break;
+	case T_ENTRY_WITHOUT_PROOF:
+		edit_entries(f, "proof");
+		break;
+	case T_KEY_FORBIDDEN:
+		f->forbid_kind = "Secret";
+		break;
+	case T_KEY_REPLACED: {
+		cJSON *k = kube_fake_find(f, "Secret", INV_NS,
+					  "gpuform-" CLUSTER "-owner-key");
+		ck_assert_ptr_nonnull(k);
+		cJSON_ReplaceItemInObjectCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(k, "data"), "key",
+			cJSON_CreateString("QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE="));
 		break;
 	}
+	case T_INVENTORIES_UNSEEN:
+		f->forbid_all_namespaces = "ConfigMap";
+		break;
 	}
 }
 
@@ -356,6 +384,18 @@ static const struct {
 	  T_TOUCHED_BEFORE_DELETE, 1, 0, 0, RA_SKIPPED, "precondition", 1, 1 },
 	{ "entry without a UID: kept", 4, 2, T_ENTRY_WITHOUT_UID, 1, 0, 0,
 	  RA_SKIPPED, "", 1, 1 },
+	/* Fixed bug (reconcile/owner.c): the proof is what a patcher cannot
+	 * produce (issue 21) */
+	{ "entry without an ownership proof: kept", 4, 2, T_ENTRY_WITHOUT_PROOF,
+	  1, 0, 0, RA_SKIPPED, "no valid ownership proof", 1, 1 },
+	{ "ownership key unreadable: kept", 4, 2, T_KEY_FORBIDDEN, 1, 0, 0,
+	  RA_SKIPPED, "no valid ownership proof", 1, 1 },
+	{ "ownership key replaced: kept", 4, 2, T_KEY_REPLACED, 1, 0, 0,
+	  RA_SKIPPED, "no valid ownership proof", 1, 1 },
+	/* Fixed bug (reconcile/reconcile.c, other_inventories): its own
+	 * namespace was taken for all of them (issue 21) */
+	{ "other inventories cannot be listed: kept, the run fails", 4, 2,
+	  T_INVENTORIES_UNSEEN, 1, 0, ERR_CONFLICT, RA_SKIPPED, "cannot", 1, 1 },
 	{ "more than half: refused, nothing deleted", 4, 1, T_NONE, 1, 0,
 	  ERR_INVALID, RA_MAX, "more than half", 1, 1 },
 	{ "more than half with --force-prune: deleted", 4, 1, T_NONE, 1, 1, 0,
@@ -689,6 +729,209 @@ START_TEST(test_died_after_bare_inventory)
 }
 END_TEST
 
+/* a ConfigMap someone who may patch (not delete) labelled for us with
+ * `kubectl apply --server-side --field-manager=gpuform` */
+static void put_forged(struct kube_fake *f, const char *name)
+{
+	struct buf id = BUF_INIT;
+	cJSON *o = cm("kube-system", name, "theirs");
+	cJSON *l = cJSON_AddObjectToObject(
+		cJSON_GetObjectItemCaseSensitive(o, "metadata"), "labels");
+
+	recon_applyset_id(INV_NAME, INV_NS, &id);
+	cJSON_AddStringToObject(l, "applyset.kubernetes.io/part-of", buf_cstr(&id));
+	kube_fake_put(f, o, "gpuform");
+	cJSON_Delete(o);
+	buf_release(&id);
+}
+
+/* the entries of the inventory, with field `with` of entry `from` copied
+ * into an entry for `name` with its live UID */
+static void add_entry(struct kube_fake *f, const char *name, const char *from)
+{
+	cJSON *p = kube_fake_find(f, "ConfigMap", INV_NS, INV_NAME);
+	cJSON *inv = cJSON_Parse(inventory(f)), *e, *n;
+	const cJSON *proof = NULL;
+	cJSON *live = kube_fake_find(f, "ConfigMap", "kube-system", name);
+	char *text;
+
+	cJSON_ArrayForEach(e, inv)
+		if (!strcmp(cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring,
+			    from))
+			proof = cJSON_GetObjectItemCaseSensitive(e, "proof");
+	ck_assert_ptr_nonnull(proof);
+	n = cm("kube-system", name, "x");
+	cJSON_DeleteItemFromObjectCaseSensitive(n, "data");
+	cJSON_DeleteItemFromObjectCaseSensitive(n, "metadata");
+	cJSON_AddStringToObject(n, "namespace", "kube-system");
+	cJSON_AddStringToObject(n, "name", name);
+	cJSON_AddStringToObject(n, "uid",
+				cJSON_GetObjectItemCaseSensitive(
+					cJSON_GetObjectItemCaseSensitive(live, "metadata"),
+					"uid")->valuestring);
+	cJSON_AddStringToObject(n, "proof", proof->valuestring);
+	cJSON_AddItemToArray(inv, n);
+	text = cJSON_PrintUnformatted(inv);
+	cJSON_ReplaceItemInObjectCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(p, "data"), "inventory",
+		cJSON_CreateString(text));
+	free(text);
+	cJSON_Delete(inv);
+	kube_fake_touch(p, f);
+}
+
+/*
+ * Fixed bug (reconcile/owner.c, owner_applied_label trusted the field
+ * manager's name; issue 21): an object labelled for us through
+ * --field-manager=gpuform is never deleted — (a) imported by
+ * --rebuild-inventory, (b) labelled before the first run (the refusal
+ * names it and its managers), (c) in a tampered entry with its UID and a
+ * proof copied from a real entry — while gpuform's own object with a real
+ * proof still is.
+ */
+START_TEST(test_forged_owner)
+{
+	struct kube_fake *f = kube_fake_new();
+	struct recon_opts o = { 0 };
+	struct run r;
+
+	/* (b) before the first run */
+	put_forged(f, "victim");
+	run_with(&r, f, cms(2, "1"), &o);
+	ck_assert_int_eq(r.rc, -1);
+	ck_assert_int_eq(r.err.code, ERR_CONFLICT);
+	ck_assert_msg(strstr(err_msg(&r.err),
+			     "configmap/victim -n kube-system (managers: "
+			     "gpuform (Apply))") &&
+			      strstr(err_msg(&r.err), "does not exist either") &&
+			      strstr(err_msg(&r.err), "Remove the label"),
+		      "%s", err_msg(&r.err));
+	ck_assert_int_eq(r.rep.stats.writes, 0);
+	run_done(&r);
+
+	/* (a) imported by --rebuild-inventory, then --prune: kept */
+	o.rebuild_inventory = 1;
+	o.prune = 1;
+	o.force_prune = 1;
+	run_with(&r, f, cms(2, "1"), &o);
+	ck_assert_msg(r.rc == 0, "%s", err_msg(&r.err));
+	ck_assert_ptr_nonnull(strstr(inventory(f), "\"name\":\"victim\""));
+	ck_assert_int_eq(action(&r, "ConfigMap", "victim"), RA_SKIPPED);
+	ck_assert_ptr_nonnull(strstr(detail(&r, "ConfigMap", "victim"),
+				     "no valid ownership proof"));
+	run_done(&r);
+	o.rebuild_inventory = 0;
+	run_with(&r, f, cms(1, "1"), &o); /* c1 ours, proven: pruned */
+	ck_assert_msg(r.rc == 0, "%s", err_msg(&r.err));
+	ck_assert_int_eq(action(&r, "ConfigMap", "c1"), RA_PRUNED);
+	ck_assert_int_eq(action(&r, "ConfigMap", "victim"), RA_SKIPPED);
+	ck_assert_ptr_nonnull(kube_fake_find(f, "ConfigMap", "kube-system", "victim"));
+	ck_assert_ptr_null(kube_fake_find(f, "ConfigMap", "kube-system", "c1"));
+	run_done(&r);
+
+	/* (c) a tampered entry: the victim's UID, c0's proof */
+	put_forged(f, "victim2");
+	add_entry(f, "victim2", "c0");
+	run_with(&r, f, set(1, cm("kube-system", "c5", "1")), &o);
+	ck_assert_msg(r.rc == 0, "%s", err_msg(&r.err));
+	ck_assert_int_eq(action(&r, "ConfigMap", "c0"), RA_PRUNED);
+	ck_assert_int_eq(action(&r, "ConfigMap", "victim2"), RA_SKIPPED);
+	ck_assert_ptr_nonnull(kube_fake_find(f, "ConfigMap", "kube-system", "victim2"));
+	ck_assert_ptr_nonnull(kube_fake_find(f, "ConfigMap", "kube-system", "victim"));
+	ck_assert_int_eq(kube_fake_count(f, "DELETE ConfigMap kube-system/victim"), 0);
+	run_done(&r);
+	kube_fake_free(f);
+}
+END_TEST
+
+/* ConfigMaps <p>0..<p><n-1> in kube-system */
+static cJSON *named_cms(const char *p, int n)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int i = 0; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s%d", p, i);
+		cJSON_AddItemToArray(a, cm("kube-system", name, "1"));
+	}
+	return a;
+}
+
+/*
+ * Fixed bug (reconcile/reconcile.c, write_superset; issue 21): near the
+ * ConfigMap limit a rename could never be applied — the superset (old and
+ * new names) written before the applies did not fit, every run failed.
+ * Now the added entries go to a second ConfigMap for the run; a run that
+ * dies half-way leaves both, and the next reads both (no orphan).
+ */
+START_TEST(test_rename_near_the_limit)
+{
+	struct kube_fake *f = applied(6);
+	struct recon_opts o = { 0 };
+	struct run r;
+	size_t six = strlen(inventory(f)) + strlen("inventory");
+	const char *log;
+
+	/* six entries fit, twelve do not */
+	o.inventory_max = six * 3 / 2;
+	o.prune = 1;
+	o.force_prune = 1;
+	/* without --prune the final inventory would hold both: refused */
+	o.prune = 0;
+	run_with(&r, f, named_cms("renamed-", 6), &o);
+	ck_assert_int_eq(r.rc, -1);
+	ck_assert_int_eq(r.err.code, ERR_INVALID);
+	ck_assert_msg(strstr(err_msg(&r.err), "more than a ConfigMap holds") &&
+			      strstr(err_msg(&r.err), "--prune"),
+		      "%s", err_msg(&r.err));
+	ck_assert_int_eq(r.rep.stats.writes, 0);
+	run_done(&r);
+
+	/* a run that dies at the fourth object: the part stays, named */
+	o.prune = 1;
+	buf_reset(&f->log);
+	kube_fake_fail(f, FAKE_APPLY, 5, "ConfigMap", ERR_HTTP, "boom");
+	run_with(&r, f, named_cms("renamed-", 6), &o);
+	ck_assert_int_eq(r.rc, -1);
+	log = buf_cstr(&f->log);
+	ck_assert_ptr_nonnull(strstr(log, "APPLY ConfigMap " INV_NS "/" INV_NAME "-pending"));
+	ck_assert(strstr(log, "APPLY ConfigMap " INV_NS "/" INV_NAME "-pending") <
+		  strstr(log, "APPLY ConfigMap kube-system/renamed-0"));
+	ck_assert_ptr_nonnull(kube_fake_find(f, "ConfigMap", "kube-system", "renamed-2"));
+	ck_assert_ptr_nonnull(kube_fake_find(f, "ConfigMap", INV_NS, INV_NAME "-pending"));
+	run_done(&r);
+
+	/* the next run reads both: renamed-0..2 are ours (no conflict), the
+	 * old names are pruned, one ConfigMap again */
+	run_with(&r, f, named_cms("renamed-", 6), &o);
+	ck_assert_msg(r.rc == 0, "%s", err_msg(&r.err));
+	ck_assert_int_eq(r.rep.counts[RA_CONFLICT], 0);
+	ck_assert_int_eq(r.rep.counts[RA_PRUNED], 6);
+	ck_assert_ptr_null(kube_fake_find(f, "ConfigMap", "kube-system", "c0"));
+	ck_assert_ptr_null(kube_fake_find(f, "ConfigMap", INV_NS, INV_NAME "-pending"));
+	ck_assert_ptr_nonnull(strstr(inventory(f), "\"name\":\"renamed-5\""));
+	ck_assert_ptr_null(strstr(inventory(f), "\"name\":\"c0\""));
+	ck_assert_ptr_null(strstr(inventory(f), "pending"));
+	ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(
+				kube_fake_find(f, "ConfigMap", INV_NS, INV_NAME),
+				"metadata"),
+			"annotations"),
+		"gpuform.io/pending-inventory"));
+	run_done(&r);
+
+	/* and back in one go, no fault */
+	run_with(&r, f, named_cms("c", 6), &o);
+	ck_assert_msg(r.rc == 0, "%s", err_msg(&r.err));
+	ck_assert_int_eq(r.rep.counts[RA_PRUNED], 6);
+	ck_assert_int_eq(r.rep.counts[RA_CREATED], 6);
+	ck_assert_ptr_null(kube_fake_find(f, "ConfigMap", INV_NS, INV_NAME "-pending"));
+	run_done(&r);
+	kube_fake_free(f);
+}
+END_TEST
+
 START_TEST(test_inventory_missing_but_labelled)
 {
 	struct kube_fake *f = applied(2);
@@ -813,6 +1056,8 @@ Suite *reconcile_suite(void)
 	tcase_add_test(t, test_died_half_way);
 	tcase_add_test(t, test_died_after_bare_inventory);
 	tcase_add_test(t, test_inventory_missing_but_labelled);
+	tcase_add_test(t, test_forged_owner);
+	tcase_add_test(t, test_rename_near_the_limit);
 	tcase_add_test(t, test_unserved_kind);
 	tcase_add_test(t, test_guard_holds_and_refuses);
 	suite_add_tcase(s, t);
