@@ -53,6 +53,7 @@ static Suite *(*const suites[])(void) = {
 	nodeimpact_suite,
 	repo_suite,
 	aws_suite,
+	objdiff_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

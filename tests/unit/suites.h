@@ -44,6 +44,7 @@ Suite *reconcile_suite(void); /* test_reconcile.c: reconcile.c on tests/unit/kub
 Suite *nodeimpact_suite(void); /* test_nodeimpact.c: the node-replacement guard */
 Suite *repo_suite(void);      /* test_repo.c: git/repo.c commit and tree code, temp repo */
 Suite *aws_suite(void);       /* test_aws.c: aws.c, awscreds.c on tests/unit/aws_fake.c */
+Suite *objdiff_suite(void);   /* test_objdiff.c: objdiff.c, capplan.c, inputs.c */
 
 /*
  * ---- more suites go here ----
