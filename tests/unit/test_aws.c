@@ -5,7 +5,8 @@
  * credentials, error codes from XML and JSON answers, timeouts, header
  * injection refused; each link of the chain (environment, profiles, web
  * identity, container / Pod Identity, IMDSv2) and its failures; and
- * preflight's paginated questions with AccessDenied (reconcile/preflight.c).
+ * preflight's questions (reconcile/preflight.c): the requests in order,
+ * pagination, AccessDenied, absent resources and malformed answers.
  * Each case starts from an environment with no AWS_* variable and a HOME
  * without ~/.aws.
  */
@@ -17,8 +18,14 @@
 
 #include <check.h>
 
+#include "generator/catalog.h"
+#include "generator/intent.h"
+#include "generator/plan.h"
+#include "generator/preflight.h"
+#include "generator/validate.h"
 #include "reconcile/aws.h"
 #include "reconcile/awscreds.h"
+#include "reconcile/preflight.h"
 #include "tests/unit/aws_fake.h"
 #include "tests/unit/suites.h"
 #include "util/err.h"
@@ -629,11 +636,232 @@ START_TEST(test_chain_nothing)
 }
 END_TEST
 
+/* ---- preflight's questions ------------------------------------------------ */
+
+static const char *const intent_yaml =
+	"apiVersion: gpuform.io/v1alpha1\n"
+	"kind: ClusterIntent\n"
+	"metadata:\n"
+	"  name: c1\n"
+	"spec:\n"
+	"  nodeRole: R\n"
+	"  ami: bottlerocket@v1.26.1\n"
+	"  imageCache:\n"
+	"    snapshotID: snap-0123456789abcdef0\n"
+	"    size: 200Gi\n"
+	"  network:\n"
+	"    efaSecurityGroup: sg-0123456789abcdef0\n"
+	"  workloads:\n"
+	"    - name: train\n"
+	"      type: training\n"
+	"      gpu: h100\n"
+	"      gpusPerPod: 8\n"
+	"      gang: 2\n"
+	"      interruption: none\n"
+	"      efa: true\n"
+	"      maxGpus: 16\n";
+
+struct ask {
+	struct intent in;
+	struct plan p;
+	struct diags d;
+	struct pf_facts f;
+	struct aws a;
+	struct aws_fake fake;
+	struct err err;
+};
+
+static void ask_init(struct ask *x)
+{
+	struct err e = ERR_INIT;
+
+	x->d = (struct diags)DIAGS_INIT;
+	x->err = (struct err)ERR_INIT;
+	ck_assert_int_eq(intent_read(&x->in, "i.yaml", intent_yaml,
+				     strlen(intent_yaml), &x->d), 0);
+	validate_intent(&x->in, catalog_builtin(), &x->d);
+	ck_assert_uint_eq(x->d.errors, 0);
+	ck_assert_int_eq(plan_build(&x->p, &x->in, catalog_builtin(), &x->d,
+				    &e), 0);
+	err_release(&e);
+	pf_questions(&x->f, &x->p, "1.32");
+	setup_aws(&x->a, &x->fake);
+}
+
+static void ask_release(struct ask *x)
+{
+	pf_facts_release(&x->f);
+	plan_release(&x->p);
+	intent_release(&x->in);
+	diags_release(&x->d);
+	aws_fake_release(&x->fake);
+	aws_release(&x->a);
+	err_release(&x->err);
+}
+
+#define SG_SELF                                                               \
+	"<DescribeSecurityGroupsResponse><securityGroupInfo><item>"           \
+	"<groupId>sg-0123456789abcdef0</groupId><ipPermissions><item>"        \
+	"<ipProtocol>-1</ipProtocol><groups><item><groupId>"                  \
+	"sg-0123456789abcdef0</groupId></item></groups></item>"               \
+	"</ipPermissions><ipPermissionsEgress><item><ipProtocol>-1"           \
+	"</ipProtocol><groups><item><groupId>sg-0123456789abcdef0</groupId>"  \
+	"</item></groups></item></ipPermissionsEgress></item>"                \
+	"</securityGroupInfo></DescribeSecurityGroupsResponse>"
+#define SUBNETS(zone, tok)                                                    \
+	"<DescribeSubnetsResponse><subnetSet><item><availabilityZone>" zone   \
+	"</availabilityZone></item></subnetSet>" tok                          \
+	"</DescribeSubnetsResponse>"
+
+/* everything found; the subnets come in two pages */
+static void happy_rules(struct aws_fake *f)
+{
+	aws_fake_on(f, NULL, "ssm", NULL, 200,
+		    "{\"Parameter\":{\"Value\":\"ami-0abc\"}}", 0);
+	aws_fake_on(f, NULL, "ec2", "Action=DescribeSnapshots", 200,
+		    "<DescribeSnapshotsResponse><snapshotSet><item><status>"
+		    "completed</status><volumeSize>200</volumeSize></item>"
+		    "</snapshotSet></DescribeSnapshotsResponse>", 0);
+	aws_fake_on(f, NULL, "ec2", "GroupId.1=sg-", 200, SG_SELF, 0);
+	aws_fake_on(f, NULL, "ec2", "NextToken=page2", 200,
+		    SUBNETS("us-west-2b", ""), 0);
+	aws_fake_on(f, NULL, "ec2", "Action=DescribeSubnets", 200,
+		    SUBNETS("us-west-2a", "<nextToken>page2</nextToken>"), 0);
+	aws_fake_on(f, NULL, "ec2", "Action=DescribeSecurityGroups", 200,
+		    "<DescribeSecurityGroupsResponse><securityGroupInfo><item/>"
+		    "</securityGroupInfo></DescribeSecurityGroupsResponse>", 0);
+	aws_fake_on(f, NULL, "ec2", "Action=DescribeInstanceTypeOfferings", 200,
+		    "<DescribeInstanceTypeOfferingsResponse>"
+		    "<instanceTypeOfferingSet><item><instanceType>p5.48xlarge"
+		    "</instanceType><location>us-west-2a</location></item>"
+		    "</instanceTypeOfferingSet>"
+		    "</DescribeInstanceTypeOfferingsResponse>", 0);
+	aws_fake_on(f, NULL, "sqs", NULL, 200,
+		    "{\"QueueUrl\":\"https://sqs/1/c1\"}", 0);
+}
+
+START_TEST(test_ask_all_found)
+{
+	struct ask x;
+
+	ask_init(&x);
+	happy_rules(&x.fake);
+	ck_assert_msg(preflight_ask(&x.a, &x.p, &x.f, &x.err) == 0, "%s",
+		      err_msg(&x.err));
+	ck_assert_str_eq(buf_cstr(&x.fake.log),
+			 "POST https://ssm.us-west-2.amazonaws.com AmazonSSM.GetParameter\n"
+			 "POST https://ec2.us-west-2.amazonaws.com DescribeSnapshots\n"
+			 "POST https://ec2.us-west-2.amazonaws.com DescribeSecurityGroups\n"
+			 "POST https://ec2.us-west-2.amazonaws.com DescribeSubnets\n"
+			 "POST https://ec2.us-west-2.amazonaws.com DescribeSubnets\n"
+			 "POST https://ec2.us-west-2.amazonaws.com DescribeSecurityGroups\n"
+			 "POST https://ec2.us-west-2.amazonaws.com DescribeInstanceTypeOfferings\n"
+			 "POST https://sqs.us-west-2.amazonaws.com AmazonSQS.GetQueueUrl\n");
+	ck_assert_int_eq(x.f.st[PF_AMI], PF_FOUND);
+	ck_assert_int_eq(x.f.params[0].st, PF_FOUND);
+	ck_assert_int_eq(x.f.st[PF_SNAPSHOT], PF_FOUND);
+	ck_assert_int_eq(x.f.snap_gib, 200);
+	ck_assert_int_eq(x.f.st[PF_EFA_SG], PF_FOUND);
+	ck_assert_int_eq(x.f.st[PF_SUBNETS], PF_FOUND);
+	ck_assert_uint_eq(x.f.nsubnets, 2); /* both pages */
+	ck_assert_uint_eq(x.f.nzones, 2);
+	ck_assert_uint_eq(x.f.ndiscovery_sgs, 1);
+	ck_assert_int_eq(x.f.st[PF_OFFERINGS], PF_FOUND);
+	ck_assert_uint_eq(x.f.noffers, 1);
+	ck_assert_int_eq(x.f.st[PF_QUEUE], PF_FOUND);
+	ask_release(&x);
+}
+END_TEST
+
+/* one answer changed from the happy path: what each check becomes */
+static const struct {
+	const char *url, *body;
+	long status;
+	const char *answer;
+	enum pf_check check;
+	int want_state; /* -1: preflight_ask fails */
+	const char *msg;
+} ask_rows[] = {
+	{ "ssm", NULL, 400,
+	  "{\"__type\":\"AccessDeniedException\",\"message\":\"no\"}", PF_AMI,
+	  PF_DENIED, NULL },
+	{ "ssm", NULL, 400, "{\"__type\":\"ParameterNotFound\"}", PF_AMI,
+	  PF_FOUND, NULL }, /* the check ran; the parameter is absent */
+	{ "ssm", NULL, 200, "{}", PF_AMI, -1, "no Parameter.Value" },
+	{ "ssm", NULL, 400, "{\"__type\":\"ValidationException\"}", PF_AMI, -1,
+	  "ssm GetParameter failed: HTTP 400: ValidationException" },
+	{ "ec2", "Action=DescribeSnapshots", 400,
+	  "<Response><Errors><Error><Code>InvalidSnapshot.NotFound</Code>"
+	  "</Error></Errors></Response>", PF_SNAPSHOT, PF_ABSENT, NULL },
+	{ "ec2", "Action=DescribeSnapshots", 200, "<x/>", PF_SNAPSHOT,
+	  PF_ABSENT, NULL },
+	{ "ec2", "Action=DescribeSnapshots", 200,
+	  "<r><snapshotSet><item><status>x</status></item></snapshotSet></r>",
+	  PF_SNAPSHOT, -1, "ec2 DescribeSnapshots: " },
+	{ "ec2", "GroupId.1=sg-", 400,
+	  "<Response><Errors><Error><Code>InvalidGroup.NotFound</Code>"
+	  "</Error></Errors></Response>", PF_EFA_SG, PF_ABSENT, NULL },
+	{ "ec2", "Action=DescribeSubnets", 403,
+	  "<Response><Errors><Error><Code>UnauthorizedOperation</Code>"
+	  "</Error></Errors></Response>", PF_SUBNETS, PF_DENIED, NULL },
+	{ "ec2", "Action=DescribeSubnets", 200, "<r/>", PF_SUBNETS, -1,
+	  "no subnetSet" },
+	{ "ec2", "Action=DescribeSubnets", 200,
+	  "<r><subnetSet><item/></subnetSet></r>", PF_SUBNETS, -1,
+	  "a subnet without availabilityZone" },
+	{ "ec2", "Action=DescribeSubnets", 200, "not xml", PF_SUBNETS, -1,
+	  "ec2 DescribeSubnets: " },
+	{ "ec2", "Action=DescribeSubnets", 200,
+	  SUBNETS("us-west-2a", "<nextToken>again</nextToken>"), PF_SUBNETS,
+	  -1, "more than 50 pages" },
+	{ "ec2", "Action=DescribeInstanceTypeOfferings", 200,
+	  "<r><instanceTypeOfferingSet><item/></instanceTypeOfferingSet></r>",
+	  PF_OFFERINGS, -1, "an offering without instanceType" },
+	{ "ec2", "Action=DescribeInstanceTypeOfferings", 403,
+	  "<Response><Errors><Error><Code>UnauthorizedOperation</Code>"
+	  "</Error></Errors></Response>", PF_OFFERINGS, PF_DENIED, NULL },
+	{ "sqs", NULL, 400,
+	  "{\"__type\":\"com.amazonaws.sqs#QueueDoesNotExist\"}", PF_QUEUE,
+	  PF_ABSENT, NULL },
+	{ "sqs", NULL, 400, "{\"__type\":\"AccessDenied\"}", PF_QUEUE,
+	  PF_DENIED, NULL },
+	{ "sqs", NULL, 200, "{}", PF_QUEUE, -1, "no QueueUrl" },
+	{ "sqs", NULL, 400, "{\"__type\":\"KmsAccessDenied\"}", PF_QUEUE, -1,
+	  "sqs GetQueueUrl failed" },
+	{ "ec2", "Action=DescribeSubnets", -1, NULL, PF_SUBNETS, -1,
+	  "connection refused" },
+};
+
+START_TEST(test_ask_rows)
+{
+	struct ask x;
+	int r;
+
+	ask_init(&x);
+	/* the row's rule first: it wins over the happy path's */
+	aws_fake_on(&x.fake, NULL, ask_rows[_i].url, ask_rows[_i].body,
+		    ask_rows[_i].status, ask_rows[_i].answer, 0);
+	happy_rules(&x.fake);
+	r = preflight_ask(&x.a, &x.p, &x.f, &x.err);
+	if (ask_rows[_i].want_state < 0) {
+		ck_assert_int_eq(r, -1);
+		ck_assert_msg(strstr(err_msg(&x.err), ask_rows[_i].msg),
+			      "row %d: %s", _i, err_msg(&x.err));
+	} else {
+		ck_assert_msg(r == 0, "row %d: %s", _i, err_msg(&x.err));
+		ck_assert_int_eq(x.f.st[ask_rows[_i].check],
+				 ask_rows[_i].want_state);
+	}
+	ask_release(&x);
+}
+END_TEST
+
 Suite *aws_suite(void)
 {
 	Suite *s = suite_create("aws");
 	TCase *tc = tcase_create("call");
 	TCase *tch = tcase_create("chain");
+	TCase *ta = tcase_create("ask");
 
 	tcase_add_checked_fixture(tc, clean_env, rm_home);
 	tcase_add_test(tc, test_call_ok_and_headers);
@@ -660,5 +888,10 @@ Suite *aws_suite(void)
 			    sizeof(imds_bad) / sizeof(imds_bad[0]));
 	tcase_add_test(tch, test_chain_nothing);
 	suite_add_tcase(s, tch);
+	tcase_add_checked_fixture(ta, clean_env, rm_home);
+	tcase_add_test(ta, test_ask_all_found);
+	tcase_add_loop_test(ta, test_ask_rows, 0,
+			    sizeof(ask_rows) / sizeof(ask_rows[0]));
+	suite_add_tcase(s, ta);
 	return s;
 }
