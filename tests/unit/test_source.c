@@ -27,19 +27,19 @@
 
 static char tmp[64];
 
-static const char *const intent_fmt =
-	"apiVersion: gpuform.io/v1alpha1\n"
-	"kind: ClusterIntent\n"
-	"metadata:\n"
-	"  name: %s\n"
-	"spec:\n"
-	"  nodeRole: R\n"
-	"  ami: al2023@v20250505\n"
-	"  workloads:\n"
-	"    - name: api\n"
-	"      type: inference\n"
-	"      gpu: l4\n"
-	"      maxGpus: 4\n";
+#define INTENT_FMT \
+	"apiVersion: gpuform.io/v1alpha1\n" \
+	"kind: ClusterIntent\n" \
+	"metadata:\n" \
+	"  name: %s\n" \
+	"spec:\n" \
+	"  nodeRole: R\n" \
+	"  ami: al2023@v20250505\n" \
+	"  workloads:\n" \
+	"    - name: api\n" \
+	"      type: inference\n" \
+	"      gpu: l4\n" \
+	"      maxGpus: 4\n"
 
 static char *write_intent(const char *cluster)
 {
@@ -47,7 +47,7 @@ static char *write_intent(const char *cluster)
 	FILE *f = fopen(path, "w");
 
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, intent_fmt, cluster);
+	fprintf(f, INTENT_FMT, cluster);
 	fclose(f);
 	return path;
 }
@@ -173,7 +173,7 @@ static void origin_commit(const char *path, const struct fs_tree *files)
 static void git_setup(void)
 {
 	struct fs_tree t, in = FS_TREE_INIT;
-	char *text = xasprintf(intent_fmt, "alpha");
+	char *text = xasprintf(INTENT_FMT, "alpha");
 
 	setup();
 	origin = xasprintf("%s/origin.git", tmp);
