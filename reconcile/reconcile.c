@@ -2097,7 +2097,6 @@ static int write_superset(struct run *r)
 /* apply_all: the planned writes, in apply order; the first failure stops */
 static int apply_all(struct run *r)
 {
-	size_t written = 0;
 
 	for (size_t i = 0; i < r->nw; i++) {
 		struct want *x = &r->w[i];
@@ -2118,8 +2117,6 @@ static int apply_all(struct run *r)
 		free(x->uid);
 		x->uid = uid ? xstrdup(uid) : NULL;
 		cJSON_Delete(result);
-		if (r->o->after_write)
-			r->o->after_write(r->o->after_write_ctx, ++written);
 	}
 	return 0;
 }
@@ -2168,7 +2165,7 @@ static void delete_one(struct run *r, struct stale *s, const struct kobj_id *oid
 static int prune_all(struct run *r)
 {
 	struct inventory final = { 0 };
-	int paused = 0, ret;
+	int ret;
 
 	for (size_t i = 0; i < r->nw; i++)
 		inv_push(&final, &r->w[i].id, r->w[i].uid, r->w[i].shared_with);
@@ -2188,10 +2185,6 @@ static int prune_all(struct run *r)
 					 s.keep == KEEP_AS_IS ? r->st[m].e->shared
 							      : NULL);
 			continue;
-		}
-		if (!paused && r->o->before_prune) {
-			r->o->before_prune(r->o->before_prune_ctx);
-			paused = 1;
 		}
 		delete_one(r, &r->st[m], &oid, &final);
 	}
