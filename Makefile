@@ -10,6 +10,7 @@
 #   make man                  build/<variant>/man/*.1 and completion/ only
 #   make DEVELOPER=1          strict warnings, -Werror
 #   make SANITIZE=address,undefined
+#   make coverage             unit-suite line coverage of the library (gcov)
 #   make V=1                  show full commands
 all::
 
@@ -43,6 +44,10 @@ ifdef SANITIZE
 variant := san
 SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
+ifdef COVERAGE
+variant := cov
+COV_FLAGS = --coverage -O0
+endif
 ifdef DEVELOPER
 variant := $(variant)-dev
 EXTRA_CFLAGS += $(DEV_CFLAGS)
@@ -51,8 +56,8 @@ B := build/$(variant)
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(EXTRA_CFLAGS) $(SAN_FLAGS) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
-	-DGPUFORM_VERSION='"$(VERSION)"' $(CPPFLAGS) $(CFLAGS)
-ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+	-DGPUFORM_VERSION='"$(VERSION)"' $(CPPFLAGS) $(CFLAGS) $(COV_FLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(COV_FLAGS) $(LDFLAGS)
 LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
@@ -123,7 +128,7 @@ $(UNIT): $(TEST_OBJS) $(CORE_OBJS)
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- tests -------------------------------------------------------------
-.PHONY: deps test check unit golden invalid hostile cli docs e2e demo bench install \
+.PHONY: deps test check unit coverage golden invalid hostile cli docs e2e demo bench install \
 	uninstall clean check-headers check-layering style format man
 
 deps:
@@ -141,6 +146,12 @@ check: $(PROGRAM) $(UNIT)
 
 unit: $(UNIT)
 	$(UNIT)
+
+# `make coverage`: a --coverage -O0 build in build/cov/ and the unit suite's
+# line coverage of the library (tests/coverage.sh, gcov only)
+coverage:
+	@$(MAKE) --no-print-directory COVERAGE=1 build/cov/tests/unit/run
+	@sh tests/coverage.sh build/cov
 
 golden invalid hostile cli docs e2e: $(PROGRAM)
 	@GPUFORM=$(abspath $(PROGRAM)) sh tests/$@.sh

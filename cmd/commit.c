@@ -325,31 +325,6 @@ bad:
 	return NULL;
 }
 
-/* valid_branch: git check-ref-format's rules for refs/heads/<name> (repo.c
- * checks again with libgit2; this one answers before anything is read) */
-static int valid_branch(const char *b)
-{
-	size_t n = strlen(b);
-
-	if (!n || b[0] == '-' || b[0] == '/' || b[n - 1] == '/' ||
-	    b[n - 1] == '.' || !strcmp(b, "@") || strstr(b, "..") ||
-	    strstr(b, "//") || strstr(b, "@{") || strstr(b, "/.") ||
-	    b[0] == '.' || strpbrk(b, " ~^:?*[\\\x7f"))
-		return 0;
-	for (const char *p = b; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			return 0;
-	for (const char *p = b;;) {
-		const char *end = strchr(p, '/');
-		size_t l = end ? (size_t)(end - p) : strlen(p);
-		if (l >= 5 && !strncmp(p + l - 5, ".lock", 5))
-			return 0;
-		if (!end)
-			return 1;
-		p = end + 1;
-	}
-}
-
 /* parse_author: "Name <email>" */
 static int parse_author(const char *s, struct commit_opts *o)
 {
@@ -523,7 +498,7 @@ static int commit_parse(struct commit_opts *o, int argc, char **argv)
 		o->remote = "origin";
 	if (!o->repo)
 		return cmd_usage_error("commit", "--repo is required");
-	if (!valid_branch(o->branch))
+	if (!repo_branch_name_valid(o->branch))
 		return cmd_usage_error("commit", "'%s' is not a valid branch name",
 				       o->branch);
 	if (optind >= argc)

@@ -46,28 +46,6 @@ void live_print_impact(const struct nodeimpact *ni,
 	buf_release(&b);
 }
 
-/* tests only: pause between the LISTs and the first DELETE of a prune, so
- * a test can change an object meanwhile (GPUFORM_TEST_PRUNE_PAUSE_S) */
-static void test_prune_pause(void *ctx)
-{
-	long n = *(const long *)ctx;
-
-	fprintf(stderr, "gpuform: test: pausing %lds before pruning\n", n);
-	testhooks_sleep(n);
-}
-
-/* tests only: pause after the 5th object written, so a test can stop the
- * API server while a run is writing (GPUFORM_TEST_WRITE_PAUSE_S) */
-static void test_write_pause(void *ctx, size_t n)
-{
-	long s = *(const long *)ctx;
-
-	if (n != 5)
-		return;
-	fprintf(stderr, "gpuform: test: pausing %lds after %zu writes\n", s, n);
-	testhooks_sleep(s);
-}
-
 void live_init(struct live *l, const char *cmd)
 {
 	const struct cluster_opts co = CLUSTER_OPTS_INIT;
@@ -114,14 +92,6 @@ static int guard_init(struct live *l)
 	struct buf why = BUF_INIT;
 	int code;
 
-	if ((l->prune_pause = testhooks_seconds("GPUFORM_TEST_PRUNE_PAUSE_S"))) {
-		l->ro.before_prune = test_prune_pause;
-		l->ro.before_prune_ctx = &l->prune_pause;
-	}
-	if ((l->write_pause = testhooks_seconds("GPUFORM_TEST_WRITE_PAUSE_S"))) {
-		l->ro.after_write = test_write_pause;
-		l->ro.after_write_ctx = &l->write_pause;
-	}
 	nodeimpact_init(&l->ni, NULL);
 	l->ni.allow_replacement = l->allow_replace;
 	l->ni.enforce = !l->ro.dry_run;

@@ -39,8 +39,6 @@ struct live {
 	int json, allow_replace, preflight;
 	/* filled by live_run */
 	int started; /* incluster_start ran: live_finish reports */
-	long prune_pause;
-	long write_pause;
 	struct incluster ic;
 	struct source src;
 	struct recon_report rep;

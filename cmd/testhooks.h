@@ -8,10 +8,10 @@
  *                                RFC 3339 UTC (2026-01-31T02:30:00Z)
  *   GPUFORM_TEST_LOCK_HOLD_S     hold the run lock this long (1..600 s)
  *                                after taking it
- *   GPUFORM_TEST_PRUNE_PAUSE_S   pause this long (1..600 s) between the
- *                                LISTs and the first DELETE of a prune
- *   GPUFORM_TEST_WRITE_PAUSE_S   pause this long (1..600 s) after the 5th
- *                                object the apply phase wrote
+ *
+ * Faults in the middle of a run (a change before a DELETE, the API server
+ * gone after the N-th write) come from tests/tools/faultproxy.c, not from
+ * hooks in here.
  *
  * (GPUFORM_SERVICEACCOUNT_DIR, the in-cluster credentials directory, is
  * configuration read by reconcile/kubeconfig.c, as kubectl reads

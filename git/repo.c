@@ -842,15 +842,26 @@ out:
 
 /* ---- refs and the work tree ---------------------------------------------- */
 
-static int branch_refname(const char *branch, struct buf *out,
-			  struct err *err)
+int repo_branch_name_valid(const char *branch)
 {
 	int valid = 0;
 
+	git_libgit2_init(); /* idempotent; the library stays initialised */
+	if (!branch || !*branch || git_branch_name_is_valid(&valid, branch) < 0)
+		valid = 0;
+	git_error_clear();
+	/* git check-ref-format refuses these too; libgit2 1.5 accepts them */
+	if (valid && (!strcmp(branch, "@") || strchr(branch, '\x7f')))
+		valid = 0;
+	return valid;
+}
+
+static int branch_refname(const char *branch, struct buf *out,
+			  struct err *err)
+{
 	buf_reset(out);
 	buf_addf(out, "refs/heads/%s", branch ? branch : "");
-	if (!branch || !*branch ||
-	    git_reference_name_is_valid(&valid, buf_cstr(out)) < 0 || !valid)
+	if (!repo_branch_name_valid(branch))
 		return err_set(err, ERR_INVALID, "'%s' is not a valid branch name",
 			       branch ? branch : "");
 	return 0;

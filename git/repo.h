@@ -93,6 +93,14 @@ struct repo_commit {
 };
 
 /*
+ * repo_branch_name_valid: 1 if refs/heads/<branch> is a branch name git
+ * accepts (git_branch_name_is_valid: check-ref-format's rules, no leading
+ * '-', not "HEAD"; also not "@" and no DEL, which git refuses and libgit2
+ * 1.5 lets through), else 0. Needs no repository.
+ */
+int repo_branch_name_valid(const char *branch);
+
+/*
  * repo_commit_tree: on top of the branch tip (or as a root commit), make
  * each subtree o->subs[i].path hold exactly its files (stale files
  * disappear, other paths untouched) and commit it, in one commit.

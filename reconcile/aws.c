@@ -98,6 +98,15 @@ void aws_form_add(struct buf *form, const char *key, const char *value)
 	enc(form, value);
 }
 
+int aws_exchange(struct aws *a, const struct http_req *r, long *status,
+		 struct buf *resp, int *timed_out, struct err *err)
+{
+	if (a->transport)
+		return a->transport->exchange(a->transport->ctx, r, status,
+					      resp, timed_out, err);
+	return http_exchange(r, status, resp, timed_out, err);
+}
+
 int aws_is_denied(const char *code)
 {
 	static const char *const denied[] = {
@@ -250,8 +259,8 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 
 		aws_answer_release(ans);
 		a->requests++;
-		if (http_exchange(&r, &ans->status, &ans->body, &timed_out,
-				       err) < 0) {
+		if (aws_exchange(a, &r, &ans->status, &ans->body, &timed_out,
+				 err) < 0) {
 			if (timed_out) {
 				err_release(err);
 				err_set(err, ERR_HTTP,

@@ -20,8 +20,23 @@ struct aws_creds {
 	char *source; /* "environment", "profile 'ci'", "web identity", ... */
 };
 
+struct http_req;
+
+/*
+ * The transport every AWS request (the APIs and the credential endpoints)
+ * goes through, with http_exchange()'s contract (reconcile/http.h). NULL
+ * in struct aws: http_exchange itself (libcurl). The unit suite puts its
+ * in-memory AWS here (tests/unit/aws_fake.c).
+ */
+struct aws_transport {
+	int (*exchange)(void *ctx, const struct http_req *r, long *status,
+			struct buf *resp, int *timed_out, struct err *err);
+	void *ctx;
+};
+
 struct aws {
 	struct aws_creds creds;
+	const struct aws_transport *transport; /* NULL: http_exchange */
 	char *region;
 	long timeout_ms;      /* per request (default 10000) */
 	int max_retries;      /* on throttling and 5xx (default 4) */
@@ -65,6 +80,10 @@ void aws_form_add(struct buf *form, const char *key, const char *value);
 int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 	     const char *target, const char *body, struct aws_answer *ans,
 	     struct err *err);
+
+/* aws_exchange: one request through a->transport (see above) */
+int aws_exchange(struct aws *a, const struct http_req *r, long *status,
+		 struct buf *resp, int *timed_out, struct err *err);
 
 /* aws_is_denied: the code says a permission is missing */
 int aws_is_denied(const char *code);

@@ -180,7 +180,7 @@ static int web_identity(struct aws *a, const char *role, const char *file,
 	r.timeout_ms = a->timeout_ms;
 	r.max_body = 1u << 20;
 	a->requests++;
-	if (http_exchange(&r, &status, &resp, &timed_out, err) < 0) {
+	if (aws_exchange(a, &r, &status, &resp, &timed_out, err) < 0) {
 		struct buf m = BUF_INIT;
 		buf_addf(&m, "web identity (STS %s): %s", url, err_msg(err));
 		err_release(err);
@@ -272,7 +272,7 @@ static int http_get(struct aws *a, const char *method, const char *url,
 	r.max_body = 1u << 20;
 	a->requests++;
 	buf_reset(resp);
-	if (http_exchange(&r, &status, resp, &timed_out, err) < 0) {
+	if (aws_exchange(a, &r, &status, resp, &timed_out, err) < 0) {
 		struct buf m = BUF_INIT;
 		buf_addf(&m, "%s: %s", what, err_msg(err));
 		err_release(err);
@@ -309,9 +309,10 @@ static int container_url_allowed(const char *url)
 		n = strcspn(h, "]") + 1;
 	for (size_t i = 0; hosts[i]; i++) {
 		size_t k = strlen(hosts[i]);
-		if (hosts[i][k - 1] == '.' ? !strncmp(h, hosts[i], k) && n > k
+		if (hosts[i][k - 1] == '.' ? !strncmp(h, hosts[i], k) && n > k &&
+						     strspn(h, "0123456789.") == n
 					   : n == k && !strncmp(h, hosts[i], k))
-			return 1;
+			return 1; /* "127.": an IPv4 address, not a name */
 	}
 	return 0;
 }

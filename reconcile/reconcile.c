@@ -2605,7 +2605,6 @@ static int drop_pending(struct run *r)
 /* apply_all: the planned writes, in apply order; the first failure stops */
 static int apply_all(struct run *r)
 {
-	size_t written = 0;
 
 	for (size_t i = 0; i < r->nw; i++) {
 		struct want *x = &r->w[i];
@@ -2626,8 +2625,6 @@ static int apply_all(struct run *r)
 		free(x->uid);
 		x->uid = uid ? xstrdup(uid) : NULL;
 		cJSON_Delete(result);
-		if (r->o->after_write)
-			r->o->after_write(r->o->after_write_ctx, ++written);
 	}
 	return 0;
 }
@@ -2676,7 +2673,7 @@ static void delete_one(struct run *r, struct stale *s, const struct kobj_id *oid
 static int prune_all(struct run *r)
 {
 	struct inventory final = { 0 };
-	int paused = 0, ret, fail = 0;
+	int ret, fail = 0;
 
 	/* every object this run wrote or found ours gets its proof */
 	for (size_t i = 0; i < r->nw && !fail; i++) {
@@ -2706,10 +2703,6 @@ static int prune_all(struct run *r)
 							      : NULL,
 					 r->st[m].e->proof);
 			continue;
-		}
-		if (!paused && r->o->before_prune) {
-			r->o->before_prune(r->o->before_prune_ctx);
-			paused = 1;
 		}
 		delete_one(r, &r->st[m], &oid, &final);
 	}

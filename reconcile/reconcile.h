@@ -68,14 +68,6 @@ struct recon_opts {
 				* the objects gpuform labelled and applied */
 	size_t inventory_max;  /* bytes of data an inventory ConfigMap may hold
 				* (0: RECON_CM_DATA_MAX; tests use less) */
-	/* tests only (may be NULL): called after the LISTs, right before the
-	 * first DELETE of a prune */
-	void (*before_prune)(void *ctx);
-	void *before_prune_ctx;
-	/* tests only (may be NULL): called after each object the apply
-	 * phase wrote, with how many it has written */
-	void (*after_write)(void *ctx, size_t nwritten);
-	void *after_write_ctx;
 	/*
 	 * guard (may be NULL): called once, after every dry run succeeded and
 	 * before anything is written (in a dry run too), with every object the

@@ -541,9 +541,15 @@ check "server down: exit 4, a clear 'cannot push' message, committed locally and
 	 [[ $local_tip != "$srv_before" ]] && no_secret'
 gs_http_start "$HDIR" "$HTTP_USER" "$HTTP_PASS" >/dev/null 2>&1
 gf "${HTTP_ENV[@]}" commit --repo "$H" --push "$WORK/in/epsilon.yaml"
+# (on a failure it shows which part failed and what the server saw: this check failed once
+# in two loaded 'make test' runs, issue 22, and the cause is not known yet)
 check "server back: the next run pushes (nothing new to commit), server main == local main" \
-	'[[ $RC == 0 ]] && has "no changes" && has "pushed" && [[ $(tip "$SRV") == "$local_tip" ]] &&
-	 same_tree "$SRV" main clusters/epsilon "$WORK/r-epsilon"'
+	'[[ $RC == 0 ]] && has "no changes" && has "pushed" &&
+	 { [[ $(tip "$SRV") == "$local_tip" ]] ||
+	   { echo "server main $(tip "$SRV"), local main $local_tip (before: $srv_before)";
+	     git --git-dir="$SRV" log --oneline -3 main; tail -n 8 "$HDIR/access.log"; false; }; } &&
+	 { same_tree "$SRV" main clusters/epsilon "$WORK/r-epsilon" ||
+	   { echo "tree differs:"; cat "$WORK/tree.diff"; ls -la "$WORK/r-epsilon"; false; }; }'
 check "  git fsck clean, locally and on the server" \
 	'git --git-dir="$H" fsck --no-progress >/dev/null 2>&1 && git --git-dir="$SRV" fsck --no-progress >/dev/null 2>&1'
 

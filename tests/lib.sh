@@ -57,6 +57,9 @@
 #                          wait (up to 5 s) until the server has logged TOTAL of
 #                          t_audit_tsv's requests; without TOTAL, until the count
 #                          stops changing
+#   t_faultproxy_start DIR tests/tools/faultproxy.c in front of the API server: FP_URL,
+#                          FP_KC (a kubeconfig through it), rules in DIR/rules
+#   t_faultproxy_wait DIR PATTERN  until the proxy log matches (bounded)
 #   T_AUDIT_SETTLE=S       t_audit_all first sleeps S seconds (the log is written
 #                          asynchronously; for suites that do not t_audit_sync)
 #
@@ -242,6 +245,50 @@ t_audit_sync() {
 		_t_i=$((_t_i + 1))
 		sleep 0.1
 	done
+}
+
+# t_faultproxy_start DIR: build tests/tools/faultproxy.c and start it in front of the
+# testenv's API server (after t_testenv_start). Rules in DIR/rules (empty: pass all),
+# its log in DIR/proxy.log; sets FP_URL (plain http on 127.0.0.1), FP_PID and FP_KC, a
+# kubeconfig for user "tool" through the proxy (gpuform needs --insecure-loopback-http).
+# Stopped on exit. Returns 1 (with a message on stderr) when it cannot.
+t_faultproxy_start() {
+	mkdir -p "$1" || return 1
+	: >"$1/rules"
+	: >"$1/proxy.log"
+	# shellcheck disable=SC2046 # pkg-config's words
+	cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-parameter -g -O1 \
+		-o "$1/faultproxy" "${here:-$(dirname "$0")}/tools/faultproxy.c" \
+		$(pkg-config --cflags --libs openssl) -lpthread >&2 || return 1
+	"$1/faultproxy" --upstream "$SERVER" --ca "$ENV_DIR/tls.crt" --rules "$1/rules" \
+		--log "$1/proxy.log" --max-seconds 900 >"$1/port" 2>"$1/proxy.err" &
+	FP_PID=$!
+	t_on_exit "kill $FP_PID 2>/dev/null; wait $FP_PID 2>/dev/null"
+	_t_i=0
+	while [ "$_t_i" -lt 100 ] && [ ! -s "$1/port" ]; do
+		sleep 0.1
+		_t_i=$((_t_i + 1))
+	done
+	[ -s "$1/port" ] || { echo "faultproxy did not start: $(cat "$1/proxy.err")" >&2; return 1; }
+	FP_URL=http://127.0.0.1:$(head -n 1 "$1/port")
+	FP_KC=$1/kubeconfig
+	printf '%s\n' 'apiVersion: v1' 'kind: Config' \
+		"clusters: [{name: proxied, cluster: {server: \"$FP_URL\"}}]" \
+		"users: [{name: tool, user: {token: \"$TOOL_TOKEN\"}}]" \
+		'contexts: [{name: proxied, context: {cluster: proxied, user: tool}}]' \
+		'current-context: proxied' >"$FP_KC"
+}
+
+# t_faultproxy_wait DIR PATTERN: wait (bounded, 120 s) until the proxy log has a line
+# matching PATTERN (grep -E); 1 if it never comes
+t_faultproxy_wait() {
+	_t_i=0
+	while [ "$_t_i" -lt 1200 ]; do
+		grep -qE -- "$2" "$1/proxy.log" 2>/dev/null && return 0
+		sleep 0.1
+		_t_i=$((_t_i + 1))
+	done
+	return 1
 }
 
 _t_exit() {

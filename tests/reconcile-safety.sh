@@ -44,7 +44,7 @@ cd "$root" || exit 1
 T_START=$(date +%s)
 
 t_isolate
-unset GPUFORM_TEST_LOCK_HOLD_S GPUFORM_TEST_PRUNE_PAUSE_S
+unset GPUFORM_TEST_LOCK_HOLD_S
 export GPUFORM_NOW=2026-01-31T02:30:00Z
 # libgit2's known one-time allocations (a --git run below)
 export LSAN_OPTIONS="suppressions=$here/git-servers/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -340,16 +340,22 @@ check "prune: an inventory entry without a UID is never pruned (NodePool api kep
 # a label removed between the LIST and the DELETE: the delete's resourceVersion precondition
 gf reconcile "$WORK/pre.yaml" # api wanted again: its UID is recorded again
 gf reconcile "$WORK/pre2.yaml"
+# (through the fault proxy, which holds the run's first real DELETE until the label is gone)
+t_faultproxy_start "$WORK/fp-race" 2>"$WORK/fp.err" ||
+	t_abort "tests/tools/faultproxy.c in front of the API server" "$(cat "$WORK/fp.err")"
+echo 'DELETE !dryRun 1 hold' >"$WORK/fp-race/rules"
 t_audit_mark
-GPUFORM_TEST_PRUNE_PAUSE_S=4 timeout 120 "$GPUFORM" reconcile --kubeconfig "$KC" -o json --prune \
+timeout 120 "$GPUFORM" reconcile --kubeconfig "$FP_KC" --insecure-loopback-http -o json --prune \
 	--force-prune "$WORK/pre2.yaml" >"$WORK/race.out" 2>"$WORK/race.err" &
 race=$!
-for ((i = 0; i < 100; i++)); do grep -q "pausing" "$WORK/race.err" 2>/dev/null && break; sleep 0.1; done
+t_faultproxy_wait "$WORK/fp-race" ' DELETE [^ ]* -> hold$'
+held=$?
 k label nodepool api applyset.kubernetes.io/part-of- >/dev/null
+: >"$WORK/fp-race/rules.go"
 wait "$race"; RC=$?
 OUT=$(cat "$WORK/race.out") ERR=$(cat "$WORK/race.err")
 check "prune: part-of label removed after the LIST: the DELETE fails its precondition (409 in the audit log), NodePool api kept, reported" \
-	'[ "$RC" = 0 ] && exists nodepool api && t_audit_tsv | grep -q "^delete	409	.*/nodepools/api" &&
+	'[ "$held" = 0 ] && [ "$RC" = 0 ] && exists nodepool api && t_audit_tsv | grep -q "^delete	409	.*/nodepools/api" &&
 	jv ".items[] | select(.kind == \"NodePool\" and .name == \"api\") | .detail" | grep -q "precondition failed"'
 
 # ==== inventory: damaged or deleted ==========================================================
@@ -577,20 +583,26 @@ check "lock: two runs started together without lock options: one reconciles, the
 check "lock: ... and nothing the winner applied was deleted by the other (audit)" \
 	'if grep -q "^reconciled" "$WORK/lk1"; then [ "$(audit_deletes | wc -l)" = 0 ]; else :; fi &&
 	{ exists nodepool lk-a || exists nodepool lk-b; }'
-# --no-lock: two writers of one inventory; the second adds entries while the first pauses
+# --no-lock: two writers of one inventory; the second adds entries while the first is held
+# at its first DELETE by the fault proxy (lk-b is stale for the first: it has one)
+gf reconcile "$WORK/lk-small.yaml"
 gf reconcile "$WORK/lk.yaml"
 intent "$WORK/lk-more.yaml" lk lk-c lk
-cat "$WORK/lk.yaml" >/dev/null
-GPUFORM_TEST_PRUNE_PAUSE_S=4 timeout 120 "$GPUFORM" reconcile --kubeconfig "$KC" --no-lock -o json \
+t_faultproxy_start "$WORK/fp-nl" 2>"$WORK/fp.err" ||
+	t_abort "tests/tools/faultproxy.c in front of the API server" "$(cat "$WORK/fp.err")"
+echo 'DELETE !dryRun 1 hold' >"$WORK/fp-nl/rules"
+timeout 120 "$GPUFORM" reconcile --kubeconfig "$FP_KC" --insecure-loopback-http --no-lock -o json \
 	--prune --force-prune "$WORK/lk.yaml" >"$WORK/nl1" 2>"$WORK/nl1.err" &
 p1=$!
-for ((i = 0; i < 100; i++)); do grep -q "pausing" "$WORK/nl1.err" 2>/dev/null && break; sleep 0.1; done
+t_faultproxy_wait "$WORK/fp-nl" ' DELETE [^ ]* -> hold$'
+held=$?
 gf reconcile --no-lock "$WORK/lk-more.yaml"
 rc_more=$RC
+: >"$WORK/fp-nl/rules.go"
 wait "$p1"; rc1=$?
 RC="$rc1 $rc_more" OUT=$(cat "$WORK/nl1") ERR=$(cat "$WORK/nl1.err")
-check "lock: --no-lock, a second writer adds NodePool lk-c while the first pauses: the first's inventory write merges it (nothing dropped)" \
-	'[ "$rc1" = 0 ] && [ "$rc_more" = 0 ] && exists nodepool lk-c && inventory lk | grep -q "^NodePool//lk-c	." &&
+check "lock: --no-lock, a second writer adds NodePool lk-c while the first is held at its first DELETE: the first's inventory write merges it (nothing dropped)" \
+	'[ "$held" = 0 ] && [ "$rc1" = 0 ] && [ "$rc_more" = 0 ] && exists nodepool lk-c && inventory lk | grep -q "^NodePool//lk-c	." &&
 	inventory lk | grep -q "^NodePool//lk-a	."'
 
 # ==== http: credentials never over plain http ===============================================

@@ -48,6 +48,19 @@
  *           stall               send it on; answer the headers and half the
  *                               body, then send nothing more (until the
  *                               client hangs up)
+ *           hold                wait until the file FILE.go exists (FILE:
+ *                               the rules file; at most 600 s, while the
+ *                               client stays), then send it on; the test
+ *                               sees "-> hold" in LOG, acts, then creates
+ *                               FILE.go: a deterministic "something changes
+ *                               between the run's LISTs and its first
+ *                               DELETE" (DELETE !dryRun 1 hold)
+ *           down                the server is gone from here on: this
+ *                               request and every later one, whatever the
+ *                               rules (until the rules file changes), are
+ *                               dropped like 'drop' and never sent on; a
+ *                               deterministic "the API server died after
+ *                               the N-th write" (PATCH !dryRun N down)
  *
  * LOG gets two lines per request: when it arrives, "req N conn C METHOD
  * TARGET -> ACTION [ARGS]"; when it is done, "res N upstream CODE|-1 sent
@@ -453,6 +466,7 @@ struct rule {
 static struct rule rules[MAX_RULES];
 static int nrules;
 static char *rules_text;
+static int is_down; /* a 'down' rule acted: drop everything (under mu) */
 
 /* load_rules: re-read the file; new content resets the counters. Under mu. */
 static void load_rules(void)
@@ -476,6 +490,7 @@ static void load_rules(void)
 	free(rules_text);
 	rules_text = strdup(b.p);
 	nrules = 0;
+	is_down = 0;
 	for (line = strtok_r(b.p, "\n", &save); line && nrules < MAX_RULES;
 	     line = strtok_r(NULL, "\n", &save)) {
 		struct rule *r = &rules[nrules];
@@ -525,6 +540,11 @@ static struct rule pick(const char *method, const char *target)
 	chosen.arg1 = chosen.arg2 = -1;
 	pthread_mutex_lock(&mu);
 	load_rules();
+	if (is_down) {
+		snprintf(chosen.action, sizeof(chosen.action), "down");
+		pthread_mutex_unlock(&mu);
+		return chosen;
+	}
 	for (int i = 0; i < nrules; i++) {
 		struct rule *r = &rules[i];
 		if (strcmp(r->method, "*") && strcmp(r->method, method))
@@ -540,6 +560,8 @@ static struct rule pick(const char *method, const char *target)
 			found = 1;
 		}
 	}
+	if (found && !strcmp(chosen.action, "down"))
+		is_down = 1;
 	pthread_mutex_unlock(&mu);
 	return chosen;
 }
@@ -688,9 +710,27 @@ static void *http_conn(void *arg)
 			sent = a.arg1;
 			if (send_status(&c, (int)a.arg1, a.arg2) < 0)
 				keep = 0;
-		} else if (!strcmp(a.action, "drop")) {
+		} else if (!strcmp(a.action, "drop") ||
+			   !strcmp(a.action, "down")) {
 			keep = 0;
 		} else {
+			if (!strcmp(a.action, "hold")) {
+				char *go = NULL;
+				long t;
+
+				if (asprintf(&go, "%s.go", rules_path) < 0)
+					go = NULL;
+				for (t = 0; go && t < 600000 && !client_gone(&c) &&
+					    access(go, F_OK) < 0;
+				     t += 50)
+					sleep_ms(50);
+				free(go);
+				if (client_gone(&c)) {
+					logf_("res %d client gone, not sent on\n", n);
+					msg_release(&q);
+					break;
+				}
+			}
 			if (!strcmp(a.action, "delay")) {
 				for (long t = 0; t < a.arg1 && !client_gone(&c); t += 50)
 					sleep_ms(50);
