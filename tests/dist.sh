@@ -16,6 +16,9 @@ set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
 t_isolate
+# `make test` runs this under make SANITIZE=...: the makes here build their own
+# (release) variant, so they must not inherit its command line
+unset MAKEFLAGS MFLAGS MAKELEVEL
 t_git_isolate
 t_need git tar gzip sha256sum python3 make bash
 t_tmpdir W

@@ -18,6 +18,9 @@ set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
 t_isolate
+# `make test` runs this under make SANITIZE=...: the makes here build their own
+# (release) variant, so they must not inherit its command line
+unset MAKEFLAGS MFLAGS MAKELEVEL
 NCHECKS=13
 skip() {
 	echo "SKIP image: $* ($NCHECKS checks not run)"
