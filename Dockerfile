@@ -1,6 +1,7 @@
 # gpuform's image: the binary for the in-cluster CronJob (`gpuform install`).
 #
-#   make image                 (docker or podman; IMAGE=gpuform:<version>)
+#   make docker-image          (docker or podman; IMAGE=gpuform:<version>;
+#                              make image builds the same without a daemon)
 #
 # Stage 1 builds on Debian 12 with the -dev packages; stage 2 is Debian 12
 # slim with only the runtime libraries gpuform links against, and runs as a

@@ -8,6 +8,10 @@
 #   make install              PREFIX=/usr/local, DESTDIR honoured: the binary,
 #                             man pages, bash and zsh completions, docs
 #   make man                  build/<variant>/man/*.1 and completion/ only
+#   make dist                 build/dist/gpuform-<version>.tar.gz (+ .sha256),
+#                             reproducible from the commit
+#   make image                the OCI image archive, without a container daemon
+#                             (root, umoci); make docker-image: the Dockerfile
 #   make DEVELOPER=1          strict warnings, -Werror
 #   make SANITIZE=address,undefined
 #   make coverage             unit-suite line coverage of the library (gcov)
@@ -86,19 +90,30 @@ UNIT = $(B)/tests/unit/run
 
 all:: $(PROGRAM) gpuform
 
-# the commit gpuform is built from, for `gpuform version`: git's short id
-# (+ "-dirty" with local changes), "unknown" outside a git checkout, or
-# GPUFORM_COMMIT=... from the caller (a source tarball, an image build).
+# the commit gpuform is built from, for `gpuform version`: GPUFORM_COMMIT=...
+# from the caller (an image build); else the COMMIT file of a source tarball
+# (`make dist` writes it; never committed); else git's short id (+ "-dirty"
+# with local changes); else "unknown". The release: GPUFORM_RELEASE=...,
+# the tarball's release= line, or vVERSION when that tag points at a clean
+# HEAD; empty for every other build.
 # Rewritten only when it changes, so only cmd/main.o is rebuilt.
 $(B)/commit.h: FORCE
 	@mkdir -p $(dir $@)
-	@c='$(GPUFORM_COMMIT)'; \
+	@c='$(GPUFORM_COMMIT)'; r='$(GPUFORM_RELEASE)'; \
+	if [ -z "$$c" ] && [ -f COMMIT ]; then \
+		c=$$(sed -n 's/^commit=//p' COMMIT); \
+		[ -n "$$r" ] || r=$$(sed -n 's/^release=//p' COMMIT); \
+	fi; \
 	if [ -z "$$c" ]; then \
 		c=$$(git rev-parse --short=12 HEAD 2>/dev/null) || c=unknown; \
 		if [ "$$c" != unknown ] && ! git diff --quiet HEAD -- 2>/dev/null; \
-		then c="$$c-dirty"; fi; \
+		then c="$$c-dirty"; \
+		elif [ -z "$$r" ] && [ "$$c" != unknown ] && \
+			git tag --points-at HEAD 2>/dev/null | grep -qx 'v$(VERSION)'; \
+		then r='v$(VERSION)'; fi; \
 	fi; \
-	echo "#define GPUFORM_COMMIT \"$$c\"" >$@.tmp; \
+	{ echo "#define GPUFORM_COMMIT \"$$c\""; \
+	  echo "#define GPUFORM_RELEASE \"$$r\""; } >$@.tmp; \
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 $(MAIN_OBJ): $(B)/commit.h
 $(MAIN_OBJ): ALL_CFLAGS += -include $(B)/commit.h
@@ -193,19 +208,36 @@ uninstall:
 		$(DESTDIR)$(zshcompdir)/_gpuform
 	rm -rf $(DESTDIR)$(docdir)
 
-# ---- container image (Dockerfile) -----------------------------------------
-# Needs a working docker or podman; says so and fails when there is none
-# (a docker client without a reachable daemon counts as none).
+# ---- source tarball ------------------------------------------------------
+# build/dist/gpuform-VERSION[-COMMIT].tar.gz and .sha256: the same bytes from
+# the same commit (util/dist.sh says how); docs/development.md, "Releases"
+.PHONY: dist
+dist:
+	@sh util/dist.sh build/dist
+
+# ---- container image --------------------------------------------------------
+# make image: an OCI image archive without a container daemon (util/image.sh:
+# umoci over a root filesystem of the binary, its libraries, CA certificates
+# and a non-root user): build/image/<variant>/gpuform-<version>.oci.tar. Needs umoci,
+# skopeo (to push or inspect it) and binutils; tests/image.sh checks it.
+# make docker-image: the same from the Dockerfile, for those with docker or
+# podman (says so and fails when there is none, or no daemon).
 IMAGE ?= gpuform:$(VERSION)
+IMAGE_SOURCE ?= $(shell git config --get remote.origin.url 2>/dev/null | sed -E 's|//[^/@]*@|//|')
 CONTAINER_ENGINE ?= $(shell command -v podman 2>/dev/null || command -v docker 2>/dev/null)
-.PHONY: image
-image:
+.PHONY: image docker-image
+image: $(PROGRAM)
+	@IMAGE_VERSION='$(VERSION)' IMAGE_TAG='$(VERSION)' IMAGE_SOURCE='$(IMAGE_SOURCE)' \
+	IMAGE_REVISION=$$(sed -n 's/^#define GPUFORM_COMMIT "\(.*\)"$$/\1/p' $(B)/commit.h) \
+		sh util/image.sh $(PROGRAM) build/image/$(variant)
+
+docker-image:
 	@if [ -z "$(CONTAINER_ENGINE)" ]; then \
-		echo "make image: no container engine is installed (docker or" \
-		     "podman); see README, 'The image'" >&2; exit 1; fi; \
+		echo "make docker-image: no container engine is installed (docker or" \
+		     "podman); 'make image' needs none (docs/in-cluster.md)" >&2; exit 1; fi; \
 	if ! $(CONTAINER_ENGINE) info >/dev/null 2>&1; then \
-		echo "make image: $(CONTAINER_ENGINE) is installed but cannot" \
-		     "build (is its daemon running?); see README, 'The image'" >&2; \
+		echo "make docker-image: $(CONTAINER_ENGINE) is installed but cannot" \
+		     "build (is its daemon running?); 'make image' needs none" >&2; \
 		exit 1; fi
 	$(CONTAINER_ENGINE) build -t $(IMAGE) .
 

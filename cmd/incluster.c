@@ -46,6 +46,11 @@ int incluster_opt(struct incluster_opts *o, int id, const char *arg)
 			return -1;
 		o->pushgateway = arg;
 		return 0;
+	case OPT_HELD_EXIT:
+		if (strcmp(arg, "0") && strcmp(arg, "5"))
+			return -1;
+		o->held_exit = arg[0] - '0';
+		return 0;
 	}
 	return -1;
 }
@@ -158,6 +163,7 @@ int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,
 		     const struct err *run_err)
 {
 	int failed = code != EXIT_OK && code != EXIT_DIFF;
+	int held = code == EXIT_HELD; /* failed too: nothing node-replacing done */
 	int ret = code;
 	struct err e = ERR_INIT;
 
@@ -172,20 +178,20 @@ int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,
 					    ? err_msg(run_err)
 					    : "the run failed")
 				 : NULL;
-		n.held = code == EXIT_HELD;
+		n.held = held;
 		n.source_commit = source_commit;
 		n.start = ic->start;
 		n.duration_s = lease_now() - ic->start;
 		if (notify_publish(k, &n, &e) < 0) {
 			warn("reporting to the cluster", &e);
-			if (!failed)
+			if (!failed || held)
 				ret = EXIT_RUNTIME;
 		}
 		err_clear(&e);
 	}
 	if (k && ic->lease.obj && lease_release(&ic->lease, k, &e) < 0) {
 		warn("releasing", &e);
-		if (!failed)
+		if (!failed || held)
 			ret = EXIT_RUNTIME;
 		err_clear(&e);
 	}
@@ -194,14 +200,18 @@ int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,
 		struct buf text = BUF_INIT, old = BUF_INIT;
 
 		m.cluster = cluster ? cluster : "";
-		m.result = ic->locked_out ? MR_LOCKED : failed ? MR_FAILED : MR_SUCCESS;
+		m.result = ic->locked_out ? MR_LOCKED
+			   : held	  ? MR_HELD
+			   : failed	  ? MR_FAILED
+					  : MR_SUCCESS;
 		m.start = ic->start;
 		m.duration_s = lease_now() - ic->start;
 		if (rep)
 			memcpy(m.counts, rep->counts, sizeof(m.counts));
 		if (k)
 			m.stats = *kube_get_stats(k);
-		m.errors = (failed ? 1 : 0) + (rep ? (long)rep->counts[RA_FAILED] : 0);
+		m.errors = (failed && !held ? 1 : 0) +
+			   (rep ? (long)rep->counts[RA_FAILED] : 0);
 		if (ic->o.metrics_file &&
 		    fs_read_file(&old, ic->o.metrics_file, 1u << 20, NULL) == 0)
 			metrics_carry(&m, buf_cstr(&old));
@@ -209,7 +219,7 @@ int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,
 		if (ic->o.metrics_file &&
 		    metrics_write_file(ic->o.metrics_file, &text, &e) < 0) {
 			warn("metrics", &e);
-			if (!failed)
+			if (!failed || held)
 				ret = EXIT_RUNTIME;
 			err_clear(&e);
 		}
@@ -217,13 +227,16 @@ int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,
 		    metrics_push(ic->o.pushgateway, cluster, &text,
 				 PUSH_TIMEOUT_MS, &e) < 0) {
 			warn("pushgateway", &e);
-			if (!failed)
+			if (!failed || held)
 				ret = EXIT_RUNTIME;
 			err_clear(&e);
 		}
 		buf_release(&text);
 		buf_release(&old);
 	}
+	/* recorded (nothing above failed to report it): not a failure */
+	if (ret == EXIT_HELD)
+		ret = ic->o.held_exit;
 	lease_dispose(&ic->lease);
 	free(ic->identity);
 	ic->identity = NULL;

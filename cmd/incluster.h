@@ -21,11 +21,12 @@ struct incluster_opts {
 	int events;
 	const char *metrics_file;
 	const char *pushgateway;
+	int held_exit; /* exit code of a run that held a change back: 5 or 0 */
 };
-#define INCLUSTER_OPTS_INIT { 0, 0, 0, 0, NULL, NULL }
+#define INCLUSTER_OPTS_INIT { 0, 0, 0, 0, NULL, NULL, 5 }
 
 enum { OPT_LOCK = 5000, OPT_LOCK_DURATION, OPT_EVENTS, OPT_METRICS_FILE,
-       OPT_PUSHGATEWAY };
+       OPT_PUSHGATEWAY, OPT_HELD_EXIT };
 /* their entries in reconcile's option table (cmd/options.h) */
 #define INCLUSTER_CMD_OPTS                                                    \
 	{ "lock", 0, OPT_LOCK, CMD_ARG_NONE, NULL,                            \
@@ -43,7 +44,12 @@ enum { OPT_LOCK = 5000, OPT_LOCK_DURATION, OPT_EVENTS, OPT_METRICS_FILE,
 	  "Prometheus text format, written atomically", "@file", 0 },         \
 	{ "pushgateway", 0, OPT_PUSHGATEWAY, CMD_ARG_REQUIRED, "URL",         \
 	  "push the same metrics (PUT URL/metrics/job/gpuform/cluster/"       \
-	  "<cluster>)", NULL, 0 }
+	  "<cluster>)", NULL, 0 },                                            \
+	{ "held-exit-code", 0, OPT_HELD_EXIT, CMD_ARG_REQUIRED, "N",          \
+	  "exit code of a run the node-replacement guard held back: 5 "       \
+	  "(default) or 0 (the CronJob: a held change is not a failed Job; "  \
+	  "needs --events, --metrics-file or --pushgateway, which record it, "\
+	  "and a failure to record it exits 4)", "0 5", 0 }
 
 /* incluster_opt: one of the options above; 0 ok, -1 bad value */
 int incluster_opt(struct incluster_opts *o, int id, const char *arg);
@@ -70,7 +76,8 @@ int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
  * incluster_finish: release the lock, publish Events/status and metrics.
  * rep may be NULL, k may be NULL (the run failed before connecting);
  * run_err is the run's error when code says it failed. Returns the exit
- * code: `code`, or EXIT_RUNTIME when reporting itself failed.
+ * code: `code`, or EXIT_RUNTIME when reporting itself failed; a held run
+ * (EXIT_HELD) whose hold was recorded exits with --held-exit-code.
  */
 int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,
 		     const char *inv_ns, const struct recon_report *rep,

@@ -21,7 +21,7 @@
 enum { OPT_GIT = 4000, OPT_REF, OPT_PATH, OPT_CLUSTER, OPT_SCHEDULE, OPT_IMAGE,
        OPT_SECRET, OPT_NS, OPT_CRONJOB_API, OPT_PUSHGW, OPT_PRUNE, OPT_TIMEOUT,
        OPT_TEMPLATES, OPT_FORMAT, OPT_OUTPUT_DIR, OPT_DP_NS,
-       OPT_AWS_POLICY, OPT_PREFLIGHT_INTENT };
+       OPT_AWS_POLICY, OPT_PREFLIGHT_INTENT, OPT_CACHE_PVC };
 
 const struct cmd_opt install_opts[] = {
 	{ "git", 0, OPT_GIT, CMD_ARG_REQUIRED, "URL",
@@ -38,7 +38,14 @@ const struct cmd_opt install_opts[] = {
 	{ "schedule", 0, OPT_SCHEDULE, CMD_ARG_REQUIRED, "CRON",
 	  "default \"*/5 * * * *\"", NULL, 0 },
 	{ "image", 0, OPT_IMAGE, CMD_ARG_REQUIRED, "IMAGE",
-	  "default gpuform:<version>", NULL, 0 },
+	  "the job's image, REGISTRY/REPO:TAG or REGISTRY/REPO@sha256:DIGEST "
+	  "(default gpuform:<version>, the name 'make image' gives: no public "
+	  "registry serves it; push it to yours, docs/in-cluster.md)", NULL,
+	  0 },
+	{ "git-cache-pvc", 0, OPT_CACHE_PVC, CMD_ARG_REQUIRED, "CLAIM",
+	  "keep the job's Git cache between runs on this PersistentVolumeClaim "
+	  "(in the job's namespace; created by you) instead of an emptyDir "
+	  "that every run clones into afresh", NULL, 0 },
 	{ "git-secret", 0, OPT_SECRET, CMD_ARG_REQUIRED, "NAME",
 	  "Secret with GPUFORM_GIT_* keys, as environment (SSH URLs: also "
 	  "mounted for ssh-privatekey and known_hosts); default gpuform-git",
@@ -125,6 +132,9 @@ static int install_parse(struct install_cli *ic, int argc, char **argv)
 			break;
 		case OPT_IMAGE:
 			io->image = optarg;
+			break;
+		case OPT_CACHE_PVC:
+			io->git_cache_pvc = optarg;
 			break;
 		case OPT_SECRET:
 			io->git_secret = optarg;

@@ -29,6 +29,9 @@
 #ifndef GPUFORM_COMMIT
 #define GPUFORM_COMMIT "unknown"
 #endif
+#ifndef GPUFORM_RELEASE
+#define GPUFORM_RELEASE "" /* "v<version>" only in a build of that tag */
+#endif
 
 /*
  * The commands: what `gpuform --help`, `gpuform COMMAND --help`, the man
@@ -383,6 +386,10 @@ int cmd_version(int argc, char **argv)
 
 		cJSON_AddStringToObject(o, "version", GPUFORM_VERSION);
 		cJSON_AddStringToObject(o, "commit", GPUFORM_COMMIT);
+		if (GPUFORM_RELEASE[0])
+			cJSON_AddStringToObject(o, "release", GPUFORM_RELEASE);
+		else
+			cJSON_AddNullToObject(o, "release");
 		cJSON_AddStringToObject(o, "karpenter", TARGET_KARPENTER);
 		cJSON_AddStringToObject(o, "kueue", TARGET_KUEUE);
 		cJSON_AddStringToObject(o, "cjson", cJSON_Version());
@@ -392,12 +399,16 @@ int cmd_version(int argc, char **argv)
 		cJSON_Delete(o);
 		return EXIT_OK;
 	}
-	printf("gpuform %s\n"
-	       "commit: %s\n"
-	       "targets: Karpenter %s, Kueue %s\n"
+	if (GPUFORM_RELEASE[0])
+		printf("gpuform %s\ncommit: %s (release %s)\n", GPUFORM_VERSION,
+		       GPUFORM_COMMIT, GPUFORM_RELEASE);
+	else
+		printf("gpuform %s\ncommit: %s (development build, not "
+		       "release v%s)\n",
+		       GPUFORM_VERSION, GPUFORM_COMMIT, GPUFORM_VERSION);
+	printf("targets: Karpenter %s, Kueue %s\n"
 	       "built with: cJSON %s\n",
-	       GPUFORM_VERSION, GPUFORM_COMMIT, TARGET_KARPENTER, TARGET_KUEUE,
-	       cJSON_Version());
+	       TARGET_KARPENTER, TARGET_KUEUE, cJSON_Version());
 	return EXIT_OK;
 }
 

@@ -194,6 +194,13 @@ static int parse(struct live *l, int argc, char **argv, int *no_lock)
 		case OPT_LOCK_DURATION:
 		case OPT_EVENTS:
 		case OPT_METRICS_FILE:
+		case OPT_HELD_EXIT:
+			if (incluster_opt(&l->io, c, optarg) < 0)
+				return cmd_usage_error("reconcile",
+						       "--held-exit-code '%s': "
+						       "5 (the default) or 0",
+						       optarg);
+			break;
 		case OPT_PUSHGATEWAY:
 			if (incluster_opt(&l->io, c, optarg) < 0)
 				return cmd_usage_error("reconcile",
@@ -227,6 +234,14 @@ static int check(struct live *l, int argc, char **argv, int no_lock)
 							    "intent files, not "
 							    "'%s'", argv[i]);
 	}
+	/* exit 0 for a held change only where the hold is recorded */
+	if (l->io.held_exit == 0 && !l->io.events && !l->io.metrics_file &&
+	    !l->io.pushgateway)
+		return cmd_usage_error("reconcile", "--held-exit-code 0 needs "
+						    "--events, --metrics-file "
+						    "or --pushgateway: a held "
+						    "change must be recorded "
+						    "where it is seen");
 	if (l->io.lock && no_lock)
 		return cmd_usage_error("reconcile", "--lock and --no-lock "
 						    "contradict each other");

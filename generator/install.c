@@ -255,6 +255,25 @@ static int has_space(const char *s)
 	return 0;
 }
 
+/* NAME[:TAG][@sha256:<64 lower-case hex>], no blanks */
+static int image_ref(const char *s)
+{
+	const char *at = strchr(s, '@');
+	size_t n = at ? (size_t)(at - s) : strlen(s);
+
+	if (!n || has_space(s) || s[n - 1] == ':' || s[n - 1] == '/' ||
+	    s[0] == '/')
+		return 0;
+	if (!at)
+		return 1;
+	if (strncmp(at + 1, "sha256:", 7) || strlen(at + 8) != 64)
+		return 0;
+	for (const char *p = at + 8; *p; p++)
+		if (!isdigit((unsigned char)*p) && (*p < 'a' || *p > 'f'))
+			return 0;
+	return 1;
+}
+
 static int is_ssh_url(const char *url)
 {
 	if (!strncmp(url, "ssh://", 6))
@@ -317,9 +336,16 @@ static int check_opts(const struct install_opts *o, struct err *err)
 			       "schedule '%s' is not a cron schedule (five "
 			       "fields, e.g. \"*/5 * * * *\")",
 			       o->schedule);
-	if (o->image && (!*o->image || has_space(o->image)))
-		return err_set(err, ERR_INVALID, "image '%s' is not an image "
-						 "reference", o->image);
+	if (o->image && !image_ref(o->image))
+		return err_set(err, ERR_INVALID,
+			       "image '%s' is not an image reference "
+			       "(REGISTRY/REPO:TAG or REGISTRY/REPO@sha256: and "
+			       "64 hex digits)", o->image);
+	if (o->git_cache_pvc && !dns_subdomain(o->git_cache_pvc))
+		return err_set(err, ERR_INVALID,
+			       "--git-cache-pvc '%s' is not a "
+			       "PersistentVolumeClaim name (a DNS subdomain)",
+			       o->git_cache_pvc);
 	if (o->git_secret && !dns_subdomain(o->git_secret))
 		return err_set(err, ERR_INVALID,
 			       "Secret name '%s' is not a DNS subdomain name",
@@ -413,7 +439,8 @@ static cJSON *cronjob_ctx(const struct install_opts *o, const char *ns)
 				      o->git_ref ? o->git_ref : "main", "--path",
 				      o->git_path, "--cluster", o->cluster,
 				      "--git-cache",
-				      CACHE_DIR "/git", "--lock", "--events" };
+				      CACHE_DIR "/git", "--lock", "--events",
+				      "--held-exit-code", "0" };
 	char *s;
 
 	cJSON_AddStringToObject(ctx, "apiVersion",
@@ -456,10 +483,18 @@ static cJSON *cronjob_ctx(const struct install_opts *o, const char *ns)
 	}
 	cJSON_AddItemToObject(ctx, "args", args);
 
-	/* a read-only root: the Git cache and HOME live in an emptyDir */
+	/* a read-only root: the Git cache and HOME live in an emptyDir, or
+	 * on the claim that keeps the cache between runs */
 	add_env(env, "HOME", CACHE_DIR);
 	src = cJSON_CreateObject();
-	add_mount(mounts, vols, "cache", CACHE_DIR, src, "emptyDir", 0);
+	if (o->git_cache_pvc)
+		cJSON_AddStringToObject(src, "claimName", o->git_cache_pvc);
+	/* another volume name for the claim: applied over an install with the
+	 * emptyDir, server-side apply would merge the two entries of the same
+	 * name into one volume of two types, which the API server refuses */
+	add_mount(mounts, vols, o->git_cache_pvc ? "git-cache" : "cache",
+		  CACHE_DIR, src,
+		  o->git_cache_pvc ? "persistentVolumeClaim" : "emptyDir", 0);
 	src = cJSON_CreateObject();
 	add_mount(mounts, vols, "tmp", "/tmp", src, "emptyDir", 0);
 	if (is_ssh_url(o->git_url)) {

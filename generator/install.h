@@ -34,7 +34,10 @@ struct install_opts {
 	const char *device_plugin_ns; /* the rendered device-plugin ConfigMap's
 					 namespace (default kube-system) */
 	const char *schedule;    /* default INSTALL_DEFAULT_SCHEDULE */
-	const char *image;       /* default "gpuform:<version>" */
+	const char *image;       /* default "gpuform:<version>"; a tag or
+				  * @sha256:<64 hex> */
+	const char *git_cache_pvc; /* PersistentVolumeClaim for the Git cache
+				    * (NULL: an emptyDir) */
 	const char *git_secret;  /* Secret with GPUFORM_GIT_* keys */
 	const char *cronjob_api; /* "batch/v1" (default) or "batch/v1beta1" */
 	const char *pushgateway; /* passed to reconcile --pushgateway */

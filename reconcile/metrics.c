@@ -14,7 +14,8 @@
 #include "reconcile/http.h"
 #include "util/xalloc.h"
 
-const char *const metrics_result_names[] = { "success", "failed", "locked" };
+const char *const metrics_result_names[] = { "success", "failed", "locked",
+					       "held" };
 
 void metrics_escape(struct buf *out, const char *s)
 {
@@ -82,9 +83,15 @@ void metrics_format(struct buf *out, const struct metrics_run *m)
 	sample(out, "gpuform_last_run_timestamp_seconds", c, NULL, NULL,
 	       (double)(long long)m->start);
 	head(out, "gpuform_last_run_success", "gauge",
-	     "1 if the last run succeeded (or found the lock held), else 0.");
+	     "1 if the last run succeeded (or found the lock held, or held a "
+	     "node-replacing change back), else 0.");
 	sample(out, "gpuform_last_run_success", c, NULL, NULL,
 	       m->result != MR_FAILED);
+	head(out, "gpuform_last_run_held", "gauge",
+	     "1 if the last run held a node-replacing change back until its "
+	     "maintenance window, else 0.");
+	sample(out, "gpuform_last_run_held", c, NULL, NULL,
+	       m->result == MR_HELD);
 	head(out, "gpuform_run_duration_seconds", "gauge",
 	     "Duration of the last run.");
 	sample(out, "gpuform_run_duration_seconds", c, NULL, NULL,

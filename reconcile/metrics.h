@@ -5,12 +5,14 @@
  *
  * Metrics (label cluster on all):
  *   gpuform_runs_total{result}            counter: runs by result (success,
- *                                          failed, locked); carried over
+ *                                          failed, locked, held); carried over
  *                                          from the previous metrics file
  *   gpuform_errors_total                  counter: failed runs + failed
  *                                          objects, carried over likewise
  *   gpuform_last_run_timestamp_seconds    gauge: when the run started
  *   gpuform_last_run_success              gauge: 1 or 0
+ *   gpuform_last_run_held                 gauge: 1 if the node-replacement
+ *                                          guard held a change back
  *   gpuform_run_duration_seconds          gauge
  *   gpuform_objects{result}               gauge: objects by result of the run
  *   gpuform_drift_corrected_objects       gauge: objects configured
@@ -26,7 +28,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 
-enum metrics_result { MR_SUCCESS, MR_FAILED, MR_LOCKED, MR_MAX };
+enum metrics_result { MR_SUCCESS, MR_FAILED, MR_LOCKED, MR_HELD, MR_MAX };
 extern const char *const metrics_result_names[];
 
 struct metrics_run {

@@ -17,10 +17,16 @@ set -u
 cd "$(dirname "$0")/.."
 bad=0
 fail() { echo "layering: $*"; bad=1; }
+# the tracked files matching the patterns; in an unpacked source tarball
+# (no .git: `make dist`) the files the patterns match
+ls_files() {
+	if [ -e .git ]; then git ls-files "$@"; return; fi
+	for p in "$@"; do for f in $p; do [ -f "$f" ] && echo "$f"; done; done
+}
 
 only_in() { # PATTERN ALLOWED-FILES...
 	pat=$1; shift
-	for f in $(git ls-files 'util/*.[ch]' 'generator/*.[ch]' 'git/*.[ch]' 'reconcile/*.[ch]' 'cmd/*.[ch]'); do
+	for f in $(ls_files 'util/*.[ch]' 'generator/*.[ch]' 'git/*.[ch]' 'reconcile/*.[ch]' 'cmd/*.[ch]'); do
 		grep -q "$pat" "$f" || continue
 		ok=0
 		for a in "$@"; do [ "$f" = "$a" ] && ok=1; done
@@ -35,7 +41,7 @@ only_in '#include <zlib.h>' git/loose.c
 
 layer() { # DIR FORBIDDEN-DIRS...
 	dir=$1; shift
-	for f in $(git ls-files "$dir/*.[ch]"); do
+	for f in $(ls_files "$dir/*.[ch]"); do
 		for d in "$@"; do
 			grep -n "#include \"$d/" "$f" | sed "s|^|layering: $f:|;s|\$| ($dir/ must not use $d/)|" | grep . && bad=1
 		done
@@ -46,7 +52,7 @@ layer generator git reconcile cmd
 layer git generator reconcile cmd
 layer reconcile cmd
 
-for f in $(git ls-files 'util/*.c' 'generator/*.c' 'git/*.c' 'reconcile/*.c' | grep -vx 'util/xalloc.c'); do
+for f in $(ls_files 'util/*.c' 'generator/*.c' 'git/*.c' 'reconcile/*.c' | grep -vx 'util/xalloc.c'); do
 	grep -nE '\b(printf|puts|perror)\(|fprintf\((stdout|stderr)' "$f" |
 		sed "s|^|layering: $f:|;s|\$| (only cmd/ prints)|" | grep . && bad=1
 done

@@ -232,7 +232,7 @@ expect 3 "lint of an invalid intent" "$GPUFORM" lint "$tmp/nospec.yaml"
 grep_in "$tmp/err" "gpuform lint: 1 file, 1 error" "  ... counts its error"
 # version, explain classes, completion, man
 expect 0 "version" "$GPUFORM" version
-grep_in "$tmp/out" "^commit: [0-9a-f]\{7,\}\(-dirty\)\?$\|^commit: unknown$" "  ... names the commit it was built from"
+grep_in "$tmp/out" "^commit: \([0-9a-f]\{7,\}\(-dirty\)\?\|unknown\) (\(release v$(cat VERSION)\|development build, not release v$(cat VERSION)\))$" "  ... names the commit it was built from, and whether it is the release"
 grep_in "$tmp/out" "^targets: Karpenter v1\.14\.1, Kueue v0\.19\.2$" "  ... and the Karpenter and Kueue versions it targets"
 expect 0 "version -o json" "$GPUFORM" version -o json
 [ "$(jq -r '.karpenter + " " + .kueue' "$tmp/out")" = "v1.14.1 v0.19.2" ] && t_pass "  ... has karpenter and kueue" || t_fail "  ... has karpenter and kueue" "$(cat "$tmp/out")"

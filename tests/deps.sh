@@ -17,7 +17,8 @@ set -eu
 
 PKGS="build-essential pkg-config libgit2-dev libyaml-dev libcurl4-openssl-dev libcjson-dev
 libssl-dev check etcd-server curl openssl jq git lighttpd openssh-server python3
-python3-jsonschema python3-botocore man-db groff-base zsh prometheus"
+python3-jsonschema python3-botocore man-db groff-base zsh prometheus
+umoci skopeo python3-yaml"
 
 missing=''
 for p in $PKGS; do

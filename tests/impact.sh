@@ -326,6 +326,56 @@ check "2: AMI bump + quota change outside the window: exit 5, the AMI held back 
 	t_audit_writes | grep -q "^patch	200	/apis/karpenter.sh/v1/nodepools/ckpt?" &&
 	! t_audit_writes | grep -q "ec2nodeclasses/gpu-efa"'
 
+# the CronJob's mode (issue 26): the same hold is recorded (Event, status, metrics) and
+# exits 0, so the Job succeeds instead of failing every 5 minutes until the window opens
+gf reconcile --events --held-exit-code 0 --metrics-file "$WORK/held.prom" "$INTENT"
+HELD_EV=$(k get events -n gpuform-system --field-selector "reason=NodeReplacementHeld" -o json |
+	jq -r '.items[] | "\(.type) \(.involvedObject.name) \(.message)"')
+HELD_ST=$(k get configmap -n gpuform-system gpuform-frontier -o json |
+	jq -r '.metadata.annotations["gpuform.io/last-result"]')
+check "2: --events --held-exit-code 0 (the CronJob): the hold exits 0, AMI still held back; Event NodeReplacementHeld, last-result held, metrics held" \
+	'[ "$RC" = 0 ] && has_err "1 change was held back" && [ "$(ami)" = "$OLD_AMI" ] &&
+	printf "%s\n" "$HELD_EV" | grep -q "^Warning gpuform-frontier held back: " && [ "$HELD_ST" = held ] &&
+	grep -qx "gpuform_last_run_held{cluster=\"frontier\"} 1" "$WORK/held.prom" &&
+	grep -qx "gpuform_runs_total{cluster=\"frontier\",result=\"held\"} 1" "$WORK/held.prom" &&
+	grep -qx "gpuform_runs_total{cluster=\"frontier\",result=\"failed\"} 0" "$WORK/held.prom"'
+gf reconcile --metrics-file "$WORK/held.prom" --pushgateway http://127.0.0.1:9/ --held-exit-code 0 "$INTENT"
+check "2: ... a hold that could not be recorded (the Pushgateway is unreachable) fails: exit 4, not 0" \
+	'[ "$RC" = 4 ] && has_err "pushgateway"'
+gf reconcile --held-exit-code 0 "$INTENT"
+check "2: ... --held-exit-code 0 with nothing that records the hold is a usage error (exit 2)" \
+	'[ "$RC" = 2 ] && has_err "--held-exit-code 0 needs --events, --metrics-file or --pushgateway"'
+gf reconcile --events --held-exit-code 0 --kubeconfig /nonexistent "$INTENT"
+check "2: ... a real failure still fails with --held-exit-code 0 (no kubeconfig: exit 4)" '[ "$RC" = 4 ]'
+
+# the CronJob's own command line, run as the kubelet runs its container (from Git: a bare
+# repository `gpuform commit` wrote, only the URL and the cache directory swapped); the
+# exit status is what the Job controller sees: 0 = the pod succeeds, the Job completes
+git init -q --bare "$WORK/gitops.git" &&
+	"$GPUFORM" commit --repo "$WORK/gitops.git" --branch main --author 'Test <t@example.test>' \
+		"$INTENT" >/dev/null 2>&1 &&
+	"$GPUFORM" install --git "$WORK/gitops.git" --cluster frontier --format json \
+		--cronjob-api-version batch/v1beta1 >"$WORK/install.json" 2>/dev/null ||
+	t_abort "the CronJob of a local Git repository (gpuform commit, gpuform install)"
+mapfile -t argv < <(jq -r '.items[] | select(.kind == "CronJob") |
+	.spec.jobTemplate.spec.template.spec.containers[0].args[]' "$WORK/install.json" |
+	sed "s|^/var/cache/gpuform/git$|$WORK/git-cache|")
+# (through libgit2: its known leaks suppressed, as in tests/incluster.sh)
+LSAN_OPTIONS="suppressions=$root/tests/git-servers/lsan.supp:${LSAN_OPTIONS:-}" gf "${argv[@]}"
+check "2: the CronJob's command line (reconcile --git ... --events --held-exit-code 0) with the change held: exit 0, AMI held back" \
+	'[ "${argv[0]}" = reconcile ] && printf "%s\n" "${argv[@]}" | grep -qx -- --held-exit-code &&
+	[ "$RC" = 0 ] && has_err "1 change was held back" && [ "$(ami)" = "$OLD_AMI" ]'
+# the Job the CronJob creates: the API server accepts it as the CronJob templates it
+# (restartPolicy OnFailure: a container that exits 0 completes the pod and the Job)
+k create serviceaccount -n gpuform-system gpuform >/dev/null 2>&1 ||
+	exists serviceaccount -n gpuform-system gpuform || t_abort "ServiceAccount gpuform-system/gpuform"
+RC=0
+OUT=$(jq '.items[] | select(.kind == "CronJob") | {apiVersion: "batch/v1", kind: "Job",
+	metadata: {name: "gpuform-reconcile-held", namespace: .metadata.namespace}, spec: .spec.jobTemplate.spec}' \
+	"$WORK/install.json" | k create --dry-run=server -o json -f - 2>&1) || RC=$?
+check "2: ... its Job (the CronJob's jobTemplate) is accepted by the API server: restartPolicy OnFailure, backoffLimit 2" \
+	'[ $RC = 0 ] && [ "$(jv ".spec.template.spec.restartPolicy, .spec.backoffLimit" | tr "\n" " ")" = "OnFailure 2 " ]'
+
 # a change that replaces no node is not held back
 sed -i "s/$NEW_AMI/$OLD_AMI/" "$INTENT"
 sed -i 's/^      maxGpus: 20$/      maxGpus: 24/' "$INTENT"

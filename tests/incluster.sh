@@ -196,7 +196,7 @@ check "1: CronJob: Forbid, deadlines, backoff, OnFailure, non-root, read-only ro
 	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].resources.requests | .cpu, .memory" <<<"$CJ" | tr "\n" " ")" = "100m 128Mi " ] &&
 	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].envFrom[0].secretRef.name" <<<"$CJ")" = gpuform-git ] &&
 	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.serviceAccountName" <<<"$CJ")" = "$SA_NAME" ] &&
-	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].args | join(\" \")" <<<"$CJ")" = "reconcile --git https://127.0.0.1:9/platform/gitops.git --ref main --path clusters --cluster $CLUSTER --git-cache /var/cache/gpuform/git --lock --events --timeout 300s" ]'
+	[ "$(jq -r ".spec.jobTemplate.spec.template.spec.containers[0].args | join(\" \")" <<<"$CJ")" = "reconcile --git https://127.0.0.1:9/platform/gitops.git --ref main --path clusters --cluster $CLUSTER --git-cache /var/cache/gpuform/git --lock --events --held-exit-code 0 --timeout 300s" ]'
 # the CronJob's command line is one gpuform accepts (parsed for real: a usage error is exit 2)
 ARGS=$(jq -r '.spec.jobTemplate.spec.template.spec.containers[0].args[]' <<<"$CJ")
 mapfile -t argv <<<"$ARGS"
@@ -217,6 +217,34 @@ check "1: an SSH URL: the Secret is also mounted (key, known_hosts) and GPUFORM_
 	'[ "$RC" = 0 ] && [ "$(jq -r ".items[] | select(.kind == \"CronJob\") | .spec.jobTemplate.spec.template.spec.volumes[] | select(.secret) | .secret.secretName" <<<"$OUT")" = gitops-ssh ] &&
 	has "GPUFORM_GIT_SSH_KEY" && has "GPUFORM_GIT_SSH_KNOWN_HOSTS"'
 
+# --image (issue 26): a registry tag or a digest is rendered as given; a bad reference is
+# refused naming it; --git-cache-pvc mounts the claim where the Git cache and HOME live
+DIGEST=registry.example.test/platform/gpuform@sha256:$(printf '%064d' 0 | tr 0 a)
+for img in registry.example.test:5000/platform/gpuform:0.1.0 "$DIGEST"; do
+	OUT=$("$GPUFORM" install --git https://x.test/r.git --cluster a --image "$img" -o json 2>&1)
+	RC=$?
+	check "1: --image $img: the CronJob's container runs exactly that image" \
+		'[ "$RC" = 0 ] && [ "$(jq -r ".items[] | select(.kind == \"CronJob\") | .spec.jobTemplate.spec.template.spec.containers[0].image" <<<"$OUT")" = "$img" ]'
+done
+for img in 'gpuform@sha256:abc' 'gpuform:' 'two words'; do
+	OUT=$("$GPUFORM" install --git https://x.test/r.git --cluster a --image "$img" 2>&1)
+	RC=$?
+	check "1: --image '$img': exit 3, names it and the accepted forms" \
+		'[ "$RC" = 3 ] && has "image '"'"'$img'"'"' is not an image reference (REGISTRY/REPO:TAG or REGISTRY/REPO@sha256:"'
+done
+OUT=$("$GPUFORM" install --git https://x.test/r.git --cluster a -o json 2>&1)
+check "1: without --image: gpuform:$(cat VERSION), the name make image gives" \
+	'[ "$(jq -r ".items[] | select(.kind == \"CronJob\") | .spec.jobTemplate.spec.template.spec.containers[0].image" <<<"$OUT")" = "gpuform:$(cat VERSION)" ]'
+check "1: without --git-cache-pvc: the Git cache is an emptyDir" \
+	'[ "$(jq -c ".items[] | select(.kind == \"CronJob\") | .spec.jobTemplate.spec.template.spec.volumes[] | select(.name == \"cache\")" <<<"$OUT")" = "{\"name\":\"cache\",\"emptyDir\":{}}" ]'
+OUT=$("$GPUFORM" install --git https://x.test/r.git --cluster a --git-cache-pvc gpuform-git-cache -o json 2>&1)
+check "1: --git-cache-pvc gpuform-git-cache: the cache volume (git-cache) is that claim, mounted at /var/cache/gpuform, no emptyDir for it" \
+	'[ "$(jq -c ".items[] | select(.kind == \"CronJob\") | .spec.jobTemplate.spec.template.spec | [(.volumes[] | select(.name == \"git-cache\")), (.containers[0].volumeMounts[] | select(.name == \"git-cache\") | .mountPath), ([.volumes[] | select(.name == \"cache\")] | length)]" <<<"$OUT")" = "[{\"name\":\"git-cache\",\"persistentVolumeClaim\":{\"claimName\":\"gpuform-git-cache\"}},\"/var/cache/gpuform\",0]" ]'
+OUT=$("$GPUFORM" install --git https://x.test/r.git --cluster a --git-cache-pvc 'Bad_Name' 2>&1)
+RC=$?
+check "1: --git-cache-pvc Bad_Name: exit 3, not a claim name" \
+	'[ "$RC" = 3 ] && has "--git-cache-pvc '"'"'Bad_Name'"'"' is not a PersistentVolumeClaim name"'
+
 # -o DIR: the atomic directory writer, with kustomization.yaml
 "$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main --cluster $CLUSTER \
 	--cronjob-api-version batch/v1beta1 --output-dir "$WORK/install-dir" >/dev/null 2>&1
@@ -235,6 +263,16 @@ OUT=$(k apply --server-side --field-manager gpuform-install -f "$WORK/install.ya
 RC=$?
 check "1: the install manifests apply server-side to the test API server (9 objects)" \
 	'[ "$RC" = 0 ] && [ "$(printf "%s\n" "$OUT" | grep -c "serverside-applied")" = 9 ]'
+# the API server accepts the CronJob with a pinned digest and the cache claim (dry run)
+"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --cluster $CLUSTER \
+	--cronjob-api-version batch/v1beta1 --image "$DIGEST" --git-cache-pvc gpuform-git-cache \
+	--format json 2>/dev/null | jq '.items[] | select(.kind == "CronJob")' >"$WORK/cronjob-pvc.json"
+OUT=$(k apply --server-side --dry-run=server --field-manager gpuform-install -o json \
+	-f "$WORK/cronjob-pvc.json" 2>"$WORK/stderr")
+RC=$? ERR=$(cat "$WORK/stderr")
+OUT=$(jq -r '.spec.jobTemplate.spec.template.spec | .containers[0].image, ([.volumes[] | select(.emptyDir)] | length), (.volumes[] | select(.name == "git-cache") | .persistentVolumeClaim.claimName)' <<<"$OUT" 2>&1 | tr '\n' ' ')
+check "1: applied over the installed CronJob (server-side dry run), --image @sha256 and --git-cache-pvc: the claim replaces the emptyDir" \
+	'[ "$RC" = 0 ] && [ "$OUT" = "$DIGEST 1 gpuform-git-cache " ]'
 OUT=$(k get cronjob -n "$NS" "gpuform-$CLUSTER" -o json | jq -r '.spec.concurrencyPolicy, .spec.jobTemplate.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem' | tr '\n' ' ')
 check "1: ... and the server kept the CronJob's settings (Forbid, read-only root)" '[ "$OUT" = "Forbid true " ]'
 OUT=$(k apply --server-side --field-manager gpuform-install -k "$WORK/install-dir" 2>&1)
@@ -701,9 +739,9 @@ if [[ -z ${INCLUSTER_NO_IMAGE:-} ]]; then
 	RC=- OUT="runtime: $runtime; needed: $(echo $need)" ERR=$badlib
 	check "8: every library the binary needs comes from the Dockerfile's runtime packages (or libc6 of the slim base)" \
 		'[ -n "$runtime" ] && [ -n "$need" ] && [ -z "$badlib" ] && ! printf "%s" "$runtime" | grep -q -- "-dev"'
-	OUT=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$root" image CONTAINER_ENGINE= 2>&1)
+	OUT=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$root" docker-image CONTAINER_ENGINE= 2>&1)
 	RC=$?
-	check "8: make image without a container engine: fails and says none is installed" \
+	check "8: make docker-image without a container engine: fails and says none is installed" \
 		'[ "$RC" != 0 ] && has "no container engine is installed"'
 fi
 

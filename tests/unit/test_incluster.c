@@ -330,7 +330,8 @@ START_TEST(test_install_documents)
 			 "reconcile --git https://git.example.com/gitops.git --ref main "
 			 "--path clusters --cluster ml-prod "
 			 "--git-cache /var/cache/gpuform/git "
-			 "--lock --events --timeout 300s --prune --preflight "
+			 "--lock --events --held-exit-code 0 --timeout 300s --prune "
+			 "--preflight "
 			 "--preflight-intent specs/ml-prod.yaml --pushgateway "
 			 "http://pgw:9091 ");
 	/* no SSH: no secret volume */
@@ -364,6 +365,17 @@ START_TEST(test_install_invalid)
 		{ "cronjob", "batch/v2", "CronJob API version" },
 		{ "secret", "Bad Secret", "not a DNS subdomain" },
 		{ "image", "gpuform latest", "not an image reference" },
+		{ "image", "gpuform:", "not an image reference" },
+		{ "image", "/gpuform:1", "not an image reference" },
+		{ "image", "r.example/gpuform@sha256:abc", "not an image reference" },
+		{ "image", "r.example/gpuform@sha1:"
+			   "0123456789abcdef0123456789abcdef01234567",
+		  "not an image reference" },
+		{ "image", "r.example/gpuform@sha256:"
+			   "0123456789ABCDEF0123456789abcdef"
+			   "0123456789abcdef0123456789abcdef",
+		  "not an image reference" },
+		{ "pvc", "Git_Cache", "not a PersistentVolumeClaim name" },
 		{ "pushgateway", "pgw:9091", "not an http" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -384,6 +396,8 @@ START_TEST(test_install_invalid)
 			o.git_secret = bad[i].value;
 		else if (!strcmp(bad[i].field, "image"))
 			o.image = bad[i].value;
+		else if (!strcmp(bad[i].field, "pvc"))
+			o.git_cache_pvc = bad[i].value;
 		else
 			o.pushgateway = bad[i].value;
 		docs = install(&o, &err);
@@ -392,6 +406,64 @@ START_TEST(test_install_invalid)
 		ck_assert_msg(strstr(err_msg(&err), bad[i].says), "%s", err_msg(&err));
 		err_release(&err);
 	}
+}
+END_TEST
+
+/* --image as given (a tag, a digest), the default; --git-cache-pvc */
+START_TEST(test_install_image_and_cache)
+{
+	static const char *const images[] = {
+		"registry.example.com:5000/platform/gpuform:0.1.0",
+		"registry.example.com/platform/gpuform@sha256:"
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		"r.example/gpuform:0.1.0@sha256:"
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	};
+	struct install_opts o = { 0 };
+	struct err err = ERR_INIT;
+	const cJSON *pod;
+	cJSON *docs;
+
+	o.git_url = "https://x/r.git";
+	o.git_path = "clusters";
+	o.cluster = "a";
+	for (size_t i = 0; i < sizeof(images) / sizeof(images[0]); i++) {
+		o.image = images[i];
+		docs = install(&o, &err);
+		ck_assert_msg(docs != NULL, "%s: %s", images[i], err_msg(&err));
+		pod = at(doc_of(docs, "CronJob", "gpuform-system"),
+			 "spec.jobTemplate.spec.template.spec");
+		ck_assert_str_eq(at(pod, "containers.0.image")->valuestring,
+				 images[i]);
+		cJSON_Delete(docs);
+	}
+	o.image = NULL;
+	docs = install(&o, &err);
+	ck_assert_ptr_nonnull(docs);
+	pod = at(doc_of(docs, "CronJob", "gpuform-system"),
+		 "spec.jobTemplate.spec.template.spec");
+	ck_assert_str_eq(at(pod, "containers.0.image")->valuestring,
+			 "gpuform:" GPUFORM_VERSION);
+	ck_assert_str_eq(at(pod, "volumes.0.name")->valuestring, "cache");
+	ck_assert_ptr_nonnull(at(pod, "volumes.0.emptyDir"));
+	cJSON_Delete(docs);
+	o.git_cache_pvc = "gpuform-git-cache";
+	docs = install(&o, &err);
+	ck_assert_ptr_nonnull(docs);
+	pod = at(doc_of(docs, "CronJob", "gpuform-system"),
+		 "spec.jobTemplate.spec.template.spec");
+	/* another name than the emptyDir's (server-side apply over an old
+	 * install would merge the two: tests/incluster.sh) */
+	ck_assert_str_eq(at(pod, "volumes.0.name")->valuestring, "git-cache");
+	ck_assert_ptr_null(at(pod, "volumes.0.emptyDir"));
+	ck_assert_str_eq(at(pod, "volumes.0.persistentVolumeClaim.claimName")->valuestring,
+			 "gpuform-git-cache");
+	ck_assert_str_eq(at(pod, "containers.0.volumeMounts.0.name")->valuestring,
+			 "git-cache");
+	ck_assert_str_eq(at(pod, "containers.0.volumeMounts.0.mountPath")->valuestring,
+			 "/var/cache/gpuform");
+	cJSON_Delete(docs);
+	err_release(&err);
 }
 END_TEST
 
@@ -507,7 +579,19 @@ START_TEST(test_metrics_format)
 					"gpuform_drift_corrected_objects{cluster=\"ml-prod\"} 2\n"));
 	ck_assert_ptr_nonnull(strstr(s, "gpuform_api_requests{cluster=\"ml-prod\",type=\"list\"} 8\n"));
 	ck_assert_ptr_nonnull(strstr(s, "gpuform_last_run_success{cluster=\"ml-prod\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(s, "gpuform_last_run_held{cluster=\"ml-prod\"} 0\n"));
 	ck_assert_int_eq(s[b.len - 1], '\n');
+	/* a held run (issue 26): its own result, success 1, held 1 */
+	buf_reset(&b);
+	m.result = MR_HELD;
+	metrics_format(&b, &m);
+	s = buf_cstr(&b);
+	ck_assert_ptr_nonnull(strstr(s, "gpuform_runs_total{cluster=\"ml-prod\",result=\"failed\"} 0\n"
+					"gpuform_runs_total{cluster=\"ml-prod\",result=\"locked\"} 0\n"
+					"gpuform_runs_total{cluster=\"ml-prod\",result=\"held\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(s, "gpuform_last_run_success{cluster=\"ml-prod\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(s, "# TYPE gpuform_last_run_held gauge\n"
+					"gpuform_last_run_held{cluster=\"ml-prod\"} 1\n"));
 	buf_release(&b);
 }
 END_TEST
@@ -707,6 +791,7 @@ Suite *incluster_suite(void)
 	tcase_add_test(inst, test_install_documents);
 	tcase_add_test(inst, test_install_invalid);
 	tcase_add_test(inst, test_install_ssh);
+	tcase_add_test(inst, test_install_image_and_cache);
 	tcase_add_test(lease, test_lease_judge);
 	tcase_add_test(lease, test_lease_time);
 	tcase_add_test(metrics, test_metrics_format);
