@@ -209,7 +209,6 @@ static int resource_of(struct run *r, const char *api_version,
 	const struct kube_resource *disc = NULL;
 	const struct kobj_kind *known;
 	struct rtype *t;
-	char g[128];
 	const char *slash;
 
 	for (size_t i = 0; i < r->ntypes; i++)
@@ -234,7 +233,7 @@ static int resource_of(struct run *r, const char *api_version,
 	}
 	t->api_version = xstrdup(api_version);
 	t->kind = xstrdup(kind);
-	t->res.group = xstrdup(kobj_group(api_version, g, sizeof(g)));
+	t->res.group = kobj_group_dup(api_version);
 	slash = strchr(api_version, '/');
 	t->res.version = xstrdup(slash ? slash + 1 : api_version);
 	t->res.kind = xstrdup(kind);
@@ -823,12 +822,11 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 		char **list = xcalloc(inv->nr + 1, sizeof(char *));
 		size_t n = 0;
 		for (size_t i = 0; i < inv->nr; i++) {
-			char g[128];
-			const char *grp = kobj_group(inv->e[i].id.api_version,
-						     g, sizeof(g));
+			char *grp = kobj_group_dup(inv->e[i].id.api_version);
 			char *gk = *grp ? xasprintf("%s.%s", inv->e[i].id.kind,
 						    grp)
 					: xstrdup(inv->e[i].id.kind);
+			free(grp);
 			int dup = 0;
 			for (size_t j = 0; j < n; j++)
 				dup |= !strcmp(list[j], gk);
