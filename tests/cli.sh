@@ -316,5 +316,11 @@ head -c 5000 tests/fixtures/prices/ec2-us-east-1-sample.json >"$tmp/trunc.json"
 expect 3 "plan --prices of a truncated file" "$GPUFORM" plan --prices "$tmp/trunc.json" specs/ml-prod.yaml
 grep_in "$tmp/err" "trunc.json:[0-9]*: the file ends inside the JSON .*truncated" "  ... names the file, line and why"
 [ -s "$tmp/out" ] && t_fail "  ... prints no plan" "$(head -3 "$tmp/out")" || t_pass "  ... prints no plan"
+# a price is decimal and bounded: a hex float (0x1p10 = $1024) is refused
+sed 's/"55.0400000000"/"0x1p10"/' tests/fixtures/prices/ec2-us-east-1-sample.csv >"$tmp/hex.csv"
+expect 3 "plan --prices refuses a hex-float price" "$GPUFORM" plan --prices "$tmp/hex.csv" specs/ml-prod.yaml
+grep_in "$tmp/err" "hex.csv:7: '0x1p10' is not a price in USD" "  ... with the file and line"
+sed 's/"55.0400000000"/"1e-400"/' tests/fixtures/prices/ec2-us-east-1-sample.csv >"$tmp/tiny.csv"
+expect 3 "plan --prices refuses a price that underflows to 0" "$GPUFORM" plan --prices "$tmp/tiny.csv" specs/ml-prod.yaml
 
 t_summary
