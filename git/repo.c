@@ -33,6 +33,7 @@
 #include "git/credstore.h"
 #include "git/knownhosts.h"
 #include "util/digest.h"
+#include "util/url.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -1244,6 +1245,7 @@ struct net {
 	char *url;  /* without userinfo, for messages */
 	char *host; /* for known_hosts (SSH) */
 	int port;
+	int loopback; /* the remote is on loopback: never through a proxy */
 	int userpass_tries, key_tries;
 	char *file_user, *file_pass; /* from GPUFORM_GIT_CREDENTIALS */
 	enum err_code fail_code;     /* a callback refused: why */
@@ -1381,6 +1383,17 @@ static int cred_cb(git_credential **out, const char *url,
 			pass = n->file_pass;
 			src = "GPUFORM_GIT_CREDENTIALS";
 		}
+		if (pass && !url_secret_safe(url)) {
+			/* a password or token never goes in clear to a host
+			 * that is not this machine (nor to a proxy on the
+			 * way): https://, or http:// only to loopback */
+			net_failf(n, ERR_AUTH,
+				  "'%s' asks for credentials over plain http://: "
+				  "refusing to send %s in clear; use the https:// "
+				  "URL (plain http:// only to a loopback address)",
+				  n->url, src);
+			return GIT_EUSER;
+		}
 		if (!pass) {
 			net_failf(n, ERR_AUTH,
 				  "'%s' requires authentication: set "
@@ -1510,6 +1523,7 @@ found:
 	buf_adds(&u, url ? url : name);
 	scrub_userinfo(&u);
 	n->url = buf_detach(&u, NULL);
+	n->loopback = url_host_loopback(url ? url : name);
 	parse_ssh_url(url ? url : name, &n->host, &n->port);
 	return 0;
 }
@@ -1594,6 +1608,8 @@ int repo_push(struct repo *r, const char *remote, const char *branch,
 		goto out;
 	if (remote_get(r, remote, 1, &rem, &n, err) < 0)
 		goto out;
+	if (n.loopback)
+		po.proxy_opts.type = GIT_PROXY_NONE;
 	buf_addf(&spec, "%s:%s", buf_cstr(&refname), buf_cstr(&refname));
 	specs[0] = spec.ptr;
 	buf_addf(&what, "cannot push '%s' to '%s'", branch, n.url);
@@ -1648,6 +1664,8 @@ int repo_fetch(struct repo *r, const char *remote, const char *branch,
 		goto out;
 	if (remote_get(r, remote, 0, &rem, &n, err) < 0)
 		goto out;
+	if (n.loopback)
+		fo.proxy_opts.type = GIT_PROXY_NONE;
 	buf_addf(&track, "refs/remotes/gpuform/%s", branch);
 	buf_addf(&spec, "+%s:%s", buf_cstr(&refname), buf_cstr(&track));
 	specs[0] = spec.ptr;

@@ -135,6 +135,10 @@ expect 0 "lint -o json" "$GPUFORM" lint -o json specs/minimal.yaml
 grep_in "$tmp/out" '"findings"' "  ... is JSON"
 expect 0 "install -o json" "$GPUFORM" install --git https://x.test/r.git --cluster a -o json
 grep_in "$tmp/out" '"kind":	"List"' "  ... is a JSON List"
+# the CronJob sends the Git token on every fetch: never over plain http to another host
+expect 3 "install_git_refuses_plain_http: install --git http://<not loopback>" "$GPUFORM" install --git http://git.example.com/r.git --cluster a
+grep_in "$tmp/err" "is plain http://: the CronJob would send the Git token" "  ... says why"
+expect 0 "  ... http:// to loopback is accepted" "$GPUFORM" install --git http://127.0.0.1:8080/r.git --cluster a -o json
 # one meaning for --path: the directory that holds one directory per cluster
 # (commit, reconcile --git, install); --cluster picks the cluster
 for c in reconcile install; do

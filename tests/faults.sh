@@ -222,6 +222,27 @@ check "reference runs without faults: A -> B configures 2 and prunes $N_GONE obj
 	 [[ $REF_A != "$REF_B" ]] &&
 	 [[ $(jq length <<<"$REF_B") -gt 10 ]]'
 
+# the bearer token never goes to http_proxy (issue 21 item 3): the faultproxy is plain http
+# on loopback (--insecure-loopback-http); a loopback sink stands in for the environment's
+# proxy and records whatever arrives. kubectl never proxies loopback; neither may gpuform.
+mkdir -p "$WORK/sink"
+/usr/bin/python3 "$here/tools/httpsink.py" "$WORK/sink" 2>/dev/null &
+SINK_PID=$!
+t_on_exit "kill $SINK_PID 2>/dev/null"
+for ((i = 0; i < 50; i++)); do [[ -f $WORK/sink/port ]] && break; sleep 0.1; done
+SINK=http://127.0.0.1:$(cat "$WORK/sink/port" 2>/dev/null)
+curl -s --noproxy '' -x "$SINK" -o /dev/null http://api.example.invalid/ || true
+[[ -s $WORK/sink/requests ]] || t_abort "the sink answers as a proxy (curl -x $SINK)"
+: >"$WORK/sink/requests"; : >"$WORK/sink/headers"
+http_proxy=$SINK HTTP_PROXY=$SINK https_proxy=$SINK ALL_PROXY=$SINK all_proxy=$SINK no_proxy= NO_PROXY= \
+	gf "$KCP" --insecure-loopback-http --no-lock -o json --prune "$SPEC_B"
+OUT2=$OUT
+OUT="sink: $(cat "$WORK/sink/headers")"
+check "kube_token_never_to_http_proxy_for_loopback: exit 0, every request went to the loopback server named ($(hits pass) passed through it), none to the proxy" \
+	'[[ $RC == 0 && $(hits pass) -ge 1 && ! -s $WORK/sink/requests ]]'
+OUT=$OUT2
+kill "$SINK_PID" 2>/dev/null
+
 # to_a: bring the cluster back to state A (a clean run), remember the UIDs of what B keeps
 to_a() {
 	if [[ $STATE != A ]]; then
