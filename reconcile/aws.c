@@ -19,6 +19,7 @@
 #include "reconcile/awsxml.h"
 #include "reconcile/http.h"
 #include "util/backoff.h"
+#include "util/diag.h"
 #include "util/digest.h"
 #include "util/url.h"
 #include "util/xalloc.h"
@@ -166,9 +167,21 @@ static int is_bad_credentials(const char *code)
 	return 0;
 }
 
+/* at most max bytes of server text, its control characters escaped
+ * (diag_escape: ESC, CR, BEL, newlines, C1): an endpoint's error code or
+ * message is printed in findings and errors and must not drive the
+ * terminal or fake a line of output */
 static char *dup_trunc(const char *s, size_t max)
 {
-	return s ? xstrndup(s, strnlen(s, max)) : NULL;
+	struct buf b = BUF_INIT;
+	char *cut;
+
+	if (!s)
+		return NULL;
+	cut = xstrndup(s, strnlen(s, max));
+	diag_escape(&b, cut, 0);
+	free(cut);
+	return buf_detach(&b, NULL);
 }
 
 /* the code and message of an error answer (XML or JSON); absent -> NULL */

@@ -453,6 +453,15 @@ start_fake '.deny = ["DescribeInstanceTypeOfferings"]'
 pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
 expect "AccessDenied on DescribeInstanceTypeOfferings" 0 \
 	"could not check the instance type offerings: needs ec2:DescribeInstanceTypeOfferings"
+# a hostile endpoint's message with terminal escapes (set the title, clear the screen, a
+# fake line of output): printed with its control characters escaped, never raw
+start_fake '.deny = ["GetParameter"] | .deny_code = "InternalFailure" | .deny_message = "\u001b]0;pwned\u0007\u001b[2J\r\nall checks passed\u009b"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
+expect "aws_error_text_escaped: a server message with terminal escapes is printed escaped" 4 \
+	'\x1b]0;pwned\x07\x1b[2J\r\nall checks passed'
+if LC_ALL=C grep -q "$(printf '\033')" "$T/out" "$T/err" || grep -q '^all checks passed' "$T/out" "$T/err"; then
+	t_fail "  ... no raw ESC byte, no line of its own" "$(od -c "$T/err" | head -20)"
+else t_pass "  ... no raw ESC byte, no line of its own"; fi
 
 # --- 10. throttling: retried with backoff, then success; bounded
 start_fake '.throttle = {"DescribeSubnets": 2, "GetParameter": 1, "GetQueueUrl": 2}'
