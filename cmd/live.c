@@ -133,6 +133,37 @@ static int guard_init(struct live *l)
 	return 0;
 }
 
+/* recon_opts.source_check for --git: the inventory's sourceCommit must be in
+ * the history of the commit applied now */
+static int source_check(void *ctx, const char *recorded, struct err *err)
+{
+	struct live *l = ctx;
+	int yes = 0;
+
+	if (source_git_descends(&l->src, recorded, &yes, err) < 0)
+		return -1;
+	if (yes)
+		return 0;
+	if (l->allow_non_ancestor) {
+		fprintf(stderr,
+			"gpuform %s: warning: commit %.12s does not descend from "
+			"%.12s, the commit the inventory was last reconciled "
+			"from; applying it (--allow-non-ancestor)\n",
+			l->cmd, l->src.commit, recorded);
+		return 0;
+	}
+	return err_set(err, ERR_CONFLICT,
+		       "commit %.12s (%s) does not descend from %.12s, the "
+		       "commit the inventory was last reconciled from: the "
+		       "branch was force-pushed to older or other history, "
+		       "and applying it would undo (with --prune: delete) what "
+		       "the newer commits created. Nothing was written. Check "
+		       "the branch; to apply this commit anyway pass "
+		       "--allow-non-ancestor",
+		       l->src.commit, l->git.ref ? l->git.ref : "main",
+		       recorded);
+}
+
 /* the desired objects, from Git or the files; the diagnostics printed */
 static int load(struct live *l)
 {
@@ -151,6 +182,10 @@ static int load(struct live *l)
 	report_diags(&l->d);
 	l->ro.source = l->src.desc;
 	l->ro.source_commit = l->src.commit;
+	if (l->git.url) {
+		l->ro.source_check = source_check;
+		l->ro.source_check_ctx = l;
+	}
 	l->ni.desired = l->src.docs;
 	l->ro.guard = nodeimpact_guard;
 	l->ro.guard_ctx = &l->ni;

@@ -62,6 +62,16 @@ struct recon_opts {
 			       * inventory owns (else: a conflict) */
 	int rebuild_inventory; /* rebuild a damaged or missing inventory from
 				* the objects gpuform labelled and applied */
+	/*
+	 * source_check (may be NULL; Git sources): called after the inventory
+	 * was read and before anything is listed or written, when it records
+	 * a sourceCommit other than source_commit, with that commit. -1 (err
+	 * set) stops the run: the source went back to older or other history
+	 * (a force-push), and applying it would undo what newer commits
+	 * created (and --prune delete it).
+	 */
+	int (*source_check)(void *ctx, const char *recorded, struct err *err);
+	void *source_check_ctx;
 	/* tests only (may be NULL): called after the LISTs, right before the
 	 * first DELETE of a prune */
 	void (*before_prune)(void *ctx);
