@@ -133,6 +133,19 @@ static int guard_init(struct live *l)
 	return 0;
 }
 
+/* recon_opts.keepalive: renew the run lock once a third of its duration has
+ * passed, so a run longer than --lock-duration keeps it; losing it stops the
+ * run before its next write */
+static int keep_lock(void *ctx, struct err *err)
+{
+	struct live *l = ctx;
+
+	if (!lease_renew_due(l->ic.lease.renewed, l->ic.lease.duration_s,
+			     lease_now()))
+		return 0;
+	return lease_renew(&l->ic.lease, l->k, err);
+}
+
 /* recon_opts.source_check for --git: the inventory's sourceCommit must be in
  * the history of the commit applied now */
 static int source_check(void *ctx, const char *recorded, struct err *err)
@@ -223,6 +236,10 @@ int live_run(struct live *l)
 			    &l->err);
 	if (rc != 0)
 		return rc > 0 ? EXIT_OK : report_err(&l->err);
+	if (l->ic.lease.obj) {
+		l->ro.keepalive = keep_lock;
+		l->ro.keepalive_ctx = l;
+	}
 	l->rc = recon_run(&l->rep, l->k, l->src.cluster, l->src.docs, &l->ro,
 			  &l->err);
 	if (l->ni.notes.len) {

@@ -2174,6 +2174,12 @@ static int write_superset(struct run *r)
 }
 
 /* apply_all: the planned writes, in apply order; the first failure stops */
+static int keepalive(struct run *r)
+{
+	return r->o->keepalive ? r->o->keepalive(r->o->keepalive_ctx, r->err)
+			       : 0;
+}
+
 static int apply_all(struct run *r)
 {
 	size_t written = 0;
@@ -2184,7 +2190,8 @@ static int apply_all(struct run *r)
 		const char *uid;
 		if (!x->needs_write)
 			continue;
-		if (kube_apply(r->k, x->res, x->obj, r->o->field_manager,
+		if (keepalive(r) < 0 ||
+		    kube_apply(r->k, x->res, x->obj, r->o->field_manager,
 			       x->force, 0, &result, r->err) < 0) {
 			set_action(r->rep, &r->rep->items[x->item], RA_FAILED,
 				   err_msg(r->err));
@@ -2274,6 +2281,10 @@ static int prune_all(struct run *r)
 		if (!paused && r->o->before_prune) {
 			r->o->before_prune(r->o->before_prune_ctx);
 			paused = 1;
+		}
+		if (keepalive(r) < 0) {
+			inv_release(&final);
+			return -1;
 		}
 		delete_one(r, &r->st[m], &oid, &final);
 	}
@@ -2414,10 +2425,11 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 
 	run_init(&r, k, cluster, opts, out, err);
 	if (identify_desired(&r, desired) < 0 || read_inventory(&r) < 0 ||
-	    check_source(&r) < 0 || list_all(&r) < 0)
+	    check_source(&r) < 0 || list_all(&r) < 0 || keepalive(&r) < 0)
 		goto out;
 	plan_objects(&r);
-	if (dry_run_all(&r) < 0 || plan_prune(&r, &deletable) < 0 ||
+	if (dry_run_all(&r) < 0 || keepalive(&r) < 0 ||
+	    plan_prune(&r, &deletable) < 0 ||
 	    confirm_gone(&r) < 0 || read_shared(&r, deletable) < 0 ||
 	    (r.o->guard && call_guard(&r) < 0))
 		goto out;
@@ -2426,7 +2438,8 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		ret = 0;
 		goto out;
 	}
-	if (write_superset(&r) < 0 || apply_all(&r) < 0 || prune_all(&r) < 0 ||
+	if (keepalive(&r) < 0 || write_superset(&r) < 0 || apply_all(&r) < 0 ||
+	    keepalive(&r) < 0 || prune_all(&r) < 0 ||
 	    finish(&r) < 0)
 		goto out;
 	ret = 0;

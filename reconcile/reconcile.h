@@ -72,6 +72,13 @@ struct recon_opts {
 	 */
 	int (*source_check)(void *ctx, const char *recorded, struct err *err);
 	void *source_check_ctx;
+	/*
+	 * keepalive (may be NULL): called between the phases and before each
+	 * write, so a run lock can be renewed during a long run; -1 (err
+	 * set: the lock was lost) stops the run before its next write.
+	 */
+	int (*keepalive)(void *ctx, struct err *err);
+	void *keepalive_ctx;
 	/* tests only (may be NULL): called after the LISTs, right before the
 	 * first DELETE of a prune */
 	void (*before_prune)(void *ctx);

@@ -502,8 +502,8 @@ int source_load_git(struct source *out, const struct source_git *g,
 	}
 	if (!tree.nr) {
 		err_set(err, ERR_NOTFOUND,
-			"'%s' at %s (%s) has no '%s/%s' (nothing written by "
-			"gpuform commit there)",
+			"'%s' at %s (%s) has nothing under '%s' (no %s: "
+			"nothing written by gpuform commit there)",
 			buf_cstr(&shown), ref, oid, dir, RENDER_OWNER_FILE);
 		goto out;
 	}

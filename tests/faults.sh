@@ -25,7 +25,7 @@
 # Then Git faults against the real servers (tests/git-servers: lighttpd + git http-backend,
 # sshd): a damaged `reconcile --git` cache (missing/truncated pack or index, a truncated loose
 # object, a garbage HEAD), a branch force-pushed between two `commit --push` and rewound under
-# `reconcile --git`, and the server stopped while a 1 MiB push (HTTP and SSH) or fetch is in
+# `reconcile --git` (refused without --allow-non-ancestor), and the server stopped while a 1 MiB push (HTTP and SSH) or fetch is in
 # flight through faultproxy's throttled TCP mode; afterwards the next run must recover with
 # every commit that should exist on the server.
 #
@@ -568,9 +568,12 @@ check "  reconcile --git picks up the new tip (exit 0, sourceCommit C2, the Node
 # rewound behind reconcile's back: the cache's tracking ref must follow (a forced update)
 git --git-dir="$SRV" update-ref refs/heads/main "$X"
 g "${RECON[@]}"
-check "force-push rewinding the branch under reconcile --git: exit 0, the older commit applied (limit 4), cache follows" \
-	'[[ $RC == 0 && $(jv .sourceCommit) == "$X" && $(gpu_limit) == 4 ]] &&
+check "force-push rewinding the branch under reconcile --git: exit 4, refused (X does not descend from C2), nothing applied (limit 8), cache follows" \
+	'[[ $RC == 4 ]] && has_err "does not descend from" && [[ $(gpu_limit) == 8 ]] &&
 	 [[ $(stip "$CACHE" refs/remotes/gpuform/main) == "$X" ]]'
+g "${RECON[@]}" --allow-non-ancestor
+check "  with --allow-non-ancestor: exit 0, the older commit applied (limit 4)" \
+	'[[ $RC == 0 && $(jv .sourceCommit) == "$X" && $(gpu_limit) == 4 ]]'
 git --git-dir="$SRV" update-ref refs/heads/main "$C2"
 
 # ---- servers stopped while a large push / fetch is in flight (throttled: deterministic)
