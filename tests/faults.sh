@@ -562,8 +562,12 @@ check "force-pushed branch between two commit --push: exit 0, the commit redone 
 check "  nothing lost: the forced commit (README) is on main, the local branch equals the server's, fsck clean" \
 	'[[ $(git --git-dir="$SRV" show main:README.md) == "rewritten history" && $(stip "$H") == "$C2" ]] &&
 	 git --git-dir="$SRV" fsck --no-progress >/dev/null 2>&1 && git --git-dir="$H" fsck --no-progress >/dev/null 2>&1'
+# the amend rewrote history: C1, which the inventory records, is not in C2's history
 g "${RECON[@]}"
-check "  reconcile --git picks up the new tip (exit 0, sourceCommit C2, the NodePool limit 8)" \
+check "  reconcile --git refuses the new tip (C2 does not descend from C1, the inventory's sourceCommit): exit 4" \
+	'[[ $RC == 4 ]] && has_err "does not descend from ${C1:0:12}" && has_err "--allow-non-ancestor"'
+g "${RECON[@]}" --allow-non-ancestor
+check "  with --allow-non-ancestor it picks up the new tip (exit 0, sourceCommit C2, the NodePool limit 8)" \
 	'[[ $RC == 0 && $(jv .sourceCommit) == "$C2" && $(gpu_limit) == 8 ]]'
 # rewound behind reconcile's back: the cache's tracking ref must follow (a forced update)
 git --git-dir="$SRV" update-ref refs/heads/main "$X"
