@@ -154,7 +154,11 @@ int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
 
 static void warn(const char *what, const struct err *e)
 {
-	fprintf(stderr, "gpuform: error: %s: %s\n", what, err_msg(e));
+	struct buf m = BUF_INIT;
+
+	diag_escape(&m, err_msg(e), 1); /* as report_err: no terminal escapes */
+	fprintf(stderr, "gpuform: error: %s: %s\n", what, buf_cstr(&m));
+	buf_release(&m);
 }
 
 int incluster_finish(struct incluster *ic, struct kube *k, const char *cluster,

@@ -103,6 +103,50 @@ static int guard_init(struct live *l)
 	return 0;
 }
 
+/* recon_opts.keepalive: renew the run lock once a third of its duration has
+ * passed, so a run longer than --lock-duration keeps it; losing it stops the
+ * run before its next write */
+static int keep_lock(void *ctx, struct err *err)
+{
+	struct live *l = ctx;
+
+	if (!lease_renew_due(l->ic.lease.renewed, l->ic.lease.duration_s,
+			     lease_now()))
+		return 0;
+	return lease_renew(&l->ic.lease, l->k, err);
+}
+
+/* recon_opts.source_check for --git: the inventory's sourceCommit must be in
+ * the history of the commit applied now */
+static int source_check(void *ctx, const char *recorded, struct err *err)
+{
+	struct live *l = ctx;
+	int yes = 0;
+
+	if (source_git_descends(&l->src, recorded, &yes, err) < 0)
+		return -1;
+	if (yes)
+		return 0;
+	if (l->allow_non_ancestor) {
+		fprintf(stderr,
+			"gpuform %s: warning: commit %.12s does not descend from "
+			"%.12s, the commit the inventory was last reconciled "
+			"from; applying it (--allow-non-ancestor)\n",
+			l->cmd, l->src.commit, recorded);
+		return 0;
+	}
+	return err_set(err, ERR_CONFLICT,
+		       "commit %.12s (%s) does not descend from %.12s, the "
+		       "commit the inventory was last reconciled from: the "
+		       "branch was force-pushed to older or other history, "
+		       "and applying it would undo (with --prune: delete) what "
+		       "the newer commits created. Nothing was written. Check "
+		       "the branch; to apply this commit anyway pass "
+		       "--allow-non-ancestor",
+		       l->src.commit, l->git.ref ? l->git.ref : "main",
+		       recorded);
+}
+
 /* the desired objects, from Git or the files; the diagnostics printed */
 static int load(struct live *l)
 {
@@ -121,6 +165,10 @@ static int load(struct live *l)
 	report_diags(&l->d);
 	l->ro.source = l->src.desc;
 	l->ro.source_commit = l->src.commit;
+	if (l->git.url) {
+		l->ro.source_check = source_check;
+		l->ro.source_check_ctx = l;
+	}
 	l->ni.desired = l->src.docs;
 	l->ro.guard = nodeimpact_guard;
 	l->ro.guard_ctx = &l->ni;
@@ -158,6 +206,10 @@ int live_run(struct live *l)
 			    &l->err);
 	if (rc != 0)
 		return rc > 0 ? EXIT_OK : report_err(&l->err);
+	if (l->ic.lease.obj) {
+		l->ro.keepalive = keep_lock;
+		l->ro.keepalive_ctx = l;
+	}
 	l->rc = recon_run(&l->rep, l->k, l->src.cluster, l->src.docs, &l->ro,
 			  &l->err);
 	if (l->ni.notes.len) {

@@ -24,7 +24,8 @@ enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
        OPT_PRUNE_NS, OPT_INV_NS, OPT_TEMPLATES, OPT_LIVE, OPT_GIT, OPT_REF,
        OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE, OPT_BASE, OPT_HEAD,
        OPT_REPO, OPT_FORMAT, OPT_ADOPT, OPT_REBUILD_INV, OPT_NO_LOCK,
-       OPT_PREFLIGHT, OPT_CLUSTER, OPT_PREFLIGHT_INTENT };
+       OPT_PREFLIGHT, OPT_CLUSTER, OPT_PREFLIGHT_INTENT,
+       OPT_ALLOW_NON_ANCESTOR };
 
 struct live {
 	/* set by the command */
@@ -37,6 +38,8 @@ struct live {
 	size_t npaths;
 	const char *templates;
 	int json, allow_replace, preflight;
+	int allow_non_ancestor; /* --git: apply a commit that does not descend
+				 * from the inventory's sourceCommit */
 	/* filled by live_run */
 	int started; /* incluster_start ran: live_finish reports */
 	struct incluster ic;

@@ -28,6 +28,7 @@
 #include "reconcile/kube.h"
 #include "reconcile/preflight.h"
 #include "util/buf.h"
+#include "util/diag.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
@@ -77,6 +78,17 @@ struct one {
 	struct plan plan;
 	int have_plan;
 };
+
+/* an error as printed here: its control characters escaped, as report_err
+ * does (the message may quote an AWS endpoint's or the API server's text) */
+static const char *shown_err(const struct err *e)
+{
+	static struct buf b = BUF_INIT;
+
+	buf_reset(&b);
+	diag_escape(&b, err_msg(e), 1);
+	return buf_cstr(&b);
+}
 
 static char *format_sarif(const struct lint_findings *f)
 {
@@ -219,7 +231,7 @@ static int preflight_core(char **paths, const struct buf *mem, size_t n,
 	}
 	if (awscreds_load(ap, region, &err) < 0) {
 		fprintf(stderr, "gpuform preflight: cannot check: %s\n",
-			err_msg(&err));
+			shown_err(&err));
 		code = EXIT_RUNTIME;
 		goto out;
 	}
@@ -230,7 +242,7 @@ static int preflight_core(char **paths, const struct buf *mem, size_t n,
 		facts.now = (double)now;
 		if (preflight_ask(ap, &files[i].plan, &facts, &err) < 0) {
 			fprintf(stderr, "gpuform preflight: %s: cannot check: "
-				"%s\n", files[i].path, err_msg(&err));
+				"%s\n", files[i].path, shown_err(&err));
 			pf_facts_release(&facts);
 			code = EXIT_RUNTIME;
 			goto out;
@@ -369,7 +381,7 @@ int cmd_preflight(int argc, char **argv)
 		    cluster_version(k, ver, sizeof(ver), &err) < 0) {
 			fprintf(stderr, "gpuform preflight: cannot read the "
 				"cluster's Kubernetes version: %s\n",
-				err_msg(&err));
+				shown_err(&err));
 			err_release(&err);
 			kube_free(k);
 			return EXIT_RUNTIME;
@@ -424,7 +436,7 @@ int preflight_gate(struct kube *k, char **paths, const struct buf *mem,
 	aws_init(&a);
 	if (cluster_version(k, ver, sizeof(ver), &err) < 0) {
 		fprintf(stderr, "gpuform reconcile: preflight: cannot read the "
-			"cluster's Kubernetes version: %s\n", err_msg(&err));
+			"cluster's Kubernetes version: %s\n", shown_err(&err));
 		err_release(&err);
 		return EXIT_RUNTIME;
 	}

@@ -64,6 +64,11 @@ const struct cmd_opt reconcile_opts[] = {
 	{ "rebuild-inventory", 0, OPT_REBUILD_INV, CMD_ARG_NONE, NULL,
 	  "rebuild a damaged or deleted inventory from the objects gpuform "
 	  "labelled and applied", NULL, 0 },
+	{ "allow-non-ancestor", 0, OPT_ALLOW_NON_ANCESTOR, CMD_ARG_NONE, NULL,
+	  "with --git: apply a commit that does not descend from the one the "
+	  "inventory was last reconciled from (refused otherwise: a "
+	  "force-push to older history would undo, and --prune delete, what "
+	  "newer commits created)", NULL, 0 },
 	{ "no-lock", 0, OPT_NO_LOCK, CMD_ARG_NONE, NULL,
 	  "do not take the run lock (taken by default for every run that "
 	  "writes)", NULL, 0 },
@@ -164,6 +169,9 @@ static int parse(struct live *l, int argc, char **argv, int *no_lock)
 			break;
 		case OPT_NO_LOCK:
 			*no_lock = 1;
+			break;
+		case OPT_ALLOW_NON_ANCESTOR:
+			l->allow_non_ancestor = 1;
 			break;
 		case OPT_PREFLIGHT:
 			l->preflight = 1;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "generator/kobj.h"
 #include "generator/render.h"
@@ -306,6 +307,16 @@ static int check_opts(const struct install_opts *o, struct err *err)
 		buf_release(&clean);
 		return -1;
 	}
+	/* the CronJob sends the Git token with every fetch: never in clear */
+	if (!strncasecmp(o->git_url, "http://", 7) &&
+	    !url_secret_safe(o->git_url))
+		return err_set(err, ERR_INVALID,
+			       "--git '%s' is plain http://: the CronJob would "
+			       "send the Git token (Secret '%s') in clear on "
+			       "every run; use the https:// or ssh:// URL",
+			       o->git_url,
+			       o->git_secret ? o->git_secret
+					     : INSTALL_DEFAULT_GIT_SECRET);
 	if (!o->git_path || !*o->git_path || has_space(o->git_path))
 		return err_set(err, ERR_INVALID,
 			       "--path needs the directory in the repository "

@@ -38,6 +38,23 @@ const char *kobj_group(const char *api_version, char *buf, size_t n)
 	return buf;
 }
 
+size_t kobj_group_len(const char *api_version)
+{
+	const char *slash = strchr(api_version, '/');
+
+	return slash ? (size_t)(slash - api_version) : 0;
+}
+
+char *kobj_group_dup(const char *api_version)
+{
+	size_t len = kobj_group_len(api_version);
+	char *g = xmalloc(len + 1);
+
+	memcpy(g, api_version, len);
+	g[len] = '\0';
+	return g;
+}
+
 static const char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
@@ -61,35 +78,37 @@ void kobj_id_clear(struct kobj_id *id)
 	*id = (struct kobj_id){ NULL, NULL, NULL, NULL };
 }
 
+/* the groups are compared in place, whole: no buffer to cut them */
 int kobj_same(const struct kobj_id *a, const struct kobj_id *b)
 {
-	char ga[128], gb[128];
+	size_t la = kobj_group_len(a->api_version);
 
 	return !strcmp(a->kind, b->kind) && !strcmp(a->name, b->name) &&
 	       !strcmp(a->ns ? a->ns : "", b->ns ? b->ns : "") &&
-	       !strcmp(kobj_group(a->api_version, ga, sizeof(ga)),
-		       kobj_group(b->api_version, gb, sizeof(gb)));
+	       la == kobj_group_len(b->api_version) &&
+	       !memcmp(a->api_version, b->api_version, la);
 }
 
 void kobj_key(const struct kobj_id *id, struct buf *out)
 {
-	char g[128];
+	size_t gl = kobj_group_len(id->api_version);
 
 	buf_reset(out);
-	buf_addf(out, "%s\x1f%s\x1f%s\x1f%s",
-		 kobj_group(id->api_version, g, sizeof(g)), id->kind,
-		 id->ns ? id->ns : "", id->name);
+	buf_add(out, id->api_version, gl);
+	buf_addf(out, "\x1f%s\x1f%s\x1f%s", id->kind, id->ns ? id->ns : "",
+		 id->name);
 }
 
 void kobj_display(const struct kobj_id *id, struct buf *out)
 {
-	char g[256]; /* an API group is a DNS subdomain: 253 at most */
-	const char *group = kobj_group(id->api_version, g, sizeof(g));
+	size_t gl = kobj_group_len(id->api_version);
 
 	for (const char *k = id->kind; *k; k++)
 		buf_addc(out, (char)tolower((unsigned char)*k));
-	if (*group)
-		buf_addf(out, ".%s", group);
+	if (gl) {
+		buf_addc(out, '.');
+		buf_add(out, id->api_version, gl);
+	}
 	buf_addf(out, "/%s", id->name);
 	if (id->ns)
 		buf_addf(out, " -n %s", id->ns);

@@ -39,6 +39,13 @@ void kobj_id_clear(struct kobj_id *id);
  * "v1"), in buf (n bytes; a longer group is cut) */
 const char *kobj_group(const char *api_version, char *buf, size_t n);
 
+/* kobj_group_len: the length of the API group of an apiVersion (0 for the
+ * core group); kobj_group_dup: that group whole, newly allocated. Object
+ * identity uses these, never a fixed buffer (a group is a DNS subdomain of
+ * up to 253 characters, and nothing here cuts a longer one) */
+size_t kobj_group_len(const char *api_version);
+char *kobj_group_dup(const char *api_version);
+
 /* kobj_same: the same object? group, kind, namespace and name (the
  * version may differ: the API server serves an object at every version) */
 int kobj_same(const struct kobj_id *a, const struct kobj_id *b);

@@ -59,7 +59,6 @@ static struct key *make_keys(const struct objset *s)
 	for (size_t i = 0; i < s->nr; i++) {
 		const cJSON *doc = s->items[i].doc;
 		struct kobj_id *id = &k[i].id;
-		char g[256]; /* an API group is a DNS subdomain: 253 at most */
 
 		k[i].cluster = s->items[i].cluster;
 		k[i].doc = doc;
@@ -67,7 +66,7 @@ static struct key *make_keys(const struct objset *s)
 		id->api_version = id->api_version ? id->api_version : "";
 		id->kind = id->kind ? id->kind : "";
 		id->name = id->name ? id->name : "";
-		k[i].group = xstrdup(kobj_group(id->api_version, g, sizeof(g)));
+		k[i].group = kobj_group_dup(id->api_version);
 	}
 	return k;
 }

@@ -6,6 +6,7 @@
  */
 #include "generator/pricelist.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -173,15 +174,61 @@ static int check_region(struct pricelist *p, const char *region,
 	return 0;
 }
 
+/* a decimal number as AWS writes prices: digits, an optional fraction and
+ * an optional decimal exponent; never hex ("0x1p10"), inf, nan, a sign or
+ * spaces, which strtod would all take */
+static int decimal_syntax(const char *s)
+{
+	const char *q = s;
+
+	while (*q >= '0' && *q <= '9')
+		q++;
+	if (q == s)
+		return 0;
+	if (*q == '.') {
+		const char *f = ++q;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (q == f)
+			return 0;
+	}
+	if (*q == 'e' || *q == 'E') {
+		const char *x;
+		q++;
+		if (*q == '+' || *q == '-')
+			q++;
+		x = q;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (q == x)
+			return 0;
+	}
+	return *q == '\0';
+}
+
 static int record(struct pricelist *p, size_t type, const char *sku,
 		  const char *price, struct err *err)
 {
 	char *end;
-	double v = strtod(price, &end);
+	double v;
 
-	if (!*price || *end || !isfinite(v) || v < 0)
-		return fail(p, err, "'%.40s' is not a price in USD (SKU %s)",
+	if (!decimal_syntax(price))
+		return fail(p, err,
+			    "'%.40s' is not a price in USD (SKU %s): a price "
+			    "is a decimal number such as 55.04",
 			    price, sku);
+	errno = 0;
+	v = strtod(price, &end);
+	if (errno == ERANGE || *end || !isfinite(v))
+		return fail(p, err,
+			    "'%.40s' is out of range for a price in USD (SKU "
+			    "%s): too small or too large to represent",
+			    price, sku);
+	if (v > PRICELIST_MAX_USD)
+		return fail(p, err,
+			    "'%.40s' is not a plausible price (SKU %s): more "
+			    "than %.0f USD per instance-hour",
+			    price, sku, PRICELIST_MAX_USD);
 	if (p->usd[type] >= 0 && p->usd[type] != v)
 		return fail(p, err,
 			    "two on-demand Linux prices for %s: %g (SKU %s) "

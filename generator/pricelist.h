@@ -31,6 +31,11 @@
 
 struct pricelist;
 
+/* the most an instance-hour may cost in a price file (USD): the dearest
+ * EC2 instance is a few hundred dollars an hour, so a larger number is a
+ * broken or hostile file, not a price (docs/plan.md) */
+#define PRICELIST_MAX_USD 10000.0
+
 /* file: the name in messages */
 struct pricelist *pricelist_new(const struct catalog *cat, const char *file);
 /* pricelist_feed: the next len bytes; ERR_INVALID "FILE:LINE: ... (byte

@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -33,6 +34,7 @@
 #include "git/credstore.h"
 #include "git/knownhosts.h"
 #include "util/digest.h"
+#include "util/url.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -395,6 +397,35 @@ int repo_resolve(struct repo *r, const char *rev, char oid[REPO_OID_HEX],
 	return 0;
 }
 
+int repo_descends(struct repo *r, const char *oid, const char *ancestor,
+		  int *out, struct err *err)
+{
+	git_oid o, a;
+	git_commit *c = NULL;
+	int e;
+
+	*out = 0;
+	if (git_oid_fromstr(&o, oid) < 0)
+		return err_set(err, ERR_INVALID, "'%s' is not a commit id", oid);
+	e = git_commit_lookup(&c, r->git, &o);
+	if (e < 0)
+		return git_fail(err, e, "cannot read commit %s", oid);
+	git_commit_free(c);
+	if (strlen(ancestor) != REPO_OID_HEX - 1 ||
+	    git_oid_fromstr(&a, ancestor) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	if (git_oid_equal(&o, &a)) {
+		*out = 1;
+		return 0;
+	}
+	e = git_graph_descendant_of(r->git, &o, &a);
+	git_error_clear();
+	*out = e == 1;
+	return 0;
+}
+
 /* rev_tree: the tree of a revision (commit, tag or tree) */
 static int rev_tree(struct repo *r, const char *rev, git_tree **out,
 		    struct err *err)
@@ -412,12 +443,45 @@ static int rev_tree(struct repo *r, const char *rev, git_tree **out,
 	return 0;
 }
 
+static int read_blob(struct repo *r, const char *rev, const char *path,
+		     size_t max, struct buf *out, char blob_oid[REPO_OID_HEX],
+		     struct err *err);
+
 int repo_read(struct repo *r, const char *rev, const char *path,
 	      struct buf *out, char blob_oid[REPO_OID_HEX], struct err *err)
+{
+	return read_blob(r, rev, path, SIZE_MAX, out, blob_oid, err);
+}
+
+int repo_read_max(struct repo *r, const char *rev, const char *path,
+		  size_t max, struct buf *out, struct err *err)
+{
+	return read_blob(r, rev, path, max, out, NULL, err);
+}
+
+/* the size of a blob from its object header (nothing inflated but that) */
+static int blob_size(struct repo *r, const git_oid *id, size_t *size)
+{
+	git_odb *odb = NULL;
+	git_object_t type;
+	size_t len = 0;
+	int e = git_repository_odb(&odb, r->git);
+
+	if (e == 0)
+		e = git_odb_read_header(&len, &type, odb, id);
+	git_odb_free(odb);
+	*size = len;
+	return e;
+}
+
+static int read_blob(struct repo *r, const char *rev, const char *path,
+		     size_t max, struct buf *out, char blob_oid[REPO_OID_HEX],
+		     struct err *err)
 {
 	git_tree *tree = NULL;
 	git_tree_entry *ent = NULL;
 	git_blob *blob = NULL;
+	size_t size;
 	int e, ret = -1;
 
 	if (rev_tree(r, rev, &tree, err) < 0)
@@ -434,6 +498,20 @@ int repo_read(struct repo *r, const char *rev, const char *path,
 	if (git_tree_entry_type(ent) != GIT_OBJECT_BLOB) {
 		err_set(err, ERR_INVALID, "'%s' in '%s' is not a file", path, rev);
 		goto out;
+	}
+	if (max != SIZE_MAX) {
+		e = blob_size(r, git_tree_entry_id(ent), &size);
+		if (e < 0) {
+			git_fail(err, e, "cannot read '%s' in '%s'", path, rev);
+			goto out;
+		}
+		if (size > max) {
+			err_set(err, ERR_INVALID,
+				"'%s' in '%s' is %zu bytes, over the limit of "
+				"%zu for one file: not read",
+				path, rev, size, max);
+			goto out;
+		}
 	}
 	e = git_blob_lookup(&blob, r->git, git_tree_entry_id(ent));
 	if (e < 0) {
@@ -1355,6 +1433,7 @@ struct net {
 	char *url;  /* without userinfo, for messages */
 	char *host; /* for known_hosts (SSH) */
 	int port;
+	int loopback; /* the remote is on loopback: never through a proxy */
 	int userpass_tries, key_tries;
 	char *file_user, *file_pass; /* from GPUFORM_GIT_CREDENTIALS */
 	enum err_code fail_code;     /* a callback refused: why */
@@ -1492,6 +1571,17 @@ static int cred_cb(git_credential **out, const char *url,
 			pass = n->file_pass;
 			src = "GPUFORM_GIT_CREDENTIALS";
 		}
+		if (pass && !url_secret_safe(url)) {
+			/* a password or token never goes in clear to a host
+			 * that is not this machine (nor to a proxy on the
+			 * way): https://, or http:// only to loopback */
+			net_failf(n, ERR_AUTH,
+				  "'%s' asks for credentials over plain http://: "
+				  "refusing to send %s in clear; use the https:// "
+				  "URL (plain http:// only to a loopback address)",
+				  n->url, src);
+			return GIT_EUSER;
+		}
 		if (!pass) {
 			net_failf(n, ERR_AUTH,
 				  "'%s' requires authentication: set "
@@ -1621,6 +1711,7 @@ found:
 	buf_adds(&u, url ? url : name);
 	scrub_userinfo(&u);
 	n->url = buf_detach(&u, NULL);
+	n->loopback = url_host_loopback(url ? url : name);
 	parse_ssh_url(url ? url : name, &n->host, &n->port);
 	return 0;
 }
@@ -1705,6 +1796,8 @@ int repo_push(struct repo *r, const char *remote, const char *branch,
 		goto out;
 	if (remote_get(r, remote, 1, &rem, &n, err) < 0)
 		goto out;
+	if (n.loopback)
+		po.proxy_opts.type = GIT_PROXY_NONE;
 	buf_addf(&spec, "%s:%s", buf_cstr(&refname), buf_cstr(&refname));
 	specs[0] = spec.ptr;
 	buf_addf(&what, "cannot push '%s' to '%s'", branch, n.url);
@@ -1759,6 +1852,8 @@ int repo_fetch(struct repo *r, const char *remote, const char *branch,
 		goto out;
 	if (remote_get(r, remote, 0, &rem, &n, err) < 0)
 		goto out;
+	if (n.loopback)
+		fo.proxy_opts.type = GIT_PROXY_NONE;
 	buf_addf(&track, "refs/remotes/gpuform/%s", branch);
 	buf_addf(&spec, "+%s:%s", buf_cstr(&refname), buf_cstr(&track));
 	specs[0] = spec.ptr;

@@ -53,10 +53,22 @@ void repo_free(struct repo *r);
 int repo_resolve(struct repo *r, const char *rev, char oid[REPO_OID_HEX],
 		 struct err *err);
 
+/* repo_descends: *out = 1 when commit `oid` is `ancestor` or has it in its
+ * history, 0 when not (also when `ancestor` is not in the repository at
+ * all, or is not a valid id: a force-push to other history). -1 only when
+ * `oid` itself cannot be read. */
+int repo_descends(struct repo *r, const char *oid, const char *ancestor,
+		  int *out, struct err *err);
+
 /* repo_read: the file at `path` in the tree of `rev`; ERR_NOTFOUND if absent.
  * blob_oid (may be NULL) receives the blob id. */
 int repo_read(struct repo *r, const char *rev, const char *path,
 	      struct buf *out, char blob_oid[REPO_OID_HEX], struct err *err);
+/* repo_read_max: the same, refused (ERR_INVALID, with the size and the
+ * limit) when the blob is over max bytes; its size is read from the object
+ * header, so an oversized blob is never inflated */
+int repo_read_max(struct repo *r, const char *rev, const char *path,
+		  size_t max, struct buf *out, struct err *err);
 
 /* repo_read_tree: every file below `dir` in the tree of `rev`, with paths
  * relative to dir. */

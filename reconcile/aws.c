@@ -19,7 +19,9 @@
 #include "reconcile/awsxml.h"
 #include "reconcile/http.h"
 #include "util/backoff.h"
+#include "util/diag.h"
 #include "util/digest.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 
 #define AWS_MAX_BODY (32u << 20)
@@ -76,6 +78,27 @@ char *aws_endpoint(const char *service, const char *region)
 			return xstrdup(v);
 	}
 	return xasprintf("https://%s.%s.amazonaws.com", service, region);
+}
+
+int aws_endpoint_check(const char *url, const char *service, struct err *err)
+{
+	struct buf shown = BUF_INIT;
+	char var[64];
+
+	if (url_secret_safe(url))
+		return 0;
+	snprintf(var, sizeof(var), "AWS_ENDPOINT_URL_%s", service);
+	for (size_t i = strlen("AWS_ENDPOINT_URL_"); var[i]; i++)
+		var[i] = (char)toupper((unsigned char)var[i]);
+	url_strip_userinfo(url, &shown);
+	err_set(err, ERR_INVALID,
+		"the %s endpoint '%s' (%s or AWS_ENDPOINT_URL) is not https://: "
+		"the request would carry the SigV4 signature and the session "
+		"token in clear; use https://, or plain http:// only to a "
+		"loopback address (127.0.0.0/8, [::1], localhost)",
+		service, buf_cstr(&shown), var);
+	buf_release(&shown);
+	return -1;
 }
 
 static void enc(struct buf *b, const char *s)
@@ -153,9 +176,21 @@ static int is_bad_credentials(const char *code)
 	return 0;
 }
 
+/* at most max bytes of server text, its control characters escaped
+ * (diag_escape: ESC, CR, BEL, newlines, C1): an endpoint's error code or
+ * message is printed in findings and errors and must not drive the
+ * terminal or fake a line of output */
 static char *dup_trunc(const char *s, size_t max)
 {
-	return s ? xstrndup(s, strnlen(s, max)) : NULL;
+	struct buf b = BUF_INIT;
+	char *cut;
+
+	if (!s)
+		return NULL;
+	cut = xstrndup(s, strnlen(s, max));
+	diag_escape(&b, cut, 0);
+	free(cut);
+	return buf_detach(&b, NULL);
 }
 
 /* the code and message of an error answer (XML or JSON); absent -> NULL */
@@ -224,6 +259,8 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 	int ret = -1;
 
 	memset(ans, 0, sizeof(*ans));
+	if (aws_endpoint_check(url, service, err) < 0)
+		goto out;
 	if (has_control(a->creds.key_id) || has_control(a->creds.secret) ||
 	    has_control(a->creds.token) || strchr(a->creds.key_id, ':')) {
 		/* they go into headers: no line breaks, no header injection */

@@ -65,6 +65,12 @@ void aws_answer_release(struct aws_answer *ans);
  * https://SERVICE.REGION.amazonaws.com. Fresh memory. */
 char *aws_endpoint(const char *service, const char *region);
 
+/* aws_endpoint_check: refuses an endpoint a signed request must not go to:
+ * anything but https://, or plain http:// to a loopback address
+ * (url_secret_safe; the SigV4 signature and the session token would travel
+ * in clear) */
+int aws_endpoint_check(const char *url, const char *service, struct err *err);
+
 /* aws_form_add: "&key=value" (or "key=value" first), RFC 3986 encoded */
 void aws_form_add(struct buf *form, const char *key, const char *value);
 

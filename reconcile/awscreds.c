@@ -22,6 +22,7 @@
 #include "reconcile/http.h"
 #include "util/buf.h"
 #include "util/fs.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 
 #define CREDS_MAX_FILE (1u << 20)
@@ -162,6 +163,8 @@ static int web_identity(struct aws *a, const char *role, const char *file,
 	const char *id, *sec, *st;
 
 	memset(&root, 0, sizeof(root));
+	if (aws_endpoint_check(url, "sts", err) < 0)
+		goto out;
 	if (read_small(&tok, file, "web identity token file", err) < 0)
 		goto out;
 	while (tok.len && isspace((unsigned char)tok.ptr[tok.len - 1]))
@@ -288,18 +291,18 @@ static int http_get(struct aws *a, const char *method, const char *url,
 	return 0;
 }
 
-/* as the SDKs: plain http only to loopback or the ECS / EKS Pod Identity
- * agent addresses, so the authorization token cannot leak elsewhere */
+/* as the SDKs: https, plain http only to loopback (url_secret_safe, the
+ * rule every credential follows) or the ECS / EKS Pod Identity agent
+ * addresses, so the authorization token cannot leak elsewhere */
 static int container_url_allowed(const char *url)
 {
 	static const char *const hosts[] = {
-		"127.", "localhost", "[::1]", "169.254.170.2", "169.254.170.23",
-		"[fd00:ec2::23]", NULL,
+		"169.254.170.2", "169.254.170.23", "[fd00:ec2::23]", NULL,
 	};
 	const char *h;
 	size_t n;
 
-	if (!strncmp(url, "https://", 8))
+	if (url_secret_safe(url))
 		return 1;
 	if (strncmp(url, "http://", 7))
 		return 0;
@@ -307,13 +310,9 @@ static int container_url_allowed(const char *url)
 	n = strcspn(h, ":/?#");
 	if (h[0] == '[')
 		n = strcspn(h, "]") + 1;
-	for (size_t i = 0; hosts[i]; i++) {
-		size_t k = strlen(hosts[i]);
-		if (hosts[i][k - 1] == '.' ? !strncmp(h, hosts[i], k) && n > k &&
-						     strspn(h, "0123456789.") == n
-					   : n == k && !strncmp(h, hosts[i], k))
-			return 1; /* "127.": an IPv4 address, not a name */
-	}
+	for (size_t i = 0; hosts[i]; i++)
+		if (n == strlen(hosts[i]) && !strncmp(h, hosts[i], n))
+			return 1;
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #include "util/buf.h"
 #include "util/digest.h"
 #include "util/fs.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 
 #ifndef GPUFORM_VERSION
@@ -643,30 +644,14 @@ cJSON *http_conn_take_json(struct http_conn *hc)
 
 /* ---- connection life --------------------------------------------------- */
 
-/* is the host of an http(s) URL a loopback address? (127.0.0.0/8, ::1,
- * localhost) */
-static int loopback_url(const char *url)
+/* a loopback destination never goes through http_proxy/HTTPS_PROXY/
+ * ALL_PROXY (kubectl and Go's ProxyFromEnvironment never proxy loopback):
+ * libcurl would hand the proxy the request, and over plain http its
+ * Authorization header, in clear */
+static void no_proxy_to_loopback(CURL *c, const char *url)
 {
-	const char *h = strstr(url, "://");
-	size_t n;
-
-	if (!h)
-		return 0;
-	h += 3;
-	if (strchr(h, '@') && strchr(h, '@') < h + strcspn(h, "/"))
-		h = strchr(h, '@') + 1;
-	if (!strncmp(h, "[::1]", 5))
-		return h[5] == '\0' || h[5] == ':' || h[5] == '/';
-	n = strcspn(h, ":/");
-	if (n == 9 && !strncmp(h, "localhost", 9))
-		return 1;
-	if (n >= 7 && !strncmp(h, "127.", 4)) {
-		for (size_t i = 4; i < n; i++)
-			if (!(isdigit((unsigned char)h[i]) || h[i] == '.'))
-				return 0;
-		return 1;
-	}
-	return 0;
+	if (url_host_loopback(url))
+		curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
 }
 
 /* libcurl's global state, set up once (gpuform is single-threaded) */
@@ -709,7 +694,7 @@ int http_conn_new(struct http_conn **out, const struct kube_config *cfg,
 	if (!strncmp(cfg->server, "http://", 7) &&
 	    ((cfg->token && *cfg->token) || cfg->token_file || cfg->key_pem ||
 	     cfg->exec_argv)) {
-		if (!loopback_url(cfg->server))
+		if (!url_host_loopback(cfg->server))
 			return err_set(err, ERR_INVALID,
 				       "API server %s is plain http:// and user "
 				       "'%s' has credentials: refusing to send them "
@@ -763,6 +748,7 @@ int http_conn_new(struct http_conn **out, const struct kube_config *cfg,
 	curl_easy_setopt(c, CURLOPT_USERAGENT, hc->user_agent);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	no_proxy_to_loopback(c, hc->cfg.server);
 	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
@@ -923,6 +909,7 @@ int http_send(const char *method, const char *url,
 	buf_addf(&ct, "Content-Type: %s", content_type);
 	h = curl_slist_append(h, buf_cstr(&ct));
 	curl_easy_setopt(c, CURLOPT_URL, url);
+	no_proxy_to_loopback(c, url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
@@ -1003,6 +990,7 @@ int http_exchange(const struct http_req *r, long *status,
 	for (size_t i = 0; r->headers && r->headers[i]; i++)
 		h = curl_slist_append(h, r->headers[i]);
 	curl_easy_setopt(c, CURLOPT_URL, r->url);
+	no_proxy_to_loopback(c, r->url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r->method);
 	if (r->body) {

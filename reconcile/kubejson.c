@@ -192,14 +192,31 @@ int kubejson_list_page(cJSON *j, const struct kube_resource *r, cJSON *items,
 		       char **cont, const char *what, struct err *err)
 {
 	cJSON *page = cJSON_GetObjectItemCaseSensitive(j, "items");
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(j, "kind");
 	const cJSON *c;
+	size_t kl = strlen(r->kind);
 
 	*cont = NULL;
-	if (!cJSON_IsObject(j) || (!cJSON_IsArray(page) && !cJSON_IsNull(page)))
+	if (!cJSON_IsObject(j) || !cJSON_IsArray(page))
 		return err_set(err, ERR_HTTP,
-			       "%s: the API server did not answer with a list",
-			       what);
-	while (cJSON_IsArray(page) && page->child) {
+			       "%s: the API server did not answer with a list%s",
+			       what,
+			       cJSON_IsNull(page)
+				       ? " (\"items\": null; an API server "
+					 "answers an empty list with [])"
+				       : "");
+	/* a list of another kind is not an answer to this LIST (a proxy or
+	 * a cache in between mixed them up): nothing in it may count */
+	if (kind && (!cJSON_IsString(kind) ||
+		     strncmp(kind->valuestring, r->kind, kl) ||
+		     strcmp(kind->valuestring + kl, "List")))
+		return err_set(err, ERR_HTTP,
+			       "%s: the API server answered with a list of "
+			       "another kind ('%.80s', not '%sList')",
+			       what,
+			       cJSON_IsString(kind) ? kind->valuestring : "?",
+			       r->kind);
+	while (page->child) {
 		cJSON *it = cJSON_DetachItemViaPointer(page, page->child);
 		if (cJSON_IsObject(it))
 			cJSON_AddItemToArray(items, kubejson_typed(it, r));

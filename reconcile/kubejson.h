@@ -79,10 +79,12 @@ cJSON *kubejson_typed(cJSON *obj, const struct kube_resource *r);
  * kubejson_list_page: one page of a List (j, consumed member by member:
  * its items are moved out). Appends every object item, typed for r, to the
  * array items (non-objects are dropped); *cont = metadata.continue when a
- * non-empty string (malloc'ed), else NULL. "items": null is an empty page.
- * ERR_HTTP "<what>: the API server did not answer with a list" when j is
- * not an object or items is neither an array nor null (items unchanged,
- * *cont NULL).
+ * non-empty string (malloc'ed), else NULL. ERR_HTTP "<what>: the API
+ * server did not answer with a list" when j is not an object or items is
+ * not an array ("items": null is refused: an API server sends [], and a
+ * null would read as "none of them exist"), and "... a list of another
+ * kind" when j's kind is not "<r->kind>List" (items unchanged, *cont
+ * NULL).
  */
 int kubejson_list_page(cJSON *j, const struct kube_resource *r, cJSON *items,
 		       char **cont, const char *what, struct err *err);

@@ -19,16 +19,42 @@ static const struct kube_resource lease_res = {
 	lr_group, lr_version, lr_kind, lr_resource, 1
 };
 
-enum lease_state lease_judge(const char *holder, double renew, long duration_s,
-			     const char *me, double now)
+enum lease_state lease_judge(const char *holder, double renew, double written,
+			     long duration_s, const char *me, double now)
 {
 	if (!holder || !*holder)
 		return LEASE_FREE;
 	if (me && !strcmp(holder, me))
 		return LEASE_MINE;
+	if (renew > now + LEASE_MAX_SKEW_S)
+		renew = written > 0 && written <= now + LEASE_MAX_SKEW_S ? written
+									  : 0;
 	if (renew <= 0 || duration_s <= 0 || renew + (double)duration_s < now)
 		return LEASE_STALE;
 	return LEASE_HELD;
+}
+
+int lease_renew_due(double last, long duration_s, double now)
+{
+	return now - last >= (double)duration_s / 3.0;
+}
+
+/* the API server's time of the lease's last write: the newest
+ * metadata.managedFields[].time (0 when none) */
+static double written_time(const cJSON *o)
+{
+	const cJSON *mf = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(o, "metadata"), "managedFields");
+	const cJSON *e;
+	double best = 0, t;
+
+	cJSON_ArrayForEach(e, mf)
+	{
+		const char *s = json_str(e, "time");
+		if (s && lease_parse_time(s, &t) == 0 && t > best)
+			best = t;
+	}
+	return best;
 }
 
 int lease_parse_time(const char *s, double *out)
@@ -183,7 +209,7 @@ int lease_acquire(struct lease *l, struct kube *k, const char *ns,
 			renew_s = json_str_at(cur, "spec", "acquireTime");
 		if (!renew_s || lease_parse_time(renew_s, &renew) < 0)
 			renew = 0;
-		st = lease_judge(holder, renew,
+		st = lease_judge(holder, renew, written_time(cur),
 				 (long)json_num_at(cur, "spec",
 						   "leaseDurationSeconds"),
 				 me, lease_now());
@@ -219,6 +245,7 @@ int lease_acquire(struct lease *l, struct kube *k, const char *ns,
 		 * there first: read it again */
 		if (rc == 0) {
 			l->obj = res;
+			l->renewed = lease_now();
 			*acquired = 1;
 			return 0;
 		}
@@ -229,6 +256,40 @@ int lease_acquire(struct lease *l, struct kube *k, const char *ns,
 	return err_set(err, ERR_CONFLICT,
 		       "run lock: Lease %s/%s keeps changing under us; giving up",
 		       ns, name);
+}
+
+int lease_renew(struct lease *l, struct kube *k, struct err *err)
+{
+	cJSON *spec, *res = NULL;
+	struct buf now = BUF_INIT;
+	double t = lease_now();
+	int rc;
+
+	if (!l->obj)
+		return err_set(err, ERR_CONFLICT,
+			       "the run lock (Lease %s/%s) is no longer held",
+			       l->ns, l->name);
+	spec = cJSON_GetObjectItemCaseSensitive(l->obj, "spec");
+	lease_format_time(t, &now);
+	set_str(spec, "renewTime", buf_cstr(&now));
+	buf_release(&now);
+	rc = kube_update(k, &lease_res, l->ns, l->obj, &res, err);
+	if (rc < 0) {
+		if (err->code == ERR_CONFLICT) {
+			err_release(err);
+			err_set(err, ERR_CONFLICT,
+				"the run lock (Lease %s/%s) was taken over by "
+				"another run while this one held it; stopping",
+				l->ns, l->name);
+			cJSON_Delete(l->obj);
+			l->obj = NULL;
+		}
+		return -1;
+	}
+	cJSON_Delete(l->obj);
+	l->obj = res;
+	l->renewed = t;
+	return 0;
 }
 
 int lease_release(struct lease *l, struct kube *k, struct err *err)

@@ -225,7 +225,6 @@ static int resource_of(struct run *r, const char *api_version,
 	const struct kube_resource *disc = NULL;
 	const struct kobj_kind *known;
 	struct rtype *t;
-	char g[128];
 	const char *slash;
 
 	for (size_t i = 0; i < r->ntypes; i++)
@@ -250,7 +249,7 @@ static int resource_of(struct run *r, const char *api_version,
 	}
 	t->api_version = xstrdup(api_version);
 	t->kind = xstrdup(kind);
-	t->res.group = xstrdup(kobj_group(api_version, g, sizeof(g)));
+	t->res.group = kobj_group_dup(api_version);
 	slash = strchr(api_version, '/');
 	t->res.version = xstrdup(slash ? slash + 1 : api_version);
 	t->res.kind = xstrdup(kind);
@@ -283,6 +282,37 @@ static int explain_missing(struct run *r, const char *api_version,
 /* ---- comparison ---------------------------------------------------------- */
 
 /* quantity "1500m", "2Gi", "64" -> value; 0 if not a quantity */
+/*
+ * served_version: the apiVersion to reach an inventory entry's group/kind
+ * through. Its own when the server serves it; else (a CRD version that was
+ * dropped) the desired set's version of the same group and kind, or the
+ * one gpuform renders (kobj_kinds), if served: an object is one object at
+ * every version. NULL when none is served (r->err cleared).
+ */
+static const char *served_version(struct run *r, const char *av,
+				  const char *kind)
+{
+	const struct kube_resource *res;
+	size_t gl = kobj_group_len(av);
+
+	if (resource_of(r, av, kind, &res) == 0)
+		return av;
+	err_clear(r->err);
+	for (size_t i = 0; i < r->nw + NKNOWN; i++) {
+		const char *v = i < r->nw ? r->w[i].id.api_version
+					  : kobj_kinds[i - r->nw].api_version;
+		const char *k = i < r->nw ? r->w[i].id.kind
+					  : kobj_kinds[i - r->nw].kind;
+		if (strcmp(k, kind) || !strcmp(v, av) ||
+		    kobj_group_len(v) != gl || memcmp(v, av, gl))
+			continue;
+		if (resource_of(r, v, k, &res) == 0)
+			return v;
+		err_clear(r->err);
+	}
+	return NULL;
+}
+
 static int quantity(const char *s, long double *out)
 {
 	static const struct {
@@ -841,12 +871,11 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 		char **list = xcalloc(inv->nr + 1, sizeof(char *));
 		size_t n = 0;
 		for (size_t i = 0; i < inv->nr; i++) {
-			char g[128];
-			const char *grp = kobj_group(inv->e[i].id.api_version,
-						     g, sizeof(g));
+			char *grp = kobj_group_dup(inv->e[i].id.api_version);
 			char *gk = *grp ? xasprintf("%s.%s", inv->e[i].id.kind,
 						    grp)
 					: xstrdup(inv->e[i].id.kind);
+			free(grp);
 			int dup = 0;
 			for (size_t j = 0; j < n; j++)
 				dup |= !strcmp(list[j], gk);
@@ -1876,6 +1905,52 @@ static int plan_prune(struct run *r, size_t *deletable)
 	return 0;
 }
 
+/*
+ * confirm_gone: an entry the LISTs did not return is forgotten only when a
+ * GET agrees (404, or the object no longer carries this cluster's label).
+ * A GET that finds it labelled means the LIST answer was short (an empty
+ * page, a first page without its continue token, a proxy in between):
+ * the run stops before writing instead of dropping the entry and its UID.
+ */
+static int confirm_gone(struct run *r)
+{
+	for (size_t i = 0; i < r->nst; i++) {
+		const struct inv_entry *e = r->st[i].e;
+		const struct kube_resource *res;
+		const char *av, *lab;
+		cJSON *live = NULL;
+		struct kobj_id id;
+		struct buf d = BUF_INIT;
+
+		if (r->st[i].v != PRUNE_GONE)
+			continue;
+		av = served_version(r, e->id.api_version, e->id.kind);
+		if (!av)
+			continue; /* the kind is not served at all: gone */
+		if (resource_of(r, av, e->id.kind, &res) < 0 ||
+		    kube_get(r->k, res, e->id.ns, e->id.name, &live, r->err) < 0)
+			return -1;
+		lab = json_meta_at(live, "labels", PART_OF);
+		if (!live || !lab || strcmp(lab, r->applyset_id)) {
+			cJSON_Delete(live);
+			continue;
+		}
+		cJSON_Delete(live);
+		entry_ident(e, &id);
+		kobj_display(&id, &d);
+		err_set(r->err, ERR_HTTP,
+			"%s: the inventory lists it and a GET finds it with "
+			"this cluster's label %s, but the LIST did not return "
+			"it: the LIST answer was incomplete (an empty or cut "
+			"page from the API server or a proxy in between). "
+			"Nothing was written; run again",
+			buf_cstr(&d), PART_OF);
+		buf_release(&d);
+		return -1;
+	}
+	return 0;
+}
+
 /* plan_shared: a candidate another inventory lists (or any, when one
  * cannot be read: PRUNE_UNSEEN) is kept. Pure, on what
  * other_inventories() read. */
@@ -2143,6 +2218,10 @@ static int list_all(struct run *r)
 		} else if (i < n + old->nr) {
 			av = old->e[i - n].id.api_version;
 			kd = old->e[i - n].id.kind;
+			/* an entry at a version no longer served is listed
+			 * through one that is */
+			if ((av = served_version(r, av, kd)) == NULL)
+				av = old->e[i - n].id.api_version;
 		} else {
 			av = kobj_kinds[i - n - old->nr].api_version;
 			kd = kobj_kinds[i - n - old->nr].kind;
@@ -2603,6 +2682,12 @@ static int drop_pending(struct run *r)
 }
 
 /* apply_all: the planned writes, in apply order; the first failure stops */
+static int keepalive(struct run *r)
+{
+	return r->o->keepalive ? r->o->keepalive(r->o->keepalive_ctx, r->err)
+			       : 0;
+}
+
 static int apply_all(struct run *r)
 {
 
@@ -2612,7 +2697,8 @@ static int apply_all(struct run *r)
 		const char *uid;
 		if (!x->needs_write)
 			continue;
-		if (kube_apply(r->k, x->res, x->obj, r->o->field_manager,
+		if (keepalive(r) < 0 ||
+		    kube_apply(r->k, x->res, x->obj, r->o->field_manager,
 			       x->force, 0, &result, r->err) < 0) {
 			set_action(r->rep, &r->rep->items[x->item], RA_FAILED,
 				   err_msg(r->err));
@@ -2640,10 +2726,13 @@ static void delete_one(struct run *r, struct stale *s, const struct kobj_id *oid
 {
 	struct inv_entry *e = s->e;
 	const struct kube_resource *res;
+	/* through the version the LIST found it at: the entry's own may no
+	 * longer be served (a CRD version dropped since it was recorded) */
+	const char *av = json_str(s->live, "apiVersion");
 	int deleted = 0;
 	struct err de = ERR_INIT;
 
-	if (resource_of(r, e->id.api_version, e->id.kind, &res) == 0 &&
+	if (resource_of(r, av ? av : e->id.api_version, e->id.kind, &res) == 0 &&
 	    kube_delete(r->k, res, e->id.ns, e->id.name, e->uid,
 			json_meta_at(s->live, "resourceVersion", NULL), 0,
 			&deleted, &de) == 0) {
@@ -2703,6 +2792,10 @@ static int prune_all(struct run *r)
 							      : NULL,
 					 r->st[m].e->proof);
 			continue;
+		}
+		if (keepalive(r) < 0) {
+			inv_release(&final);
+			return -1;
 		}
 		delete_one(r, &r->st[m], &oid, &final);
 	}
@@ -2855,6 +2948,18 @@ static void run_release(struct run *r)
  * (plan_objects, plan_prune, plan_shared; owner_prune_step); every step that
  * talks to the API says so in its name.
  */
+/* check_source: the commit the inventory was last reconciled from must be
+ * in the history of the one applied now (recon_opts.source_check) */
+static int check_source(struct run *r)
+{
+	const char *rec = json_str_at(r->live_parent, "data", "sourceCommit");
+
+	if (!r->o->source_check || !r->o->source_commit || !rec ||
+	    !strcmp(rec, r->o->source_commit))
+		return 0;
+	return r->o->source_check(r->o->source_check_ctx, rec, r->err);
+}
+
 int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 	      cJSON *desired, const struct recon_opts *opts, struct err *err)
 {
@@ -2864,12 +2969,12 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 
 	run_init(&r, k, cluster, opts, out, err);
 	if (identify_desired(&r, desired) < 0 || read_inventory(&r) < 0 ||
-	    list_all(&r) < 0)
+	    check_source(&r) < 0 || list_all(&r) < 0 || keepalive(&r) < 0)
 		goto out;
 	plan_objects(&r);
-	if (dry_run_all(&r) < 0 || read_prune_key(&r) < 0 ||
-	    plan_prune(&r, &deletable) < 0 ||
-	    read_shared(&r, deletable) < 0 ||
+	if (dry_run_all(&r) < 0 || keepalive(&r) < 0 ||
+	    read_prune_key(&r) < 0 || plan_prune(&r, &deletable) < 0 ||
+	    confirm_gone(&r) < 0 || read_shared(&r, deletable) < 0 ||
 	    (r.o->guard && call_guard(&r) < 0))
 		goto out;
 	if (r.o->dry_run) {
@@ -2877,7 +2982,8 @@ int recon_run(struct recon_report *out, struct kube *k, const char *cluster,
 		ret = 0;
 		goto out;
 	}
-	if (write_superset(&r) < 0 || apply_all(&r) < 0 || prune_all(&r) < 0 ||
+	if (keepalive(&r) < 0 || write_superset(&r) < 0 || apply_all(&r) < 0 ||
+	    keepalive(&r) < 0 || prune_all(&r) < 0 ||
 	    finish(&r) < 0)
 		goto out;
 	ret = 0;

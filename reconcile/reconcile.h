@@ -69,6 +69,23 @@ struct recon_opts {
 	size_t inventory_max;  /* bytes of data an inventory ConfigMap may hold
 				* (0: RECON_CM_DATA_MAX; tests use less) */
 	/*
+	 * source_check (may be NULL; Git sources): called after the inventory
+	 * was read and before anything is listed or written, when it records
+	 * a sourceCommit other than source_commit, with that commit. -1 (err
+	 * set) stops the run: the source went back to older or other history
+	 * (a force-push), and applying it would undo what newer commits
+	 * created (and --prune delete it).
+	 */
+	int (*source_check)(void *ctx, const char *recorded, struct err *err);
+	void *source_check_ctx;
+	/*
+	 * keepalive (may be NULL): called between the phases and before each
+	 * write, so a run lock can be renewed during a long run; -1 (err
+	 * set: the lock was lost) stops the run before its next write.
+	 */
+	int (*keepalive)(void *ctx, struct err *err);
+	void *keepalive_ctx;
+	/*
 	 * guard (may be NULL): called once, after every dry run succeeded and
 	 * before anything is written (in a dry run too), with every object the
 	 * run would write or prune. Returning -1 (err set) stops the run with

@@ -22,6 +22,10 @@
 #include "util/url.h"
 #include "util/xalloc.h"
 
+/* the most gpuform reads of one file from a --git tree: the bound of a local
+ * file (YAML_MAX_INPUT, 16 MiB); a rendered file is kilobytes */
+#define SOURCE_MAX_FILE YAML_MAX_INPUT
+
 /* add_yaml_diag: a YAML error ("<path>:<line>:<col>: <problem>") as a
  * diagnostic at that position, like the intent reader's */
 static void add_yaml_diag(struct diags *d, const char *path,
@@ -229,8 +233,9 @@ static int cluster_dir_marked(struct repo *r, const char *oid, const char *dir,
 	int ret = 0;
 
 	*marked = 0;
-	if (repo_read(r, oid, p, &k, NULL, err) < 0) {
-		if (err->code == ERR_NOTFOUND || err->code == ERR_INVALID)
+	if (repo_read_max(r, oid, p, SOURCE_MAX_FILE, &k, err) < 0) {
+		if (err->code == ERR_NOTFOUND || (err->code == ERR_INVALID &&
+						  !strstr(err_msg(err), "over the limit")))
 			err_clear(err); /* absent, or not a file */
 		else
 			ret = -1;
@@ -309,6 +314,77 @@ static int pick_dir(struct repo *r, const char *oid, const char *path,
 }
 
 /*
+ * read_listed: of the cluster's directory at oid, only the files gpuform
+ * reads: kustomization.yaml and the resources it lists, each at most
+ * SOURCE_MAX_FILE bytes, checked from the object header before it is
+ * inflated (a large file beside them, listed or not, costs nothing). A
+ * directory without kustomization.yaml leaves tree empty; a listed file
+ * that is absent is left out (load_rendered says so).
+ */
+static int read_listed(struct repo *r, const char *oid, const char *dir,
+		       struct fs_tree *tree, struct err *err)
+{
+	char *kpath = xasprintf("%s/%s", dir, RENDER_OWNER_FILE);
+	struct buf k = BUF_INIT;
+	struct ystream ys = YSTREAM_INIT;
+	const struct ynode *res;
+	int ret = -1;
+
+	if (repo_read_max(r, oid, kpath, SOURCE_MAX_FILE, &k, err) < 0) {
+		if (err->code == ERR_NOTFOUND) {
+			err_clear(err);
+			ret = 0;
+		}
+		goto out;
+	}
+	/* load_rendered reports what is wrong with it */
+	if (yaml_parse(&ys, buf_cstr(&k), k.len, kpath, err) < 0) {
+		err_clear(err);
+		ystream_release(&ys);
+		ys = (struct ystream)YSTREAM_INIT;
+	}
+	res = ys.nr ? ynode_get(ys.docs[0].root, "resources") : NULL;
+	for (size_t i = 0; res && res->type == YNODE_SEQ && i < res->nr; i++) {
+		const struct ynode *f = res->kids[i];
+		struct buf b = BUF_INIT;
+		char *p;
+		int rr;
+		if (f->type != YNODE_SCALAR || strstr(f->value, "..") ||
+		    f->value[0] == '/' || fs_tree_find(tree, f->value))
+			continue;
+		p = xasprintf("%s/%s", dir, f->value);
+		rr = repo_read_max(r, oid, p, SOURCE_MAX_FILE, &b, err);
+		free(p);
+		if (rr < 0 && err->code != ERR_NOTFOUND) {
+			buf_release(&b);
+			goto out;
+		}
+		if (rr < 0) {
+			err_clear(err);
+			buf_release(&b);
+			continue;
+		}
+		{
+			size_t len;
+			char *data = buf_detach(&b, &len);
+			fs_tree_add(tree, f->value, data, len);
+		}
+	}
+	{
+		size_t len;
+		char *data = buf_detach(&k, &len);
+		fs_tree_add(tree, RENDER_OWNER_FILE, data, len);
+	}
+	fs_tree_sort(tree);
+	ret = 0;
+out:
+	ystream_release(&ys);
+	buf_release(&k);
+	free(kpath);
+	return ret;
+}
+
+/*
  * fetch_tree: the files of the cluster's directory (see pick_dir) at the
  * fetched tip of `ref`, through the cache repository. On failure, `damage`
  * says why the cache itself is the problem, when it is (a truncated loose
@@ -337,7 +413,7 @@ static int fetch_tree(const char *cache, const struct source_git *g,
 		return -1;
 	if (repo_fetch(r, g->url, ref, cred, oid, err) == 0 &&
 	    pick_dir(r, oid, path, g->cluster, dir, old, usage, err) == 0 &&
-	    repo_read_tree(r, oid, *dir, tree, err) == 0)
+	    read_listed(r, oid, *dir, tree, err) == 0)
 		ret = 0;
 	else if (err->code != ERR_HTTP && err->code != ERR_AUTH &&
 		 repo_verify(r, &ve) < 0)
@@ -425,8 +501,10 @@ int source_load_git(struct source *out, const struct source_git *g,
 			  path, plen ? (int)plen : 1, plen ? path : ".", last);
 	}
 	if (!tree.nr) {
-		err_set(err, ERR_NOTFOUND, "'%s' at %s (%s) has nothing under '%s'",
-			buf_cstr(&shown), ref, oid, dir);
+		err_set(err, ERR_NOTFOUND,
+			"'%s' at %s (%s) has nothing under '%s' (no %s: "
+			"nothing written by gpuform commit there)",
+			buf_cstr(&shown), ref, oid, dir, RENDER_OWNER_FILE);
 		goto out;
 	}
 	label = xasprintf("%s@%.12s:%s", ref, oid, dir);
@@ -465,6 +543,7 @@ int source_load_git(struct source *out, const struct source_git *g,
 	free(s.desc);
 	s.desc = xasprintf("%s %s:%s", buf_cstr(&shown), ref, dir);
 	s.commit = xstrdup(oid);
+	s.cache = xstrdup(cache);
 	*out = s;
 	memset(&s, 0, sizeof(s));
 	ret = 0;
@@ -478,6 +557,22 @@ out:
 	free(label);
 	free(dir);
 	free(path);
+	return ret;
+}
+
+int source_git_descends(const struct source *s, const char *ancestor, int *out,
+			struct err *err)
+{
+	struct repo *r = NULL;
+	int ret;
+
+	*out = 0;
+	if (!s->cache || !s->commit)
+		return err_set(err, ERR_INTERNAL, "not a Git source");
+	if (repo_open(&r, s->cache, err) < 0)
+		return -1;
+	ret = repo_descends(r, s->commit, ancestor, out, err);
+	repo_free(r);
 	return ret;
 }
 
@@ -538,6 +633,7 @@ out:
 void source_release(struct source *s)
 {
 	free(s->commit);
+	free(s->cache);
 	free(s->cluster);
 	cJSON_Delete(s->docs);
 	free(s->desc);

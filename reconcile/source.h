@@ -20,8 +20,9 @@ struct source {
 	char *commit;  /* Git sources: the commit id the objects come from */
 	struct buf intent; /* Git sources with source_git.intent: that file
 			    * at the same commit */
+	char *cache;   /* Git sources: the bare cache the commit is in */
 };
-#define SOURCE_INIT { NULL, NULL, NULL, NULL, BUF_INIT }
+#define SOURCE_INIT { NULL, NULL, NULL, NULL, BUF_INIT, NULL }
 
 struct source_git {
 	const char *url;   /* repository URL (https://, ssh://, a path) */
@@ -60,5 +61,14 @@ int source_load_git(struct source *out, const struct source_git *g,
 int source_load(struct source *out, char **paths, size_t n,
 		const char *templates, struct diags *d, struct err *err);
 void source_release(struct source *s);
+
+/*
+ * source_git_descends: *out = 1 when the commit a Git source was loaded
+ * from (s->commit) is `ancestor` or has it in its history (the cache holds
+ * the branch's whole history), 0 when not: the branch was force-pushed to
+ * older or other history since `ancestor` was applied.
+ */
+int source_git_descends(const struct source *s, const char *ancestor, int *out,
+			struct err *err);
 
 #endif

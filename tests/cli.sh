@@ -135,6 +135,10 @@ expect 0 "lint -o json" "$GPUFORM" lint -o json specs/minimal.yaml
 grep_in "$tmp/out" '"findings"' "  ... is JSON"
 expect 0 "install -o json" "$GPUFORM" install --git https://x.test/r.git --cluster a -o json
 grep_in "$tmp/out" '"kind":	"List"' "  ... is a JSON List"
+# the CronJob sends the Git token on every fetch: never over plain http to another host
+expect 3 "install_git_refuses_plain_http: install --git http://<not loopback>" "$GPUFORM" install --git http://git.example.com/r.git --cluster a
+grep_in "$tmp/err" "is plain http://: the CronJob would send the Git token" "  ... says why"
+expect 0 "  ... http:// to loopback is accepted" "$GPUFORM" install --git http://127.0.0.1:8080/r.git --cluster a -o json
 # one meaning for --path: the directory that holds one directory per cluster
 # (commit, reconcile --git, install); --cluster picks the cluster
 for c in reconcile install; do
@@ -316,5 +320,11 @@ head -c 5000 tests/fixtures/prices/ec2-us-east-1-sample.json >"$tmp/trunc.json"
 expect 3 "plan --prices of a truncated file" "$GPUFORM" plan --prices "$tmp/trunc.json" specs/ml-prod.yaml
 grep_in "$tmp/err" "trunc.json:[0-9]*: the file ends inside the JSON .*truncated" "  ... names the file, line and why"
 [ -s "$tmp/out" ] && t_fail "  ... prints no plan" "$(head -3 "$tmp/out")" || t_pass "  ... prints no plan"
+# a price is decimal and bounded: a hex float (0x1p10 = $1024) is refused
+sed 's/"55.0400000000"/"0x1p10"/' tests/fixtures/prices/ec2-us-east-1-sample.csv >"$tmp/hex.csv"
+expect 3 "plan --prices refuses a hex-float price" "$GPUFORM" plan --prices "$tmp/hex.csv" specs/ml-prod.yaml
+grep_in "$tmp/err" "hex.csv:7: '0x1p10' is not a price in USD" "  ... with the file and line"
+sed 's/"55.0400000000"/"1e-400"/' tests/fixtures/prices/ec2-us-east-1-sample.csv >"$tmp/tiny.csv"
+expect 3 "plan --prices refuses a price that underflows to 0" "$GPUFORM" plan --prices "$tmp/tiny.csv" specs/ml-prod.yaml
 
 t_summary

@@ -371,6 +371,26 @@ check "a URL with user:password: never printed (userinfo scrubbed), exit 4" \
 gf "${HTTP_ENV[@]}" commit --repo "$H" --push "$HURL/srv.git" "$WORK/in/alpha.yaml"
 check "'--push URL INTENT' (remote as the next argument): pushed to that URL" \
 	'[[ $RC == 0 ]] && has "pushed main to $HURL/srv.git" && [[ $(tip "$SRV") == "$(tip "$H")" ]]'
+# ---- credentials never in clear to another host (issue 21 item 9) ----
+# a loopback sink standing in for a plain-http server; it answers 401 with a Basic challenge, so a client willing to send the token
+# sends it there, and records every header that arrives
+mkdir -p "$WORK/sink"
+/usr/bin/python3 "$here/tools/httpsink.py" "$WORK/sink" 401 2>/dev/null &
+SINK_PID=$!
+t_on_exit "kill $SINK_PID 2>/dev/null"
+for ((i = 0; i < 50; i++)); do [[ -f $WORK/sink/port ]] && break; sleep 0.1; done
+SINK=http://127.0.0.1:$(cat "$WORK/sink/port" 2>/dev/null)
+[[ -f $WORK/sink/port ]] || t_abort "httpsink.py started"
+# http://0.0.0.0:PORT reaches the sink on this machine, but is not a loopback address by the
+# rule (127.0.0.0/8, [::1], localhost): it stands in for a plain-http server elsewhere
+gf GPUFORM_GIT_TOKEN="tok-$HTTP_PASS" commit --repo "$H" --push "http://0.0.0.0:${SINK##*:}/git/srv.git" "$WORK/in/alpha.yaml"
+check "git_token_never_in_clear_to_non_loopback_http: exit 4, refused, the server got no Authorization" \
+	'[[ $RC == 4 ]] && has_err "asks for credentials over plain http://" && no_secret &&
+	 grep -q "info/refs" "$WORK/sink/requests" && ! grep -qi "^authorization:" "$WORK/sink/headers"'
+gf GPUFORM_GIT_TOKEN="tok-$HTTP_PASS" commit --repo "$H" --push "$SINK/git/srv.git" "$WORK/in/alpha.yaml"
+check "  the same challenge from a loopback http server is answered (the rule is https or loopback)" \
+	'[[ $RC == 4 ]] && grep -qi "^authorization: basic" "$WORK/sink/headers"'
+
 h_before=$(tip "$H")
 gf "${HTTP_ENV[@]}" commit --repo "$H" --push nosuchremote "$WORK/in/alpha-small.yaml"
 check "an unknown remote name: exit 4, 'no remote', nothing committed (checked before the commit)" \

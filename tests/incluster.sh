@@ -429,6 +429,33 @@ OUT=$A
 check "4: the lock is taken by an update of the Lease (audit: get, update by $SA_USER)" \
 	'printf "%s\n" "$A" | grep -q "^get" && printf "%s\n" "$A" | grep -q "^update	200"'
 
+# a renewTime in the far future (a holder's clock off by decades, or a hostile edit) does not
+# hold the lock for years: beyond the skew bound the lease is judged by when the API server
+# saw it written (issue 21 item 6). Written with a 1 s duration, then 2 s pass: stale.
+k apply -f - >/dev/null <<EOF
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: $INV, namespace: $NS}
+spec: {holderIdentity: clock-far-ahead/1, leaseDurationSeconds: 1, renewTime: "2099-01-01T00:00:00.000000Z"}
+EOF
+[[ $(lease_holder "$CLUSTER") == clock-far-ahead/1 ]] || t_abort "a Lease held by clock-far-ahead/1, renewed 2099"
+sleep 2
+ic reconcile --lock "$SPEC"
+check "lease_far_future_renew_not_trusted: a lease renewed in 2099 (duration 1 s, written 2 s ago) is taken over: exit 0, reconciled" \
+	'[ "$RC" = 0 ] && has "reconciled $CLUSTER:" && has_err "took over the stale run lock" && has_err "from clock-far-ahead/1"'
+# a run longer than --lock-duration renews the lease as it goes (client-go renews at a
+# fraction of the duration): 3 s lock, the run pauses 2 s after its 5th write
+for kd in resourceflavors clusterqueues localqueues workloadpriorityclasses; do
+	k delete "$kd.kueue.x-k8s.io" -A -l "gpuform.io/cluster=$CLUSTER" >/dev/null 2>&1
+done
+GPUFORM_TEST_WRITE_PAUSE_S=2 ic reconcile --lock --lock-duration 3s "$SPEC"
+A=$(t_audit_all | grep "/leases/$INV")
+NUPD=$(printf '%s\n' "$A" | grep -c "^update	200")
+OUT="$OUT
+$A"
+check "lease_renewed_during_long_run: --lock-duration 3s, a run of more than 3 s: exit 0, the lease updated $NUPD times (take, renew, release: >= 3)" \
+	'[ "$RC" = 0 ] && has "reconciled $CLUSTER:" && [ "$NUPD" -ge 3 ]'
+
 # ==== 5. events, status and metrics after a run with drift ================================
 k patch nodepool llm-pretrain --type merge --field-manager kubectl-edit \
 	-p '{"spec":{"limits":{"nvidia.com/gpu":"999"}}}' >/dev/null

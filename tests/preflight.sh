@@ -377,6 +377,36 @@ expect "AWS_ENDPOINT_URL_EC2/SSM/SQS win over AWS_ENDPOINT_URL" 0 "0 errors"
 pf $ENVKEYS AWS_REGION=us-west-2 AWS_ENDPOINT_URL=http://127.0.0.1:9 -- "$INTENT"
 expect "an endpoint that refuses connections: exit 4 naming it" 4 "http://127.0.0.1:9"
 
+# --- 7b. signed requests never in clear to another host, never through a proxy to loopback
+# (issue 21 item 9): a loopback sink stands in for http_proxy and records what arrives
+mkdir -p "$T/sink"
+$PY tests/tools/httpsink.py "$T/sink" 2>/dev/null &
+SINK_PID=$!
+t_on_exit "kill $SINK_PID 2>/dev/null"
+i=0
+while [ ! -s "$T/sink/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+SINK=http://127.0.0.1:$(cat "$T/sink/port" 2>/dev/null)
+curl -s --noproxy '' -x "$SINK" -o /dev/null http://ec2.example.invalid/ || true
+if [ -s "$T/sink/requests" ]; then t_note "setup: a loopback sink answering as a proxy"; else
+	t_abort "the sink answers as a proxy (curl -x $SINK)"; fi
+: >"$T/sink/requests"; : >"$T/sink/headers"
+pf $ENVKEYS AWS_SESSION_TOKEN=SESSIONTOKEN0001 AWS_REGION=us-west-2 \
+	AWS_ENDPOINT_URL=http://ec2.example.invalid http_proxy="$SINK" HTTP_PROXY="$SINK" -- "$INTENT"
+expect "aws_signature_never_in_clear_to_non_loopback_endpoint: AWS_ENDPOINT_URL=http://<not loopback> refused" 4 \
+	"endpoint 'http://ec2.example.invalid'" "is not https://"
+if [ -s "$T/sink/headers" ]; then t_fail "  ... and nothing was sent (the proxy saw a request)" "$(cat "$T/sink/headers")"
+else t_pass "  ... and nothing was sent (the proxy saw no request)"; fi
+no_secrets "plain http endpoint"
+pf AWS_WEB_IDENTITY_TOKEN_FILE="$T/wi-token" AWS_ROLE_ARN=arn:aws:iam::111122223333:role/gpuform \
+	AWS_REGION=us-west-2 AWS_ENDPOINT_URL_STS=http://sts.example.invalid http_proxy="$SINK" -- "$INTENT"
+expect "  ... nor the web identity token to STS over plain http" 4 "the sts endpoint 'http://sts.example.invalid'"
+pf $ENVKEYS "$(ok_env)" http_proxy="$SINK" HTTP_PROXY="$SINK" \
+	ALL_PROXY="$SINK" -- --kubernetes-version 1.32 "$INTENT"
+expect "aws_loopback_endpoint_never_through_http_proxy: signed requests to a loopback endpoint go straight to it" 0 "0 errors"
+if [ -s "$T/sink/requests" ]; then t_fail "  ... the proxy saw none of them" "$(cat "$T/sink/headers")"
+else t_pass "  ... the proxy saw none of them"; fi
+kill "$SINK_PID" 2>/dev/null
+
 # --- 8. each check failing
 start_fake '.params = {} | .snapshots["snap-0123456789abcdef0"] = {"status": "pending", "size": 250}
 	| .sgs[0].out_self = false | .offerings = [["p5.48xlarge", "us-west-2c"]] | .queues = []'
@@ -423,6 +453,15 @@ start_fake '.deny = ["DescribeInstanceTypeOfferings"]'
 pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
 expect "AccessDenied on DescribeInstanceTypeOfferings" 0 \
 	"could not check the instance type offerings: needs ec2:DescribeInstanceTypeOfferings"
+# a hostile endpoint's message with terminal escapes (set the title, clear the screen, a
+# fake line of output): printed with its control characters escaped, never raw
+start_fake '.deny = ["GetParameter"] | .deny_code = "InternalFailure" | .deny_message = "\u001b]0;pwned\u0007\u001b[2J\r\nall checks passed\u009b"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
+expect "aws_error_text_escaped: a server message with terminal escapes is printed escaped" 4 \
+	'\x1b]0;pwned\x07\x1b[2J\r\nall checks passed'
+if LC_ALL=C grep -q "$(printf '\033')" "$T/out" "$T/err" || grep -q '^all checks passed' "$T/out" "$T/err"; then
+	t_fail "  ... no raw ESC byte, no line of its own" "$(od -c "$T/err" | head -20)"
+else t_pass "  ... no raw ESC byte, no line of its own"; fi
 
 # --- 10. throttling: retried with backoff, then success; bounded
 start_fake '.throttle = {"DescribeSubnets": 2, "GetParameter": 1, "GetQueueUrl": 2}'

@@ -82,6 +82,25 @@ check "server back: the cache is still usable, the run succeeds with zero writes
 	'[[ $RC == 0 ]] && [[ $(jq .requests.writes "$W/out") == 0 ]] && [[ $(jq -r .sourceCommit "$W/out") == "$C2" ]]'
 check "the cache passes git fsck" 'git --git-dir="$W/cache" fsck --no-progress >/dev/null 2>&1'
 
+# ---- 5. a force-push to older history (issue 21 item 7) ----------------------
+# main rewound from C2 to C1 on the server: the inventory says C2 was applied, and C1 does
+# not descend from it; applying C1 would undo C2 (and --prune delete what C2 created)
+git --git-dir="$SRV" update-ref refs/heads/main "$C1" "$C2"
+gf "${RECON[@]}" --prune
+check "git_rewind_refused: main force-pushed back to an older commit: exit 4, says why and the flag, nothing applied" \
+	'[[ $RC == 4 ]] && grep -q "does not descend from ${C2:0:12}, the commit the inventory was last reconciled from" "$W/err" &&
+	 grep -q -- "--allow-non-ancestor" "$W/err" && [[ $(inv sourceCommit) == "$C2" ]] &&
+	 [[ $(kubectl get nodepool chat-serving -o jsonpath="{.spec.limits.nvidia\.com/gpu}") == 48 ]]'
+gf "${RECON[@]}" --allow-non-ancestor
+check "  --allow-non-ancestor applies it: exit 0, a warning, the inventory names C1, the limit back to 32" \
+	'[[ $RC == 0 ]] && grep -q "warning: commit ${C1:0:12} does not descend from ${C2:0:12}" "$W/err" &&
+	 [[ $(inv sourceCommit) == "$C1" ]] &&
+	 [[ $(kubectl get nodepool chat-serving -o jsonpath="{.spec.limits.nvidia\.com/gpu}") == 32 ]]'
+git --git-dir="$SRV" update-ref refs/heads/main "$C2" "$C1"
+gf "${RECON[@]}"
+check "  main forward again (C2 descends from C1): applied without the flag" \
+	'[[ $RC == 0 && $(inv sourceCommit) == "$C2" ]]'
+
 # ---- 4. one meaning for --path (issue 17): the directory of the cluster
 # directories; a cluster's own directory is the deprecated spelling ---------
 BASE=(reconcile --git "$URL" --ref main --git-cache "$W/cache" -o json)
@@ -134,4 +153,20 @@ git clone -q "$SRV" "$W/wt" && git -C "$W/wt" mv clusters/ml-prod clusters/renam
 gf "${BASE[@]}" --ref renamed --cluster renamed
 check "--cluster renamed whose objects are ml-prod's: refused, nothing applied" \
 	'[[ $RC != 0 ]] && grep -q "holds the objects of cluster .ml-prod., not .renamed." "$W/err"'
+# ---- 6. only what the kustomization lists is read, each file bounded (issue 21 item 8) ----
+# a 17 MiB file beside the manifests, not listed: never read (its size comes from the
+# object header; it is not inflated); the same file listed: refused, naming the limit
+git clone -q "$SRV" "$W/wt2" && head -c $((17 << 20)) /dev/zero >"$W/wt2/clusters/ml-prod/big.yaml" &&
+	git -C "$W/wt2" add clusters/ml-prod/big.yaml &&
+	git -C "$W/wt2" -c user.name=t -c user.email=t@example.com commit -qm big &&
+	git -C "$W/wt2" push -q origin HEAD:main 2>/dev/null || t_fail "push a commit with a 17 MiB file beside the manifests"
+gf "${RECON[@]}"
+check "git_unlisted_file_not_read: a 17 MiB file the kustomization does not list: exit 0, nothing created or configured" \
+	'[[ $RC == 0 && $(jq ".counts.created + .counts.configured" "$W/out") == 0 ]]'
+printf -- '- big.yaml\n' >>"$W/wt2/clusters/ml-prod/kustomization.yaml" &&
+	git -C "$W/wt2" -c user.name=t -c user.email=t@example.com commit -qam list-big &&
+	git -C "$W/wt2" push -q origin HEAD:main 2>/dev/null || t_fail "push a kustomization listing it"
+gf "${RECON[@]}"
+check "git_listed_file_bounded: the same file listed: refused before it is read, naming the size and the 16 MiB limit" \
+	'[[ $RC != 0 ]] && grep -q "big.yaml.* is 17825792 bytes, over the limit of 16777216" "$W/err"'
 t_summary

@@ -210,7 +210,7 @@ gf reconcile "$SPEC"
 t_audit_sync "$(run_total)"
 check "4: conflict: exit 4, the field .spec.limits.nvidia.com/gpu and the manager other-gitops named" \
 	'[ "$RC" = 4 ] && has "nodepool.karpenter.sh/llm-pretrain conflict" &&
-	printf "%s\n%s\n" "$OUT" "$ERR" | grep -F "other-gitops" | grep -qF ".spec.limits.nvidia.com/gpu"'
+	printf "%s\n%s\n" "$OUT" "$ERR" | grep -F "other-gitops" | grep -F ".spec.limits.nvidia.com/gpu" >/dev/null'
 check "4: conflict: nothing applied -- no real write in the audit log, neither value changed (64, 999)" \
 	'[ "$(t_audit_nwrites)" = 0 ] && [ "$(gpu_limit llm-pretrain)" = 64 ] && [ "$(gpu_limit chat-serving)" = 999 ]'
 gf reconcile -o json --force-conflicts "$SPEC"

@@ -1,7 +1,9 @@
 /* util/url.c: see url.h. */
 #include "util/url.h"
 
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/xalloc.h"
 
@@ -91,4 +93,49 @@ void url_form_encode(struct buf *out, const char *s)
 			buf_addc(out, hex[*p & 15]);
 		}
 	}
+}
+
+int url_host_loopback(const char *url)
+{
+	const char *h = url ? strstr(url, "://") : NULL, *end;
+	size_t s, n, dots = 0;
+
+	if (!h)
+		return 0;
+	h += 3;
+	if (find_userinfo(url, &s, &n))
+		h = url + s + n + 1;
+	end = h + strcspn(h, "/?#");
+	if (*h == '[') {
+		const char *rb = memchr(h, ']', (size_t)(end - h));
+		return rb && rb - h == 4 && !strncmp(h, "[::1]", 5) &&
+		       (rb + 1 == end || rb[1] == ':');
+	}
+	n = strcspn(h, ":/?#");
+	if (h + n != end && h[n] != ':')
+		return 0;
+	if (n == 9 && !strncasecmp(h, "localhost", 9))
+		return 1;
+	if (n < 7 || strncmp(h, "127.", 4))
+		return 0;
+	/* a dotted quad: 127.a.b.c, each part digits only */
+	for (size_t i = 3; i < n; i++) {
+		if (h[i] == '.') {
+			if (!isdigit((unsigned char)h[i + 1]))
+				return 0;
+			dots++;
+		} else if (!isdigit((unsigned char)h[i])) {
+			return 0;
+		}
+	}
+	return dots == 3;
+}
+
+int url_secret_safe(const char *url)
+{
+	if (!url)
+		return 0;
+	if (!strncasecmp(url, "https://", 8))
+		return 1;
+	return !strncasecmp(url, "http://", 7) && url_host_loopback(url);
 }

@@ -28,4 +28,20 @@ char *url_percent_decode(const char *s, size_t n);
  * unreserved characters kept, everything else %XX), appended to out */
 void url_form_encode(struct buf *out, const char *s);
 
+/*
+ * url_host_loopback: 1 when the host of "scheme://[userinfo@]host[:port]..."
+ * is a loopback address: 127.0.0.0/8 written as a dotted quad of digits,
+ * [::1] or localhost (case-insensitive). Never resolves a name.
+ */
+int url_host_loopback(const char *url);
+
+/*
+ * url_secret_safe: the one rule for sending a credential (a Kubernetes
+ * token, a Git token, an AWS signature or session token) to url: 1 for
+ * https://, or http:// to a loopback host (url_host_loopback); 0 for
+ * anything else (plain http:// elsewhere, other schemes). The scheme is
+ * compared case-insensitively.
+ */
+int url_secret_safe(const char *url);
+
 #endif

@@ -490,9 +490,11 @@ class H(BaseHTTPRequestHandler):
                     "arn:aws:iam::111122223333:user/ci is not authorized to "
                     "perform: ec2:%s" % action), "text/xml")
             return self.send(400, json.dumps({
-                "__type": "com.amazon.coral.service#AccessDeniedException"
-                if service == "sqs" else "AccessDeniedException",
-                "message": "User is not authorized to perform: %s:%s"
+                "__type": SC.get("deny_code") or
+                "com.amazon.coral.service#AccessDeniedException"
+                if service == "sqs" else SC.get("deny_code") or "AccessDeniedException",
+                "message": SC.get("deny_message") or
+                "User is not authorized to perform: %s:%s"
                 % (service, action)}), "application/x-amz-json-1.1")
         bad = SC.get("malformed", {}).get(action)
 

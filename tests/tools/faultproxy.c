@@ -61,6 +61,11 @@
  *                               dropped like 'drop' and never sent on; a
  *                               deterministic "the API server died after
  *                               the N-th write" (PATCH !dryRun N down)
+ *           items-empty         send it on; answer the server's List with
+ *           items-null          its top-level "items" replaced by [] or
+ *                               null (a short LIST, well framed, valid JSON)
+ *           no-continue         send it on; answer with metadata.continue
+ *                               blanked (a first page without its token)
  *
  * LOG gets two lines per request: when it arrives, "req N conn C METHOD
  * TARGET -> ACTION [ARGS]"; when it is done, "res N upstream CODE|-1 sent
@@ -336,6 +341,30 @@ static int up_connect(struct conn *u)
 
 /* ---- HTTP messages ----------------------------------------------------- */
 
+/* the end (one past) of the JSON value at b[i] (an array or object:
+ * brackets balanced outside strings); 0 when it does not end */
+static size_t json_value_end(const char *b, size_t n, size_t i)
+{
+	int depth = 0, str = 0;
+
+	for (; i < n; i++) {
+		char c = b[i];
+		if (str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				str = 0;
+		} else if (c == '"') {
+			str = 1;
+		} else if (c == '[' || c == '{') {
+			depth++;
+		} else if ((c == ']' || c == '}') && --depth == 0) {
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
 struct msg {
 	struct buf start;   /* request or status line */
 	struct buf headers; /* "Name: value\r\n"..., framing headers removed */
@@ -343,6 +372,41 @@ struct msg {
 	size_t clen;
 	int chunked, has_clen, status;
 };
+
+/* items-empty, items-null, no-continue: body rewritten in place */
+static void rewrite_list(struct buf *b, const char *action)
+{
+	const char *key = strcmp(action, "no-continue") ? "\"items\":"
+							: "\"continue\":";
+	char *at = b->p ? memmem(b->p, b->len, key, strlen(key)) : NULL;
+	size_t start, end;
+	struct buf out = { NULL, 0, 0 };
+	const char *with;
+
+	if (!at)
+		return;
+	start = (size_t)(at - b->p) + strlen(key);
+	if (!strcmp(action, "no-continue")) {
+		/* "continue":"TOKEN" -> "continue":"" */
+		if (start >= b->len || b->p[start] != '"')
+			return;
+		end = start + 1;
+		while (end < b->len && b->p[end] != '"')
+			end++;
+		end++;
+		with = "\"\"";
+	} else {
+		end = json_value_end(b->p, b->len, start);
+		if (!end)
+			return;
+		with = strcmp(action, "items-null") ? "[]" : "null";
+	}
+	b_add(&out, b->p, start);
+	b_add(&out, with, strlen(with));
+	b_add(&out, b->p + end, b->len - end);
+	free(b->p);
+	*b = out;
+}
 
 static void msg_release(struct msg *m)
 {
@@ -763,6 +827,14 @@ static void *http_conn(void *arg)
 				sent = r.status;
 				if (send_response(&c, &r, r.body.len / 2,
 						  r.body.len / 2) < 0)
+					keep = 0;
+			} else if (!strcmp(a.action, "items-empty") ||
+				   !strcmp(a.action, "items-null") ||
+				   !strcmp(a.action, "no-continue")) {
+				rewrite_list(&r.body, a.action);
+				sent = r.status;
+				if (client_gone(&c) ||
+				    send_response(&c, &r, r.body.len, r.body.len) < 0)
 					keep = 0;
 			} else if (!strcmp(a.action, "stall")) {
 				sent = r.status;

@@ -1,12 +1,17 @@
 #!/usr/bin/python3
 """tests/tools/httpsink.py: a loopback HTTP receiver standing in for a
-Prometheus Pushgateway in tests/incluster.sh.
+Prometheus Pushgateway in tests/incluster.sh, and for a proxy or a plain-http
+server that must never see a credential (the capture tests of tests/git.sh,
+tests/preflight.sh, tests/faults.sh).
 
     httpsink.py DIR [STATUS]
 
 Listens on 127.0.0.1 (a free port), writes the port to DIR/port, and for every
-request appends "METHOD PATH CONTENT-TYPE" to DIR/requests and stores the body
-of the last one in DIR/body; answers STATUS (default 200). Exits after 120 s.
+request appends "METHOD PATH CONTENT-TYPE" to DIR/requests (PATH is the whole
+URL when it is used as a proxy), appends the request line and every header to
+DIR/headers and stores the body of the last one in DIR/body; answers STATUS
+(default 200; 401 comes with "WWW-Authenticate: Basic", so that a client that
+would send a password sends it). Exits after 120 s.
 """
 import http.server
 import os
@@ -23,9 +28,13 @@ class H(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(n) if n else b""
         with open(os.path.join(out, "requests"), "a") as f:
             f.write(f"{self.command} {self.path} {self.headers.get('Content-Type')}\n")
+        with open(os.path.join(out, "headers"), "a") as f:
+            f.write(f"{self.command} {self.path}\n{self.headers}")
         with open(os.path.join(out, "body"), "wb") as f:
             f.write(body)
         self.send_response(status)
+        if status == 401:
+            self.send_header("WWW-Authenticate", 'Basic realm="sink"')
         msg = b"ok\n" if status < 300 else b"push rejected by the test\n"
         self.send_header("Content-Length", str(len(msg)))
         self.end_headers()

@@ -753,6 +753,69 @@ START_TEST(test_pricelist_ambiguous)
 }
 END_TEST
 
+/* Fixed bug (generator/pricelist.c, record): strtod took hex floats
+ * (0x1p10 = $1024), inf and nan, 1e-400 (ERANGE, read as $0) and 1e308 (a
+ * 309-digit total). A price is decimal, representable and at most
+ * PRICELIST_MAX_USD; the error names the file, line and byte. */
+START_TEST(test_pricelist_price_decimal_bounded)
+{
+	static const struct {
+		const char *price, *want;
+	} cases[] = {
+		{ "0x1p10", "is not a price in USD" },
+		{ "0X37.04", "is not a price in USD" },
+		{ "inf", "is not a price in USD" },
+		{ "nan", "is not a price in USD" },
+		{ "-1", "is not a price in USD" },
+		{ " 55.04", "is not a price in USD" },
+		{ "55.", "is not a price in USD" },
+		{ "1e", "is not a price in USD" },
+		{ "1e-400", "out of range for a price" },
+		{ "1e400", "out of range for a price" },
+		{ "1e308", "not a plausible price" },
+		{ "10000.01", "not a plausible price" },
+	};
+	const struct catalog *cat = catalog_builtin();
+	double *usd = calloc(cat->ntypes, sizeof(*usd));
+	size_t len;
+	char *text = slurp("tests/fixtures/prices/ec2-us-east-1-sample.csv",
+			   &len);
+	const char *at = strstr(text, "\"55.0400000000\"");
+	struct buf b = BUF_INIT;
+
+	ck_assert_ptr_nonnull(at);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct capacity_prices pr;
+		char msg[512];
+
+		buf_reset(&b);
+		buf_add(&b, text, (size_t)(at - text) + 1);
+		buf_adds(&b, cases[i].price);
+		buf_adds(&b, at + 14);
+		ck_assert_msg(parse(b.ptr, b.len, 4096, usd, &pr, msg,
+				    sizeof(msg)) < 0,
+			      "price '%s' parsed", cases[i].price);
+		ck_assert_msg(strstr(msg, cases[i].want) && !strncmp(msg, "f:7:", 4),
+			      "'%s': %s", cases[i].price, msg);
+	}
+	/* the bound itself and an exponent AWS could write are prices */
+	for (size_t i = 0; i < 2; i++) {
+		struct capacity_prices pr;
+		char msg[512];
+
+		buf_reset(&b);
+		buf_add(&b, text, (size_t)(at - text) + 1);
+		buf_adds(&b, i ? "10000" : "5.504E1");
+		buf_adds(&b, at + 14);
+		ck_assert_msg(parse(b.ptr, b.len, 4096, usd, &pr, msg,
+				    sizeof(msg)) == 0, "%s", msg);
+	}
+	free(text);
+	buf_release(&b);
+	free(usd);
+}
+END_TEST
+
 Suite *capacity_suite(void)
 {
 	Suite *s = suite_create("capacity");
@@ -774,6 +837,7 @@ Suite *capacity_suite(void)
 	tcase_add_test(tc, test_pricelist_truncated);
 	tcase_add_test(tc, test_pricelist_malformed);
 	tcase_add_test(tc, test_pricelist_ambiguous);
+	tcase_add_test(tc, test_pricelist_price_decimal_bounded);
 	tcase_add_test(tc, test_pricelist_row_cap);
 	suite_add_tcase(s, tc);
 	return s;

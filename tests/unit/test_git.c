@@ -1,8 +1,8 @@
 /*
- * tests/unit/test_git.c: the parts of the Git module that need no
- * repository and no server: git/knownhosts.c (OpenSSH's known_hosts rules)
- * and git/credstore.c (git's credential-store format). Each case writes its
- * file to a fresh temporary path.
+ * tests/unit/test_git.c: the parts of the Git module that need no server:
+ * git/knownhosts.c (OpenSSH's known_hosts rules), git/credstore.c (git's
+ * credential-store format) and repo_descends on a temporary bare
+ * repository. Each case writes its files to a fresh temporary path.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,8 @@
 #include "git/credstore.h"
 #include "git/gitpath.h"
 #include "git/knownhosts.h"
+#include "git/repo.h"
+#include "util/fs.h"
 #include "tests/unit/suites.h"
 #include "util/base64.h"
 #include "util/buf.h"
@@ -200,6 +202,56 @@ START_TEST(test_git_path_clean)
 }
 END_TEST
 
+static void commit_on(struct repo *r, const char *branch, const char *text,
+		      char oid[REPO_OID_HEX])
+{
+	struct fs_tree t = FS_TREE_INIT;
+	struct repo_subtree sub = { "clusters/a", &t };
+	struct repo_commit c = { branch, &sub, 1, "m\n", "T", "t@example.com" };
+	struct err e = ERR_INIT;
+	int changed = 0;
+
+	fs_tree_add(&t, "f.yaml", strdup(text), strlen(text));
+	ck_assert_msg(repo_commit_tree(r, &c, oid, &changed, &e) == 0, "%s",
+		      err_msg(&e));
+	ck_assert(changed);
+	fs_tree_release(&t);
+}
+
+/* the force-push check of reconcile --git (issue 21 item 7): is the commit
+ * the inventory recorded in the history of the one fetched? */
+START_TEST(test_repo_descends)
+{
+	char dir[] = "/tmp/gpuform-unit-descends.XXXXXX", a[REPO_OID_HEX],
+	     b[REPO_OID_HEX], c[REPO_OID_HEX], cmd[96];
+	struct repo *r = NULL;
+	struct err e = ERR_INIT;
+	int yes = -1;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(repo_init_bare(&r, dir, &e), 0);
+	commit_on(r, "main", "one\n", a);
+	commit_on(r, "main", "two\n", b);
+	commit_on(r, "other", "three\n", c); /* a root commit: other history */
+	ck_assert_int_eq(repo_descends(r, b, a, &yes, &e), 0);
+	ck_assert_int_eq(yes, 1);
+	ck_assert_int_eq(repo_descends(r, b, b, &yes, &e), 0);
+	ck_assert_int_eq(yes, 1);
+	ck_assert_int_eq(repo_descends(r, a, b, &yes, &e), 0); /* rewound */
+	ck_assert_int_eq(yes, 0);
+	ck_assert_int_eq(repo_descends(r, c, a, &yes, &e), 0); /* other history */
+	ck_assert_int_eq(yes, 0);
+	ck_assert_int_eq(repo_descends(r, b, "0123456789012345678901234567890123456789",
+				       &yes, &e), 0); /* not in the repository */
+	ck_assert_int_eq(yes, 0);
+	ck_assert_int_eq(repo_descends(r, b, "not-a-commit", &yes, &e), 0);
+	ck_assert_int_eq(yes, 0);
+	repo_free(r);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *git_suite(void)
 {
 	Suite *s = suite_create("git");
@@ -217,6 +269,9 @@ Suite *git_suite(void)
 	tcase_add_loop_test(tc, test_credstore, 0,
 			    (int)(sizeof(cred_cases) / sizeof(cred_cases[0])));
 	tcase_add_test(tc, test_credstore_unreadable);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("descends");
+	tcase_add_test(tc, test_repo_descends);
 	suite_add_tcase(s, tc);
 	return s;
 }

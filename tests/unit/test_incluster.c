@@ -502,19 +502,37 @@ START_TEST(test_lease_judge)
 {
 	const double now = 1800000000.0;
 
-	ck_assert_int_eq(lease_judge(NULL, now, 60, "me/1", now), LEASE_FREE);
-	ck_assert_int_eq(lease_judge("", now, 60, "me/1", now), LEASE_FREE);
-	ck_assert_int_eq(lease_judge("me/1", now - 1000, 60, "me/1", now), LEASE_MINE);
-	ck_assert_int_eq(lease_judge("pod/1", now - 10, 60, "me/1", now), LEASE_HELD);
+	ck_assert_int_eq(lease_judge(NULL, now, 0, 60, "me/1", now), LEASE_FREE);
+	ck_assert_int_eq(lease_judge("", now, 0, 60, "me/1", now), LEASE_FREE);
+	ck_assert_int_eq(lease_judge("me/1", now - 1000, 0, 60, "me/1", now), LEASE_MINE);
+	ck_assert_int_eq(lease_judge("pod/1", now - 10, 0, 60, "me/1", now), LEASE_HELD);
 	/* exactly at renew + duration: still held; a moment later: stale */
-	ck_assert_int_eq(lease_judge("pod/1", now - 60, 60, "me/1", now), LEASE_HELD);
-	ck_assert_int_eq(lease_judge("pod/1", now - 60.001, 60, "me/1", now), LEASE_STALE);
-	ck_assert_int_eq(lease_judge("pod/1", now - 3600, 60, "me/1", now), LEASE_STALE);
+	ck_assert_int_eq(lease_judge("pod/1", now - 60, 0, 60, "me/1", now), LEASE_HELD);
+	ck_assert_int_eq(lease_judge("pod/1", now - 60.001, 0, 60, "me/1", now), LEASE_STALE);
+	ck_assert_int_eq(lease_judge("pod/1", now - 3600, 0, 60, "me/1", now), LEASE_STALE);
 	/* nothing says the holder is alive */
-	ck_assert_int_eq(lease_judge("pod/1", 0, 60, "me/1", now), LEASE_STALE);
-	ck_assert_int_eq(lease_judge("pod/1", now, 0, "me/1", now), LEASE_STALE);
+	ck_assert_int_eq(lease_judge("pod/1", 0, 0, 60, "me/1", now), LEASE_STALE);
+	ck_assert_int_eq(lease_judge("pod/1", now, 0, 0, "me/1", now), LEASE_STALE);
 	/* a renewal in the future (clock skew) is held */
-	ck_assert_int_eq(lease_judge("pod/1", now + 30, 60, "me/1", now), LEASE_HELD);
+	ck_assert_int_eq(lease_judge("pod/1", now + 30, 0, 60, "me/1", now), LEASE_HELD);
+	/* Fixed bug (reconcile/lease.c, lease_judge): a renewTime in the far
+	 * future held the lock for years (every run exited 0, not
+	 * reconciling). Beyond LEASE_MAX_SKEW_S it is judged by when the API
+	 * server saw the lease written */
+	ck_assert_int_eq(lease_judge("pod/1", now + 3e9, now - 61, 60, "me/1", now),
+			 LEASE_STALE);
+	ck_assert_int_eq(lease_judge("pod/1", now + 3e9, now - 10, 60, "me/1", now),
+			 LEASE_HELD);
+	ck_assert_int_eq(lease_judge("pod/1", now + 3e9, 0, 60, "me/1", now),
+			 LEASE_STALE); /* nothing to judge by */
+	ck_assert_int_eq(lease_judge("pod/1", now + 3e9, now + 3e9, 60, "me/1", now),
+			 LEASE_STALE); /* nor a write time as far off */
+	ck_assert_int_eq(lease_judge("pod/1", now + LEASE_MAX_SKEW_S, 0, 60, "me/1", now),
+			 LEASE_HELD); /* at the skew bound: believed */
+	/* renewing: after a third of the duration */
+	ck_assert(!lease_renew_due(now, 60, now + 19.9));
+	ck_assert(lease_renew_due(now, 60, now + 20));
+	ck_assert(lease_renew_due(now, 3, now + 1));
 }
 END_TEST
 

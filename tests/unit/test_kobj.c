@@ -3,6 +3,8 @@
  * kinds and their order.
  */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "generator/kobj.h"
@@ -88,6 +90,46 @@ START_TEST(test_kinds)
 }
 END_TEST
 
+/* Fixed bug (generator/kobj.c, kobj_same and kobj_key): both copied the
+ * group into char[128], so two groups equal in their first 127 characters
+ * were one object (one inventory key, one prune decision). A group is a
+ * DNS subdomain of up to 253 characters. */
+START_TEST(test_long_groups_stay_distinct)
+{
+	char ga[260], gb[260], ava[280], avb[280];
+	struct kobj_id a = { ava, "Widget", NULL, "w" };
+	struct kobj_id b = { avb, "Widget", NULL, "w" };
+	struct buf ka = BUF_INIT, kb = BUF_INIT;
+	char *g;
+
+	memset(ga, 'a', 200);
+	ga[200] = '\0';
+	memcpy(gb, ga, sizeof(ga));
+	gb[150] = 'b'; /* differs after character 127 */
+	snprintf(ava, sizeof(ava), "%s.example.com/v1", ga);
+	snprintf(avb, sizeof(avb), "%s.example.com/v1", gb);
+	ck_assert(!kobj_same(&a, &b));
+	ck_assert(kobj_same(&a, &a));
+	kobj_key(&a, &ka);
+	kobj_key(&b, &kb);
+	ck_assert_str_ne(buf_cstr(&ka), buf_cstr(&kb));
+	ck_assert_uint_eq(kobj_group_len(ava), 212);
+	g = kobj_group_dup(avb);
+	ck_assert_uint_eq(strlen(g), 212);
+	ck_assert_int_eq(g[150], 'b');
+	free(g);
+	g = kobj_group_dup("v1");
+	ck_assert_str_eq(g, "");
+	free(g);
+	buf_reset(&ka);
+	kobj_display(&b, &ka); /* displayed whole too */
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&ka), ".example.com/w"));
+	ck_assert_uint_eq(strlen(buf_cstr(&ka)), strlen("widget.") + 212 + 2);
+	buf_release(&ka);
+	buf_release(&kb);
+}
+END_TEST
+
 Suite *kobj_suite(void)
 {
 	Suite *s = suite_create("kobj");
@@ -96,6 +138,7 @@ Suite *kobj_suite(void)
 	tcase_add_test(t, test_identity);
 	tcase_add_test(t, test_id_copy);
 	tcase_add_test(t, test_kinds);
+	tcase_add_test(t, test_long_groups_stay_distinct);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -286,8 +286,8 @@ START_TEST(test_list_page)
 			    "\"NodePool\",\"metadata\":{\"name\":\"c\"}}]");
 	cJSON_free(s);
 
-	/* "items": null is an empty page; a non-string continue is none */
-	j = parse("{\"items\":null,\"metadata\":{\"continue\":5}}");
+	/* a non-string continue is none */
+	j = parse("{\"items\":[],\"metadata\":{\"continue\":5}}");
 	ck_assert_int_eq(kubejson_list_page(j, &np, items, &cont, "list", &e),
 			 0);
 	ck_assert_ptr_null(cont);
@@ -310,6 +310,28 @@ START_TEST(test_list_page)
 				 "answer with a list");
 		err_release(&e);
 		cJSON_Delete(j);
+	}
+	/* Fixed bug (reconcile/kubejson.c, kubejson_list_page): "items": null
+	 * read as an empty page and a list of another kind was taken, so a
+	 * short answer made every object look gone */
+	{
+		const char *shortl[] = {
+			"{\"kind\":\"NodePoolList\",\"items\":null}",
+			"{\"kind\":\"ConfigMapList\",\"items\":[{\"metadata\":{}}]}",
+			"{\"kind\":\"NodePoolListX\",\"items\":[]}",
+			"{\"kind\":7,\"items\":[]}",
+		};
+		for (size_t i = 0; i < 4; i++) {
+			j = parse(shortl[i]);
+			ck_assert_int_eq(kubejson_list_page(j, &np, items, &cont,
+							    "list nodepools", &e),
+					 -1);
+			ck_assert_ptr_nonnull(strstr(buf_cstr(&e.msg),
+						     i ? "another kind"
+						       : "\"items\": null"));
+			err_release(&e);
+			cJSON_Delete(j);
+		}
 	}
 	ck_assert_int_eq(kubejson_list_page(NULL, &np, items, &cont, "l", &e),
 			 -1);

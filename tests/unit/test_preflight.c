@@ -127,6 +127,17 @@ START_TEST(test_endpoint_and_form)
 	unsetenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
 	unsetenv("AWS_ENDPOINT_URL");
 	unsetenv("AWS_ENDPOINT_URL_EC2");
+	/* a signed request: https, or plain http only to loopback */
+	{
+		struct err er = ERR_INIT;
+		ck_assert_int_eq(aws_endpoint_check("https://ec2.r.amazonaws.com", "ec2", &er), 0);
+		ck_assert_int_eq(aws_endpoint_check("http://127.0.0.1:2", "ec2", &er), 0);
+		ck_assert_int_eq(aws_endpoint_check("http://u:pw@ec2.example:80", "ec2", &er), -1);
+		ck_assert_int_eq(er.code, ERR_INVALID);
+		ck_assert_ptr_nonnull(strstr(err_msg(&er), "AWS_ENDPOINT_URL_EC2"));
+		ck_assert_ptr_null(strstr(err_msg(&er), "pw")); /* user info not shown */
+		err_release(&er);
+	}
 
 	aws_form_add(&f, "Action", "DescribeSubnets");
 	aws_form_add(&f, "Filter.1.Name", "tag:karpenter.sh/discovery");

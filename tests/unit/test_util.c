@@ -1278,6 +1278,40 @@ START_TEST(test_url_userinfo)
 }
 END_TEST
 
+/* the one rule for where a credential may go (issue 21 item 9): https, or
+ * plain http only to a loopback host; names that merely start like one
+ * (127.evil.example, localhost.evil) are not loopback */
+START_TEST(test_url_secret_safe)
+{
+	static const char *const loop[] = {
+		"http://127.0.0.1:6443", "http://127.1.2.3/x", "http://[::1]:80/",
+		"http://localhost", "http://LOCALHOST:1/", "http://u:p@127.0.0.1/r.git",
+		"http://127.0.0.1?q", NULL,
+	};
+	static const char *const not_loop[] = {
+		"http://127.evil.example/", "http://127.0.0.1.evil.example/",
+		"http://localhost.evil/", "http://[::1].evil/", "http://[::2]/",
+		"http://10.0.0.1/", "http://127.0.0.1@evil.example/",
+		"http://evil.example/127.0.0.1", "http://127.0.0/", "127.0.0.1",
+		"http://127.0.0.1x/", "http://127.0.0.1./", NULL,
+	};
+
+	for (size_t i = 0; loop[i]; i++) {
+		ck_assert_msg(url_host_loopback(loop[i]), "%s", loop[i]);
+		ck_assert_msg(url_secret_safe(loop[i]), "%s", loop[i]);
+	}
+	for (size_t i = 0; not_loop[i]; i++) {
+		ck_assert_msg(!url_host_loopback(not_loop[i]), "%s", not_loop[i]);
+		ck_assert_msg(!url_secret_safe(not_loop[i]), "%s", not_loop[i]);
+	}
+	ck_assert(url_secret_safe("https://evil.example/"));
+	ck_assert(url_secret_safe("HTTPS://eks.example/"));
+	ck_assert(!url_secret_safe("ftp://127.0.0.1/"));
+	ck_assert(!url_secret_safe("git://127.0.0.1/r.git"));
+	ck_assert(!url_secret_safe(NULL));
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -1285,6 +1319,7 @@ Suite *util_suite(void)
 
 	tc = tcase_create("url");
 	tcase_add_test(tc, test_url_userinfo);
+	tcase_add_test(tc, test_url_secret_safe);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("buf");
