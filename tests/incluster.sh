@@ -444,11 +444,12 @@ ic reconcile --lock "$SPEC"
 check "lease_far_future_renew_not_trusted: a lease renewed in 2099 (duration 1 s, written 2 s ago) is taken over: exit 0, reconciled" \
 	'[ "$RC" = 0 ] && has "reconciled $CLUSTER:" && has_err "took over the stale run lock" && has_err "from clock-far-ahead/1"'
 # a run longer than --lock-duration renews the lease as it goes (client-go renews at a
-# fraction of the duration): 3 s lock, the run pauses 2 s after its 5th write
+# fraction of the duration): 3 s lock, held 2 s after it is taken (GPUFORM_TEST_LOCK_HOLD_S)
+# before the run writes anything, so a renewal is due before its first write
 for kd in resourceflavors clusterqueues localqueues workloadpriorityclasses; do
 	k delete "$kd.kueue.x-k8s.io" -A -l "gpuform.io/cluster=$CLUSTER" >/dev/null 2>&1
 done
-GPUFORM_TEST_WRITE_PAUSE_S=2 ic reconcile --lock --lock-duration 3s "$SPEC"
+GPUFORM_TEST_LOCK_HOLD_S=2 ic reconcile --lock --lock-duration 3s "$SPEC"
 A=$(t_audit_all | grep "/leases/$INV")
 NUPD=$(printf '%s\n' "$A" | grep -c "^update	200")
 OUT="$OUT
