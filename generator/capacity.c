@@ -244,6 +244,26 @@ static void report_density(const struct intent *in, const struct workload *w,
 	buf_release(&msg);
 }
 
+/* EFA types left out: their share of EFA devices is not the pods' request */
+static void report_efa_out(const struct intent *in, const struct workload *w,
+			   const struct units_pool *up, struct diags *d)
+{
+	struct buf msg = BUF_INIT;
+
+	for (size_t i = 0; i < up->nefa_out; i++)
+		buf_addf(&msg, "%s%s (%ld)", i ? ", " : "",
+			 up->efa_out[i]->name, up->efa_out_share[i]);
+	diags_add(d, DIAG_WARNING, in->file, AT(w->efa_pos),
+		  "a workload whose GPU class or model names only those types "
+		  "can use them, with their own share",
+		  "left out of the NodePool: each pod requests "
+		  "vpc.amazonaws.com/efa %ld, its share of the EFA devices on "
+		  "%s, and these types would give it another share (EFA x "
+		  "gpusPerPod / GPUs): %s",
+		  up->efa_share, up->types[0]->name, buf_cstr(&msg));
+	buf_release(&msg);
+}
+
 size_t capacity_report(const struct intent *in, const struct capacity *c,
 		       struct diags *d)
 {
@@ -258,6 +278,8 @@ size_t capacity_report(const struct intent *in, const struct capacity *c,
 	}
 	if (up->ndense)
 		report_density(in, w, up, DIAG_WARNING, d);
+	if (up->nefa_out)
+		report_efa_out(in, w, up, d);
 	if (w->gang * w->gpus_per_pod > up->limit)
 		diags_add(d, DIAG_ERROR, f,
 			  AT(w->gang_pos.line ? w->gang_pos : w->max_gpus_pos),
