@@ -926,6 +926,16 @@ static void gang_zone_affinity(cJSON *ctx, const struct workload *w)
 		term);
 }
 
+/* some workload's pool launches only reserved capacity and waits for it */
+static int any_waits(const struct plan *p)
+{
+	for (size_t i = 0; i < p->npools; i++)
+		if (p->pools[i].w && p->pools[i].w->capacity &&
+		    p->pools[i].w->cap_fallback == CAPF_WAIT)
+			return 1;
+	return 0;
+}
+
 static int render_addons(cJSON *addons, const struct plan *p,
 			 const struct tmpl_set *t, struct err *err)
 {
@@ -958,6 +968,16 @@ static int render_addons(cJSON *addons, const struct plan *p,
 	ctx = cJSON_CreateObject();
 	window_format_duration(p->wait_for_pods_ready_min, &b);
 	cJSON_AddStringToObject(ctx, "timeout", buf_cstr(&b));
+	/* a gang that waits for reserved capacity (a Capacity Block, or
+	 * whenExhausted: wait) is admitted before its capacity exists — a
+	 * block is invisible to Karpenter until it is active (aws/karpenter-
+	 * provider-aws v1.14.1 pkg/providers/capacityreservation/types.go) —
+	 * and evicted at every timeout; after backoffLimitCount requeues Kueue
+	 * deactivates it (apis/config/v1beta2 configuration_types.go
+	 * BackoffLimitCount), the opposite of waiting. Null: requeued until
+	 * it starts (every hour at most, backoffMaxSeconds) */
+	if (!any_waits(p))
+		cJSON_AddNumberToObject(ctx, "backoffLimitCount", 5);
 	{
 		cJSON *conf, *vals;
 		buf_reset(&b);

@@ -481,6 +481,21 @@ static void check_release(const struct intent *in, const struct workload *w,
 		gate(in, cat, "mig", "MIG", w->sharing_pos, d);
 	if (w->efa)
 		gate(in, cat, "efa", "EFA", w->efa_pos, d);
+	/* Bottlerocket's MIG manager maps 1g, 2g, 3g and 7g profiles of
+	 * the A100, H100, H200 and B200 and nothing else; any other value
+	 * falls back to the whole GPU (bottlerocket-core-kit migmanager
+	 * mig_profile.rs: the 7g variant is #[serde(other)]), so the pods
+	 * would get 7g slices instead of the profile named */
+	if (w->sharing == SHARE_MIG && w->mig_profile &&
+	    !strncmp(w->mig_profile, "4g.", 3))
+		diags_add(d, DIAG_ERROR, in->file, AT(w->sharing_pos),
+			  "use a 1g, 2g, 3g or 7g profile of the GPU model "
+			  "(e.g. 3g.40gb on a100.80gb or h100)",
+			  "MIG profile '%s' is valid for the GPU but "
+			  "Bottlerocket's MIG manager has no mapping for 4g "
+			  "profiles and falls back to the whole GPU (7g): the "
+			  "pods would get other slices than the intent names",
+			  w->mig_profile);
 	for (size_t i = 0; i < n; i++) {
 		char feature[64], what[96];
 		int seen = 0;

@@ -246,8 +246,8 @@ START_TEST(test_quota_multipliers)
 	static const struct {
 		const char *profile;
 		long mult;
-	} migs[] = { { "1g.10gb", 7 }, { "2g.20gb", 3 }, { "3g.40gb", 2 },
-		     { "4g.40gb", 1 }, { "7g.80gb", 1 } };
+	} migs[] = { { "1g.10gb", 7 }, { "1g.20gb", 4 }, { "2g.20gb", 3 },
+		     { "3g.40gb", 2 }, { "7g.80gb", 1 } };
 	struct fx fx;
 
 	build(&fx, NULL, BR, WINDOW,
