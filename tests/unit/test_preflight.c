@@ -362,7 +362,9 @@ START_TEST(test_parse_answers)
 						strlen(sg_xml), &e), 0);
 	ck_assert_int_eq(f.st[PF_EFA_SG], PF_FOUND);
 	ck_assert_int_eq(f.sg_self_in, 0);
-	ck_assert_int_eq(f.sg_self_out, 1);
+	/* Fixed bug (reconcile/preflight.c self_rule): outbound 0.0.0.0/0
+	 * was counted as the self rule EFA needs */
+	ck_assert_int_eq(f.sg_self_out, 0);
 	ck_assert_int_eq(preflight_parse_efa_sg(&f, "sg-2", sg_xml,
 						strlen(sg_xml), &e), 0);
 	ck_assert_int_eq(f.st[PF_EFA_SG], PF_ABSENT);
