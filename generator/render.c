@@ -284,6 +284,15 @@ static int render_nodeclass(cJSON *docs, const struct plan *p,
 		cJSON_AddStringToObject(ctx, "instanceProfile",
 					in->instance_profile);
 	cJSON_AddStringToObject(ctx, "discovery", in->discovery);
+	/* GPU nodes: the local NVMe as one RAID0 array for containerd, the
+	 * kubelet and pod logs, and as the node's ephemeral-storage (aws/
+	 * karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go
+	 * ephemeralStorage; nodeadm LocalStorage RAID0 on AL2023,
+	 * 'apiclient ephemeral-storage bind' on Bottlerocket: pkg/providers/
+	 * amifamily/bootstrap). Not with a Bottlerocket image cache: the bind
+	 * puts /var/lib/containerd on the array and hides the cache volume */
+	if (!nc->general && !in->image_cache)
+		cJSON_AddStringToObject(ctx, "instanceStorePolicy", "RAID0");
 	sgs = cJSON_AddArrayToObject(ctx, "securityGroupSelectorTerms");
 	term = cJSON_CreateObject();
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(term, "tags"),

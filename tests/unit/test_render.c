@@ -902,6 +902,18 @@ START_TEST(test_al2023_block_devices)
 	assert_json(J(doc(&fx, "EC2NodeClass", "gpu"), "spec",
 		      "amiSelectorTerms", NULL),
 		    "[{\"alias\":\"al2023@v20250505\"}]");
+	/* GPU nodes use their local NVMe (RAID0, ephemeral-storage) */
+	ck_assert_str_eq(S(J(doc(&fx, "EC2NodeClass", "gpu"), "spec",
+			     "instanceStorePolicy", NULL)),
+			 "RAID0");
+	release(&fx);
+	/* not with a Bottlerocket image cache (the bind of /var/lib/
+	 * containerd would hide it), never on the general class */
+	render_intent(&fx, br_intent);
+	ck_assert_ptr_null(J(doc(&fx, "EC2NodeClass", "gpu"), "spec",
+			     "instanceStorePolicy", NULL));
+	ck_assert_ptr_null(J(doc(&fx, "EC2NodeClass", "general"), "spec",
+			     "instanceStorePolicy", NULL));
 	release(&fx);
 }
 END_TEST
