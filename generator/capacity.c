@@ -264,6 +264,35 @@ static void report_efa_out(const struct intent *in, const struct workload *w,
 	buf_release(&msg);
 }
 
+/* a gang whose nodes may differ in GPU memory: the smallest bounds every
+ * rank (a data-parallel step waits for the slowest, a model sharded for
+ * 80 GB does not fit 40 GB) */
+static void report_gang_memory(const struct intent *in,
+			       const struct workload *w,
+			       const struct units_pool *up, struct diags *d)
+{
+	const struct cat_type *lo = NULL, *hi = NULL;
+
+	if (w->gang <= 1)
+		return;
+	for (size_t i = 0; i < up->ntypes; i++) {
+		const struct cat_type *t = up->types[i];
+		if (!lo || t->gpu_mem_mib < lo->gpu_mem_mib)
+			lo = t;
+		if (!hi || t->gpu_mem_mib > hi->gpu_mem_mib)
+			hi = t;
+	}
+	if (!lo || lo->gpu_mem_mib == hi->gpu_mem_mib)
+		return;
+	diags_add(d, DIAG_WARNING, in->file, AT(w->gpu_pos),
+		  "name one GPU model (e.g. 'a100.80gb') or class for the gang",
+		  "gang of %ld pods may mix nodes with %d GiB (%s) and %d GiB "
+		  "(%s) per GPU: Karpenter picks each node's type on its own, "
+		  "and every rank is bound by the smallest",
+		  w->gang, (lo->gpu_mem_mib + 512) / 1024, lo->name,
+		  (hi->gpu_mem_mib + 512) / 1024, hi->name);
+}
+
 size_t capacity_report(const struct intent *in, const struct capacity *c,
 		       struct diags *d)
 {
@@ -280,6 +309,7 @@ size_t capacity_report(const struct intent *in, const struct capacity *c,
 		report_density(in, w, up, DIAG_WARNING, d);
 	if (up->nefa_out)
 		report_efa_out(in, w, up, d);
+	report_gang_memory(in, w, up, d);
 	if (w->gang * w->gpus_per_pod > up->limit)
 		diags_add(d, DIAG_ERROR, f,
 			  AT(w->gang_pos.line ? w->gang_pos : w->max_gpus_pos),

@@ -914,6 +914,39 @@ static void serving_contract(cJSON *ctx, const struct workload *w)
  * picks its zone; without it every running gang of the workload shares the
  * zone of the first (docs/placement-and-resilience.md).
  */
+/*
+ * What NCCL needs in a multi-GPU or EFA pod: /dev/shm as a memory-backed
+ * emptyDir (the container runtime gives 64 MiB, NCCL's shared-memory
+ * transport between the pod's GPUs needs far more; it counts against the
+ * pod's memory), and the libfabric provider for EFA (FI_PROVIDER=efa), with
+ * GPUDirect RDMA where every type of the pool has it (P4d and later: the
+ * p families; aws-samples/awsome-distributed-training micro-benchmarks/
+ * nccl-tests sets FI_EFA_USE_DEVICE_RDMA=1 on them)
+ */
+static void contract_runtime(cJSON *ctx, const struct plan_pool *pool)
+{
+	const struct workload *w = pool->w;
+
+	if (w->gpus_per_pod > 1) {
+		cJSON *shm = cJSON_AddObjectToObject(ctx, "shm");
+		cJSON_AddStringToObject(shm, "mountPath", "/dev/shm");
+		cJSON_AddStringToObject(
+			cJSON_AddObjectToObject(shm, "emptyDir"), "medium",
+			"Memory");
+	}
+	if (w->efa) {
+		cJSON *env = cJSON_AddObjectToObject(ctx, "env");
+		int rdma = pool->units.ntypes > 0;
+
+		for (size_t i = 0; i < pool->units.ntypes; i++)
+			rdma &= pool->units.types[i]->family[0] == 'p';
+		cJSON_AddStringToObject(env, "FI_PROVIDER", "efa");
+		if (rdma)
+			cJSON_AddStringToObject(env, "FI_EFA_USE_DEVICE_RDMA",
+						"1");
+	}
+}
+
 static void gang_zone_affinity(cJSON *ctx, const struct workload *w)
 {
 	cJSON *term, *keys;
@@ -1083,6 +1116,7 @@ static int render_addons(cJSON *addons, const struct plan *p,
 		if (w->type == WL_INFERENCE)
 			serving_contract(ctx, w);
 		gang_zone_affinity(ctx, w);
+		contract_runtime(ctx, pool);
 		/* a spot pool: EC2 reclaims the node 2 minutes after the
 		 * interruption notice; 90s leaves time for the notice to
 		 * reach Karpenter (SQS) and the drain to start (lint

@@ -1255,6 +1255,16 @@ START_TEST(test_pod_contract)
 		    "{\"kueue.x-k8s.io/queue-name\":\"pretrain\"}},"
 		    "\"matchLabelKeys\":[\"gpuform.io/gang\"],"
 		    "\"topologyKey\":\"topology.kubernetes.io/zone\"}]}}");
+	/* NCCL's needs: /dev/shm in memory for a multi-GPU pod, the EFA
+	 * provider with GPUDirect RDMA on p5.48xlarge */
+	assert_json(J(pc, "shm", NULL),
+		    "{\"mountPath\":\"/dev/shm\",\"emptyDir\":{\"medium\":"
+		    "\"Memory\"}}");
+	assert_json(J(pc, "env", NULL),
+		    "{\"FI_PROVIDER\":\"efa\",\"FI_EFA_USE_DEVICE_RDMA\":\"1\"}");
+	/* a 1-GPU pod without EFA: neither */
+	ck_assert_ptr_null(J(addon(&fx, "pod-contract-serve.yaml"), "shm", NULL));
+	ck_assert_ptr_null(J(addon(&fx, "pod-contract-serve.yaml"), "env", NULL));
 	/* no gang, or no EFA: no affinity */
 	ck_assert_ptr_null(J(addon(&fx, "pod-contract-serve.yaml"), "affinity",
 			     NULL));
