@@ -968,6 +968,58 @@ static void gang_zone_affinity(cJSON *ctx, const struct workload *w)
 		term);
 }
 
+/* the pod contract of a GPU workload's pool (addons/pod-contract-W.yaml) */
+static int render_contract(cJSON *addons, const struct plan_pool *pool,
+			   const struct tmpl_set *t, struct err *err)
+{
+	const struct workload *w = pool->w;
+	cJSON *ctx, *l, *res;
+	char *file;
+	int r;
+
+	ctx = cJSON_CreateObject();
+	cJSON_AddStringToObject(ctx, "name", w->name);
+	cJSON_AddStringToObject(ctx, "namespace", w->ns);
+	cJSON_AddNumberToObject(ctx, "gang", (double)w->gang);
+	l = cJSON_AddObjectToObject(ctx, "labels");
+	cJSON_AddStringToObject(l, "kueue.x-k8s.io/priority-class",
+				priority_names[w->type]);
+	cJSON_AddStringToObject(l, "kueue.x-k8s.io/queue-name", w->name);
+	/* batch pods of an uninterruptible pool hold their node
+	 * (drift waits for them: no terminationGracePeriod); serving
+	 * pods never do — a long-running Deployment would pin its
+	 * nodes forever — they roll under a PodDisruptionBudget and
+	 * spread over zones and nodes instead */
+	if (w->interruption == INT_NONE && w->type != WL_INFERENCE)
+		cJSON_AddStringToObject(
+			cJSON_AddObjectToObject(ctx, "annotations"),
+			"karpenter.sh/do-not-disrupt", "true");
+	if (w->type == WL_INFERENCE)
+		serving_contract(ctx, w);
+	gang_zone_affinity(ctx, w);
+	contract_runtime(ctx, pool);
+	/* a spot pool: EC2 reclaims the node 2 minutes after the
+	 * interruption notice; 90s leaves time for the notice to
+	 * reach Karpenter (SQS) and the drain to start (lint
+	 * GPU024 checks pods against it) */
+	if (pool->spot)
+		cJSON_AddNumberToObject(ctx,
+					"terminationGracePeriodSeconds",
+					POD_SPOT_GRACE_S);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "nodeSelector"),
+				"gpuform.io/pool", pool->name);
+	res = cJSON_AddObjectToObject(ctx, "resources");
+	cJSON_AddNumberToObject(res, "nvidia.com/gpu",
+				(double)w->gpus_per_pod);
+	if (w->efa)
+		cJSON_AddNumberToObject(res, "vpc.amazonaws.com/efa",
+					(double)pool->efa_per_pod);
+	file = xasprintf("pod-contract-%s.yaml", w->name);
+	r = add_addon(addons, t, "pod-contract", file, ctx, err);
+	free(file);
+	return r;
+}
+
 /* some workload's pool launches only reserved capacity and waits for it */
 static int any_waits(const struct plan *p)
 {
@@ -1087,58 +1139,10 @@ static int render_addons(cJSON *addons, const struct plan *p,
 			      "nvidia-device-plugin-values.yaml", ctx, err) < 0)
 			return -1;
 	}
-	for (size_t i = 0; i < p->npools; i++) {
-		const struct plan_pool *pool = &p->pools[i];
-		const struct workload *w = pool->w;
-		cJSON *l, *res;
-		char *file;
-		int r;
-
-		if (!w)
-			continue;
-		ctx = cJSON_CreateObject();
-		cJSON_AddStringToObject(ctx, "name", w->name);
-		cJSON_AddStringToObject(ctx, "namespace", w->ns);
-		cJSON_AddNumberToObject(ctx, "gang", (double)w->gang);
-		l = cJSON_AddObjectToObject(ctx, "labels");
-		cJSON_AddStringToObject(l, "kueue.x-k8s.io/priority-class",
-					priority_names[w->type]);
-		cJSON_AddStringToObject(l, "kueue.x-k8s.io/queue-name", w->name);
-		/* batch pods of an uninterruptible pool hold their node
-		 * (drift waits for them: no terminationGracePeriod); serving
-		 * pods never do — a long-running Deployment would pin its
-		 * nodes forever — they roll under a PodDisruptionBudget and
-		 * spread over zones and nodes instead */
-		if (w->interruption == INT_NONE && w->type != WL_INFERENCE)
-			cJSON_AddStringToObject(
-				cJSON_AddObjectToObject(ctx, "annotations"),
-				"karpenter.sh/do-not-disrupt", "true");
-		if (w->type == WL_INFERENCE)
-			serving_contract(ctx, w);
-		gang_zone_affinity(ctx, w);
-		contract_runtime(ctx, pool);
-		/* a spot pool: EC2 reclaims the node 2 minutes after the
-		 * interruption notice; 90s leaves time for the notice to
-		 * reach Karpenter (SQS) and the drain to start (lint
-		 * GPU024 checks pods against it) */
-		if (pool->spot)
-			cJSON_AddNumberToObject(ctx,
-						"terminationGracePeriodSeconds",
-						POD_SPOT_GRACE_S);
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "nodeSelector"),
-					"gpuform.io/pool", pool->name);
-		res = cJSON_AddObjectToObject(ctx, "resources");
-		cJSON_AddNumberToObject(res, "nvidia.com/gpu",
-					(double)w->gpus_per_pod);
-		if (w->efa)
-			cJSON_AddNumberToObject(res, "vpc.amazonaws.com/efa",
-						(double)pool->efa_per_pod);
-		file = xasprintf("pod-contract-%s.yaml", w->name);
-		r = add_addon(addons, t, "pod-contract", file, ctx, err);
-		free(file);
-		if (r < 0)
+	for (size_t i = 0; i < p->npools; i++)
+		if (p->pools[i].w &&
+		    render_contract(addons, &p->pools[i], t, err) < 0)
 			return -1;
-	}
 	return 0;
 }
 
