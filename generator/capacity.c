@@ -147,6 +147,7 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 
 	memset(out, 0, sizeof(*out));
 	out->w = w;
+	out->cat = cat;
 	out->per_pod = w->gpus_per_pod > 0 ? w->gpus_per_pod : 1;
 	out->gang = w->gang > 0 ? w->gang : 1;
 	out->max_gpus = w->max_gpus;
@@ -244,18 +245,42 @@ static void report_density(const struct intent *in, const struct workload *w,
 	buf_release(&msg);
 }
 
-/* EFA types left out: their share of EFA devices is not the pods' request */
-static void report_efa_out(const struct intent *in, const struct workload *w,
-			   const struct units_pool *up, struct diags *d)
+static const char *gpu_of(const struct catalog *cat, const struct cat_type *t)
 {
-	struct buf msg = BUF_INIT;
+	const struct cat_family *f = catalog_family(cat, t->family);
 
-	for (size_t i = 0; i < up->nefa_out; i++)
-		buf_addf(&msg, "%s%s (%ld)", i ? ", " : "",
-			 up->efa_out[i]->name, up->efa_out_share[i]);
+	return f ? f->gpu : t->family;
+}
+
+/* EFA types left out: their share of EFA devices is not the pods' request.
+ * Said only when a GPU the intent names is left out entirely (gpu: [a100,
+ * h100]): then a workload of its own can use it. p5en beside p5e (both
+ * h200) or p5.4xlarge beside p5.48xlarge cannot be named apart, and
+ * docs/placement-and-resilience.md explains them. */
+static void report_efa_out(const struct intent *in, const struct capacity *c,
+			   struct diags *d)
+{
+	const struct workload *w = c->w;
+	const struct units_pool *up = &c->up;
+	struct buf msg = BUF_INIT;
+	size_t n = 0;
+
+	for (size_t i = 0; i < up->nefa_out; i++) {
+		const char *g = gpu_of(c->cat, up->efa_out[i]);
+		int kept = 0;
+		for (size_t k = 0; k < up->ntypes; k++)
+			kept |= !strcmp(g, gpu_of(c->cat, up->types[k]));
+		if (!kept)
+			buf_addf(&msg, "%s%s (%ld)", n++ ? ", " : "",
+				 up->efa_out[i]->name, up->efa_out_share[i]);
+	}
+	if (!n) {
+		buf_release(&msg);
+		return;
+	}
 	diags_add(d, DIAG_WARNING, in->file, AT(w->efa_pos),
-		  "a workload whose GPU class or model names only those types "
-		  "can use them, with their own share",
+		  "give that GPU class a workload of its own (its pods request "
+		  "their share)",
 		  "left out of the NodePool: each pod requests "
 		  "vpc.amazonaws.com/efa %ld, its share of the EFA devices on "
 		  "%s, and these types would give it another share (EFA x "
@@ -308,7 +333,7 @@ size_t capacity_report(const struct intent *in, const struct capacity *c,
 	if (up->ndense)
 		report_density(in, w, up, DIAG_WARNING, d);
 	if (up->nefa_out)
-		report_efa_out(in, w, up, d);
+		report_efa_out(in, c, d);
 	report_gang_memory(in, w, up, d);
 	if (w->gang * w->gpus_per_pod > up->limit)
 		diags_add(d, DIAG_ERROR, f,
