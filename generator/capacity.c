@@ -147,6 +147,7 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 
 	memset(out, 0, sizeof(*out));
 	out->w = w;
+	out->cat = cat;
 	out->per_pod = w->gpus_per_pod > 0 ? w->gpus_per_pod : 1;
 	out->gang = w->gang > 0 ? w->gang : 1;
 	out->max_gpus = w->max_gpus;
@@ -244,6 +245,79 @@ static void report_density(const struct intent *in, const struct workload *w,
 	buf_release(&msg);
 }
 
+static const char *gpu_of(const struct catalog *cat, const struct cat_type *t)
+{
+	const struct cat_family *f = catalog_family(cat, t->family);
+
+	return f ? f->gpu : t->family;
+}
+
+/* EFA types left out: their share of EFA devices is not the pods' request.
+ * Said only when a GPU the intent names is left out entirely (gpu: [a100,
+ * h100]): then a workload of its own can use it. p5en beside p5e (both
+ * h200) or p5.4xlarge beside p5.48xlarge cannot be named apart, and
+ * docs/placement-and-resilience.md explains them. */
+static void report_efa_out(const struct intent *in, const struct capacity *c,
+			   struct diags *d)
+{
+	const struct workload *w = c->w;
+	const struct units_pool *up = &c->up;
+	struct buf msg = BUF_INIT;
+	size_t n = 0;
+
+	for (size_t i = 0; i < up->nefa_out; i++) {
+		const char *g = gpu_of(c->cat, up->efa_out[i]);
+		int kept = 0;
+		for (size_t k = 0; k < up->ntypes; k++)
+			kept |= !strcmp(g, gpu_of(c->cat, up->types[k]));
+		if (!kept)
+			buf_addf(&msg, "%s%s (%ld)", n++ ? ", " : "",
+				 up->efa_out[i]->name, up->efa_out_share[i]);
+	}
+	if (!n) {
+		buf_release(&msg);
+		return;
+	}
+	diags_add(d, DIAG_WARNING, in->file, AT(w->efa_pos),
+		  "give that GPU class a workload of its own (its pods request "
+		  "their share)",
+		  "left out of the NodePool: each pod requests "
+		  "vpc.amazonaws.com/efa %ld, its share of the EFA devices on "
+		  "%s, and these types would give it another share (EFA x "
+		  "gpusPerPod / GPUs): %s",
+		  up->efa_share, up->types[0]->name, buf_cstr(&msg));
+	buf_release(&msg);
+}
+
+/* a gang whose nodes may differ in GPU memory: the smallest bounds every
+ * rank (a data-parallel step waits for the slowest, a model sharded for
+ * 80 GB does not fit 40 GB) */
+static void report_gang_memory(const struct intent *in,
+			       const struct workload *w,
+			       const struct units_pool *up, struct diags *d)
+{
+	const struct cat_type *lo = NULL, *hi = NULL;
+
+	if (w->gang <= 1)
+		return;
+	for (size_t i = 0; i < up->ntypes; i++) {
+		const struct cat_type *t = up->types[i];
+		if (!lo || t->gpu_mem_mib < lo->gpu_mem_mib)
+			lo = t;
+		if (!hi || t->gpu_mem_mib > hi->gpu_mem_mib)
+			hi = t;
+	}
+	if (!lo || lo->gpu_mem_mib == hi->gpu_mem_mib)
+		return;
+	diags_add(d, DIAG_WARNING, in->file, AT(w->gpu_pos),
+		  "name one GPU model (e.g. 'a100.80gb') or class for the gang",
+		  "gang of %ld pods may mix nodes with %d GiB (%s) and %d GiB "
+		  "(%s) per GPU: Karpenter picks each node's type on its own, "
+		  "and every rank is bound by the smallest",
+		  w->gang, (lo->gpu_mem_mib + 512) / 1024, lo->name,
+		  (hi->gpu_mem_mib + 512) / 1024, hi->name);
+}
+
 size_t capacity_report(const struct intent *in, const struct capacity *c,
 		       struct diags *d)
 {
@@ -258,6 +332,9 @@ size_t capacity_report(const struct intent *in, const struct capacity *c,
 	}
 	if (up->ndense)
 		report_density(in, w, up, DIAG_WARNING, d);
+	if (up->nefa_out)
+		report_efa_out(in, c, d);
+	report_gang_memory(in, w, up, d);
 	if (w->gang * w->gpus_per_pod > up->limit)
 		diags_add(d, DIAG_ERROR, f,
 			  AT(w->gang_pos.line ? w->gang_pos : w->max_gpus_pos),

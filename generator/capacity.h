@@ -74,6 +74,7 @@ struct capacity_choice {
 
 struct capacity {
 	const struct workload *w;
+	const struct catalog *cat;
 	struct units_pool up; /* limit, quota, launchable, dense types */
 	struct capacity_type types[UNITS_MAX_TYPES];
 	size_t ntypes;

@@ -413,10 +413,10 @@ static int parse_release(struct cat_parser *p, int line, char **f)
 				  "bottlerocket)",
 				  f[1]);
 	if (strcmp(f[2], "timeslicing") && strcmp(f[2], "mig") &&
-	    strncmp(f[2], "gpu:", 4))
+	    strcmp(f[2], "efa") && strncmp(f[2], "gpu:", 4))
 		return parse_fail(p, line,
-				  "unknown feature '%s' (timeslicing, mig or "
-				  "gpu:<class>)",
+				  "unknown feature '%s' (timeslicing, mig, efa "
+				  "or gpu:<class>)",
 				  f[2]);
 	if (!strncmp(f[2], "gpu:", 4) && !catalog_class(c, f[2] + 4))
 		return parse_fail(p, line,

@@ -45,7 +45,7 @@ enum rule_idx {
 	R_PLUGIN_TOL, R_TIMESLICE, R_DND, R_QUEUE, R_TOLERATION, R_GPUS,
 	R_EXPIRE, R_GANG, R_LIMITS, R_S2S, R_CACHE, R_AL2023, R_NOLIMIT,
 	R_QUEUE_PLACEMENT, R_OVERLAY, R_RESERVED, R_SNAP_INIT,
-	R_SPOT_GRACE, R_COUNT
+	R_SPOT_GRACE, R_HUGEPAGES, R_COUNT
 };
 
 /* EC2 gives a spot instance 2 minutes between the interruption notice
@@ -979,6 +979,9 @@ struct podset {
 	const struct ynode *count_node;
 	long gpus, efa;
 	const struct ynode *gpu_node, *efa_node;
+	/* the first hugepages-<size> request and its resource name */
+	const struct ynode *huge_node;
+	const char *huge_res;
 };
 
 struct workload_ref {
@@ -987,6 +990,21 @@ struct workload_ref {
 	struct podset sets[16];
 	size_t nsets;
 };
+
+/* the first hugepages-* resource of a requests or limits map */
+static void podset_hugepages_of(struct podset *p, const struct ynode *list)
+{
+	if (p->huge_node || !list || list->type != YNODE_MAP)
+		return;
+	for (size_t i = 0; i + 1 < list->nr; i += 2) {
+		const char *k = str(list->kids[i]);
+		if (k && !strncmp(k, "hugepages-", 10)) {
+			p->huge_node = list->kids[i + 1];
+			p->huge_res = k;
+			return;
+		}
+	}
+}
 
 static void podset_resources(struct podset *p)
 {
@@ -1016,6 +1034,8 @@ static void podset_resources(struct podset *p)
 				if (!p->efa_node)
 					p->efa_node = e;
 			}
+			podset_hugepages_of(p, kid(res, "limits"));
+			podset_hugepages_of(p, kid(res, "requests"));
 		}
 	}
 }
@@ -1545,6 +1565,9 @@ static void podset_expiry(struct lctx *c, const struct workload_ref *w,
 	}
 }
 
+static int overlay_selects(const struct lctx *c, const struct doc *ov,
+			   const struct pool *p, const struct cat_type *t);
+
 /* GPU024: a grace period longer than a spot interruption notice */
 static void podset_spot_grace(struct lctx *c, const struct workload_ref *w,
 			      const struct podset *p, long gang,
@@ -1580,6 +1603,51 @@ static void podset_spot_grace(struct lctx *c, const struct workload_ref *w,
 	}
 }
 
+/*
+ * GPU025: pods that request hugepages on a pool where, for some instance
+ * type it can launch, no NodeOverlay gives Karpenter that capacity:
+ * Karpenter's AWS instance types have none (aws/karpenter-provider-aws
+ * v1.14.1 pkg/providers/instancetype/types.go computeCapacity), a missing
+ * resource does not fit, and the pods never get a node.
+ */
+static void podset_hugepages(struct lctx *c, const struct workload_ref *w,
+			     const struct podset *p, struct resolved r)
+{
+	if (!p->huge_node || !c->cat)
+		return;
+	for (size_t k = 0; k < r.npools; k++) {
+		const struct pool *pl = r.pools[k];
+		const struct cat_type *miss = NULL;
+
+		if (!pl->admit)
+			continue;
+		for (size_t i = 0; i < c->cat->ntypes && !miss; i++) {
+			const struct cat_type *t = &c->cat->types[i];
+			int ok = 0;
+
+			if (!pl->admit[i] || t->gpus <= 0)
+				continue;
+			for (size_t j = 0; j < c->ndocs && !ok; j++) {
+				const struct doc *ov = &c->docs[j];
+				ok = kind_is(ov, "NodeOverlay") &&
+				     overlay_selects(c, ov, pl, t) &&
+				     kid(get(ov->root, "spec.capacity"),
+					 p->huge_res);
+			}
+			if (!ok)
+				miss = t;
+		}
+		if (miss)
+			report(c, R_HUGEPAGES, w->d, p->huge_node,
+			       "the pods request %s but NodePool '%s' gives "
+			       "Karpenter no such capacity for %s (no "
+			       "NodeOverlay): its instance types carry no "
+			       "hugepages, so Karpenter finds no type that "
+			       "fits and the pods stay Pending",
+			       p->huge_res, pl->name, miss->name);
+	}
+}
+
 /* the rules about one pod set of a workload that asks for GPUs or EFA,
  * against the pools, queues and pod contract it resolves to */
 static void check_podset(struct lctx *c, const struct workload_ref *w,
@@ -1604,6 +1672,7 @@ static void check_podset(struct lctx *c, const struct workload_ref *w,
 	podset_timesliced(c, w, p, gang, r, names, dnd);
 	podset_expiry(c, w, p, gang, r, names, dnd);
 	podset_spot_grace(c, w, p, gang, r, names, dnd);
+	podset_hugepages(c, w, p, r);
 	buf_release(&names);
 }
 
@@ -1968,6 +2037,13 @@ static void pool_confined(struct lctx *c, struct pool *p,
 		const char *onefam = NULL;
 		int nfam = 0, min_gpus = INT_MAX, alt_types = 0, alt_fams = 0;
 		const struct cat_class *cls = NULL;
+		/* types the pool leaves out by name are a choice, not a
+		 * narrow selector (gpuform leaves out the EFA types whose
+		 * share differs from the pods' request, units.h) */
+		const struct ynode *notin = kid(
+			find_req(p->reqs, "node.kubernetes.io/instance-type",
+				 "NotIn"),
+			"values");
 		for (size_t i = 0; i < c->cat->ntypes; i++) {
 			const struct cat_type *t = &c->cat->types[i];
 			if (!p->admit[i] || t->gpus <= 0)
@@ -2001,6 +2077,7 @@ static void pool_confined(struct lctx *c, struct pool *p,
 				continue;
 			for (size_t k = 0; k < n; k++)
 				if (ft[k].gpus >= min_gpus &&
+				    !seq_has(notin, ft[k].name) &&
 				    (!only || strcmp(ft[k].name, only->name))) {
 					alt_types++;
 					fits = 1;

@@ -287,6 +287,22 @@ const struct lint_rule lint_rules[] = {
 	  "Karpenter through SQS and the drain starts a little later) and write\n"
 	  "the checkpoint on SIGTERM within it; or make the workload\n"
 	  "'interruption: none' (on-demand only).\n" },
+	{ "GPU025", "hugepages-without-capacity", LINT_ERROR,
+	  "pods request hugepages on a NodePool whose instance types "
+	  "Karpenter believes have none",
+	  "Why: Karpenter's AWS instance types carry no hugepages capacity\n"
+	  "(aws/karpenter-provider-aws pkg/providers/instancetype/types.go\n"
+	  "computeCapacity), and a resource a type does not have does not fit,\n"
+	  "so a pod that requests hugepages-2Mi (the AWS NCCL test manifests do\n"
+	  "with EFA) never gets a node: 'no instance type satisfied resources'\n"
+	  "(aws/karpenter-provider-aws#3315, #6296). Kueue admits such a gang\n"
+	  "(hugepages are not in its quota) and waitForPodsReady evicts it.\n"
+	  "Fix: on nodes that really reserve hugepages (Bottlerocket v1.28.0+\n"
+	  "with EFA: 110 x vCPUs pages of 2 MiB), add a NodeOverlay scoped to\n"
+	  "the pool with capacity hugepages-2Mi (gpuform render does this for\n"
+	  "EFA pools on Bottlerocket, with the NodeOverlay gate); on AL2023\n"
+	  "gpuform reserves none, so drop the hugepages request (libfabric\n"
+	  "falls back to regular pages).\n" },
 };
 
 const size_t lint_nrules = sizeof(lint_rules) / sizeof(lint_rules[0]);

@@ -158,7 +158,7 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 			 struct diags *d, struct err *err)
 {
 	struct buf why = BUF_INIT;
-	long cpu_per_gpu = 0, mem_per_gpu_mib = 0, min_efa = -1;
+	long cpu_per_gpu = 0, mem_per_gpu_mib = 0;
 	double prices[256];
 	size_t nprices = 0;
 	int n;
@@ -201,16 +201,6 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 			cpu_per_gpu = cpg;
 		if (mpg > mem_per_gpu_mib)
 			mem_per_gpu_mib = mpg;
-		/* a pod's share of the node's EFA devices: as many per GPU
-		 * as the type has (p5.48xlarge: 32 for 8 GPUs, 4 per GPU),
-		 * at least one; the smallest over the pool's types */
-		if (w->efa && t->efa && t->gpus > 0) {
-			long share = (long)t->efa * w->gpus_per_pod / t->gpus;
-			if (share < 1)
-				share = 1;
-			if (min_efa < 0 || share < min_efa)
-				min_efa = share;
-		}
 	}
 	if (!pool->ntypes) {
 		err_set(err, ERR_INTERNAL,
@@ -233,8 +223,10 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 	pool->quota_cpu = w->max_gpus * cpu_per_gpu;
 	pool->quota_mem_gib = (w->max_gpus * mem_per_gpu_mib + 1023) / 1024;
 	if (w->efa) {
-		/* a pod asks for the EFA count every allowed type can give */
-		pool->efa_per_pod = min_efa > 0 ? min_efa : 1;
+		/* a pod asks for its share of the node's EFA devices, the
+		 * same on every type the pool keeps (units.h efa_share) */
+		pool->efa_per_pod = pool->units.efa_share > 0
+					    ? pool->units.efa_share : 1;
 		pool->quota_efa = (w->max_gpus / w->gpus_per_pod) *
 				  pool->efa_per_pod;
 	}

@@ -98,6 +98,13 @@ const struct lint_rule pf_rules[] = {
 	  "in a zone of its subnets; a Capacity Block must hold the gang and "
 	  "must not have ended. Fix workloads[].capacity or the reservation "
 	  "(docs/reserved-capacity.md).\n" },
+	{ "PF100", "zone-without-subnet", LINT_ERROR,
+	  "a workload is pinned to a zone where no discovered subnet is",
+	  "placement.zone becomes a topology.kubernetes.io/zone requirement "
+	  "on the NodePool, and Karpenter launches only into the subnets its "
+	  "EC2NodeClass selects (karpenter.sh/discovery=<discovery>); with no "
+	  "such subnet in the zone the pool never launches a node. Tag a "
+	  "subnet in that zone, or pin a zone that has one.\n" },
 };
 const size_t pf_nrules = sizeof(pf_rules) / sizeof(pf_rules[0]);
 
@@ -320,14 +327,95 @@ static int denied(struct lint_findings *out, const struct pf_facts *f,
 	return 1;
 }
 
-static int offered(const struct pf_facts *f, const char *type,
-		   const char *zone)
+static int subnet_zone(const struct pf_facts *f, const char *zone)
+{
+	for (size_t z = 0; z < f->nzones; z++)
+		if (!strcmp(f->zones[z], zone))
+			return 1;
+	return 0;
+}
+
+static int offered_type_of(const struct units_pool *u, const char *type)
+{
+	for (size_t k = 0; k < u->ntypes; k++)
+		if (!strcmp(type, u->types[k]->name))
+			return 1;
+	return 0;
+}
+
+/* type is offered in a zone of a discovered subnet */
+static int offered_here(const struct pf_facts *f, const char *type)
 {
 	for (size_t i = 0; i < f->noffers; i++)
 		if (!strcmp(f->offers[i].type, type) &&
-		    (!zone || !strcmp(f->offers[i].zone, zone)))
+		    subnet_zone(f, f->offers[i].zone))
 			return 1;
 	return 0;
+}
+
+/*
+ * PF005: a GPU pool none of whose instance types is offered in a zone of
+ * the discovered subnets; names the types (up to 4) and the zones of the
+ * region where they are offered (the offerings are asked for every zone)
+ */
+static void check_offerings(struct lint_findings *out, const struct plan_pool *pool,
+			    const struct pf_facts *f, const char *file)
+{
+	const struct units_pool *u = &pool->units;
+	struct buf zl = BUF_INIT, tl = BUF_INIT, el = BUF_INIT;
+	size_t shown = u->ntypes < 4 ? u->ntypes : 4, nel = 0;
+
+	for (size_t k = 0; k < u->ntypes; k++)
+		if (offered_here(f, u->types[k]->name))
+			return;
+	for (size_t z = 0; z < f->nzones; z++)
+		buf_addf(&zl, "%s%s", z ? ", " : "", f->zones[z]);
+	for (size_t k = 0; k < shown; k++)
+		buf_addf(&tl, "%s%s", k ? ", " : "", u->types[k]->name);
+	if (u->ntypes > shown)
+		buf_addf(&tl, " and %zu more", u->ntypes - shown);
+	for (size_t i = 0; i < f->noffers; i++) {
+		int typ = 0, dup = 0;
+		for (size_t k = 0; k < u->ntypes; k++)
+			typ |= !strcmp(f->offers[i].type, u->types[k]->name);
+		for (size_t j = 0; j < i && typ; j++)
+			dup |= !strcmp(f->offers[j].zone, f->offers[i].zone) &&
+			       offered_type_of(u, f->offers[j].type);
+		if (typ && !dup)
+			buf_addf(&el, "%s%s", nel++ ? ", " : "",
+				 f->offers[i].zone);
+	}
+	add(out, 5, file, pool->w->gpu_pos,
+	    "workload '%s': none of its %zu instance type%s (%s) is offered in "
+	    "the zones of the discovered subnets (%s); %s%s",
+	    pool->w->name, u->ntypes, u->ntypes == 1 ? "" : "s", buf_cstr(&tl),
+	    buf_cstr(&zl),
+	    nel ? "offered in " : "offered in no zone of the region",
+	    buf_cstr(&el));
+	buf_release(&zl);
+	buf_release(&tl);
+	buf_release(&el);
+}
+
+/* PF100: placement.zone names a zone where no discovered subnet is:
+ * Karpenter launches only into subnets its selector terms select, so the
+ * pool can never launch a node */
+static void check_zones(struct lint_findings *out, const struct workload *w,
+			const struct pf_facts *f, const char *file)
+{
+	struct buf zl = BUF_INIT;
+
+	for (size_t z = 0; z < f->nzones; z++)
+		buf_addf(&zl, "%s%s", z ? ", " : "", f->zones[z]);
+	for (size_t i = 0; i < w->nzones; i++)
+		if (!subnet_zone(f, w->zones[i]))
+			add(out, 8, file,
+			    w->zone_item_pos ? w->zone_item_pos[i] : w->zone_pos,
+			    "workload '%s' is pinned to zone %s, but no "
+			    "discovered subnet is there (subnets in %s): "
+			    "Karpenter never launches its nodes",
+			    w->name, w->zones[i], buf_cstr(&zl));
+	buf_release(&zl);
 }
 
 /* "team=ml, purpose=x (owner 111122223333)" */
@@ -499,7 +587,6 @@ void pf_evaluate(struct lint_findings *out, const struct plan *p,
 		 const char *k8s_version)
 {
 	const struct intent *in = p->in;
-	const struct catalog *cat = catalog_builtin();
 	long long vol_gib = in->cache_size ? intent_parse_gib(in->cache_size)
 					   : in->cache_size_gib;
 
@@ -551,8 +638,9 @@ void pf_evaluate(struct lint_findings *out, const struct plan *p,
 		else if (!f->sg_self_in || !f->sg_self_out)
 			add(out, 3, file, in->efa_sg_pos,
 			    "EFA security group %s does not allow all traffic "
-			    "%s itself (EFA needs an all-traffic rule with the "
-			    "group as source, inbound and outbound)",
+			    "%s itself (EFA needs all-traffic rules from and to "
+			    "the group itself, inbound and outbound; outbound "
+			    "0.0.0.0/0 is not enough)",
 			    in->efa_sg,
 			    !f->sg_self_in && !f->sg_self_out ? "to and from"
 			    : !f->sg_self_in		     ? "from"
@@ -577,33 +665,13 @@ void pf_evaluate(struct lint_findings *out, const struct plan *p,
 		    "could not check the instance type offerings: needs "
 		    "ec2:DescribeSubnets (for the subnets' zones)");
 	if (f->st[PF_OFFERINGS] != PF_NOT_ASKED && f->nzones &&
-	    !denied(out, f, PF_OFFERINGS, file, in->discovery_pos)) {
-		for (size_t i = 0; i < p->npools; i++) {
-			const struct plan_pool *pool = &p->pools[i];
-			struct buf zl = BUF_INIT;
-			int any = 0;
-
-			if (!pool->w)
-				continue;
-			for (size_t j = 0; j < pool->nfams && !any; j++) {
-				const struct cat_type *t;
-				size_t n = catalog_types_of(
-					cat, pool->fams[j]->name, &t);
-				for (size_t k = 0; k < n && !any; k++)
-					any = offered(f, t[k].name, NULL);
-			}
-			if (any)
-				continue;
-			for (size_t z = 0; z < f->nzones; z++)
-				buf_addf(&zl, "%s%s", z ? ", " : "", f->zones[z]);
-			add(out, 5, file, pool->w->gpu_pos,
-			    "workload '%s': none of its %zu instance type%s is "
-			    "offered in the zones of the discovered subnets "
-			    "(%s)", pool->w->name, pool->ntypes,
-			    pool->ntypes == 1 ? "" : "s", buf_cstr(&zl));
-			buf_release(&zl);
-		}
-	}
+	    !denied(out, f, PF_OFFERINGS, file, in->discovery_pos))
+		for (size_t i = 0; i < p->npools; i++)
+			if (p->pools[i].w)
+				check_offerings(out, &p->pools[i], f, file);
+	if (f->st[PF_SUBNETS] == PF_FOUND && f->nzones)
+		for (size_t i = 0; i < in->nworkloads; i++)
+			check_zones(out, &in->workloads[i], f, file);
 	check_reservations(out, p, f, file);
 	/* interruption queue */
 	if (f->st[PF_QUEUE] != PF_NOT_ASKED &&

@@ -284,6 +284,15 @@ static int render_nodeclass(cJSON *docs, const struct plan *p,
 		cJSON_AddStringToObject(ctx, "instanceProfile",
 					in->instance_profile);
 	cJSON_AddStringToObject(ctx, "discovery", in->discovery);
+	/* GPU nodes: the local NVMe as one RAID0 array for containerd, the
+	 * kubelet and pod logs, and as the node's ephemeral-storage (aws/
+	 * karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go
+	 * ephemeralStorage; nodeadm LocalStorage RAID0 on AL2023,
+	 * 'apiclient ephemeral-storage bind' on Bottlerocket: pkg/providers/
+	 * amifamily/bootstrap). Not with a Bottlerocket image cache: the bind
+	 * puts /var/lib/containerd on the array and hides the cache volume */
+	if (!nc->general && !in->image_cache)
+		cJSON_AddStringToObject(ctx, "instanceStorePolicy", "RAID0");
 	sgs = cJSON_AddArrayToObject(ctx, "securityGroupSelectorTerms");
 	term = cJSON_CreateObject();
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(term, "tags"),
@@ -486,14 +495,18 @@ static int render_gpu_pool(cJSON *docs, const struct plan *p,
 						      "In",
 						      (const char *const *)w->zones,
 						      w->nzones));
-	if (pool->units.ndense) {
-		/* types whose max pods cannot hold a pod per schedulable GPU */
-		const char *dense[UNITS_MAX_TYPES];
+	if (pool->units.ndense || pool->units.nefa_out) {
+		/* types whose max pods cannot hold a pod per schedulable
+		 * GPU, and EFA types whose share differs from the pods'
+		 * request (units.h efa_share) */
+		const char *out[2 * UNITS_MAX_TYPES];
+		size_t n = 0;
 		for (size_t i = 0; i < pool->units.ndense; i++)
-			dense[i] = pool->units.dense[i]->name;
+			out[n++] = pool->units.dense[i]->name;
+		for (size_t i = 0; i < pool->units.nefa_out; i++)
+			out[n++] = pool->units.efa_out[i]->name;
 		cJSON_AddItemToArray(req, requirement("node.kubernetes.io/instance-type",
-						      "NotIn", dense,
-						      pool->units.ndense));
+						      "NotIn", out, n));
 	}
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(ctx, "taints"), gpu_taint());
 	/* expiry is forceful (no budget holds it): a class allows it at
@@ -624,10 +637,79 @@ static int render_overlays(cJSON *docs, const struct plan *p,
 	return 0;
 }
 
+/* Bottlerocket reserves vm/nr_hugepages = 110 x vCPUs of 2 MiB pages when
+ * an EFA device is attached (bottlerocket-core-kit sources/api/corndog
+ * compute_hugepages_for_efa, HUGEPAGES_2MB_PER_CORE; from v1.28.0, which
+ * validate requires for EFA) */
+#define BR_EFA_HUGEPAGES_PER_VCPU 110
+
+static int hugepages_pool(const struct plan *p, const struct plan_pool *pool)
+{
+	return pool->w && pool->w->efa &&
+	       p->in->ami_family == AMI_BOTTLEROCKET;
+}
+
+/*
+ * The hugepages-2Mi an EFA node on Bottlerocket really has: Karpenter's AWS
+ * instance types carry no hugepages capacity (aws/karpenter-provider-aws
+ * v1.14.1 pkg/providers/instancetype/types.go computeCapacity) and a
+ * missing resource does not fit (kubernetes-sigs/karpenter pkg/utils/
+ * resources Fits), so without this overlay a pod that requests hugepages
+ * (the AWS NCCL tests do) never gets a node. One overlay per vCPU count;
+ * ApplyCapacityOverlay merges it beside the nvidia.com/gpu one of a shared
+ * pool (a conflict is only the same resource at the same weight,
+ * nodeoverlay/store.go isCapacityUpdateConflicting).
+ */
+static int render_hugepages_overlays(cJSON *docs, const struct plan *p,
+				     const struct plan_pool *pool,
+				     const struct tmpl_set *t, struct err *err)
+{
+	const struct units_pool *u = &pool->units;
+	char done[UNITS_MAX_TYPES] = { 0 };
+
+	if (!hugepages_pool(p, pool))
+		return 0;
+	for (size_t i = 0; i < u->ntypes; i++) {
+		const char *types[UNITS_MAX_TYPES];
+		const char *np[1] = { pool->name };
+		size_t n = 0;
+		cJSON *ctx, *req;
+		char *name, qty[32];
+
+		if (done[i])
+			continue;
+		for (size_t j = i; j < u->ntypes; j++)
+			if (u->types[j]->vcpu == u->types[i]->vcpu) {
+				types[n++] = u->types[j]->name;
+				done[j] = 1;
+			}
+		qsort(types, n, sizeof(char *), str_cmp);
+		ctx = cJSON_CreateObject();
+		name = xasprintf("%s-hugepages-%dcpu", pool->name,
+				 u->types[i]->vcpu);
+		cJSON_AddStringToObject(ctx, "name", name);
+		free(name);
+		cJSON_AddItemToObject(ctx, "labels", labels(p, pool->w->name));
+		req = cJSON_AddArrayToObject(ctx, "requirements");
+		cJSON_AddItemToArray(req, requirement("karpenter.sh/nodepool",
+						      "In", np, 1));
+		cJSON_AddItemToArray(req, requirement("node.kubernetes.io/instance-type",
+						      "In", types, n));
+		snprintf(qty, sizeof(qty), "%ldMi",
+			 (long)u->types[i]->vcpu * BR_EFA_HUGEPAGES_PER_VCPU * 2);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "capacity"),
+					"hugepages-2Mi", qty);
+		if (tmpl_append(docs, t, "nodeoverlay", ctx, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int any_overlay(const struct plan *p)
 {
 	for (size_t i = 0; i < p->npools; i++)
-		if (p->pools[i].w && p->pools[i].w->sharing != SHARE_NONE)
+		if ((p->pools[i].w && p->pools[i].w->sharing != SHARE_NONE) ||
+		    hugepages_pool(p, &p->pools[i]))
 			return 1;
 	return 0;
 }
@@ -785,7 +867,11 @@ static cJSON *spread(const char *key, const struct workload *w)
 
 	cJSON_AddNumberToObject(c, "maxSkew", 1);
 	cJSON_AddStringToObject(c, "topologyKey", key);
-	/* a preference: Karpenter still launches where capacity is */
+	/* kube-scheduler's preference; Karpenter (preferencePolicy
+	 * Respect, the default) treats it as required until a pod cannot
+	 * schedule, then relaxes it (kubernetes-sigs/karpenter v1.14.1
+	 * pkg/controllers/provisioning/scheduling/preferences.go
+	 * removeTopologySpreadScheduleAnyway) */
 	cJSON_AddStringToObject(c, "whenUnsatisfiable", "ScheduleAnyway");
 	cJSON_AddItemToObject(c, "labelSelector", queue_selector(w));
 	return c;
@@ -793,7 +879,16 @@ static cJSON *spread(const char *key, const struct workload *w)
 
 /* PodDisruptionBudget and topology spread of a serving workload: drift,
  * consolidation and expiry drain one replica at a time, and one zone or
- * node going away takes only its share of the replicas */
+ * node going away takes only its share of the replicas.
+ *
+ * No spread over nodes on a shared pool (time-slicing, MIG): Karpenter
+ * respects the ScheduleAnyway spread while it can, and every new NodeClaim
+ * is a new, empty kubernetes.io/hostname domain, so with maxSkew 1 each
+ * replica would get a node of its own (topology.go, topologygroup.go
+ * nextDomainTopologySpread) and the pool's GPUs would never be shared.
+ * The PodDisruptionBudget and the zone spread still bound what one node
+ * takes down. On an unshared pool a node per replica is what Karpenter
+ * picks anyway for a pod per GPU (the smallest type that fits). */
 static void serving_contract(cJSON *ctx, const struct workload *w)
 {
 	cJSON *pdb = cJSON_AddObjectToObject(ctx, "podDisruptionBudget");
@@ -802,7 +897,137 @@ static void serving_contract(cJSON *ctx, const struct workload *w)
 	cJSON_AddNumberToObject(pdb, "maxUnavailable", 1);
 	cJSON_AddItemToObject(pdb, "selector", queue_selector(w));
 	cJSON_AddItemToArray(tsc, spread("topology.kubernetes.io/zone", w));
-	cJSON_AddItemToArray(tsc, spread("kubernetes.io/hostname", w));
+	if (w->sharing == SHARE_NONE)
+		cJSON_AddItemToArray(tsc, spread("kubernetes.io/hostname", w));
+}
+
+/*
+ * An EFA gang the intent does not pin to a zone: a required pod affinity on
+ * topology.kubernetes.io/zone over the workload's own pods, so every pod of
+ * the gang lands in the zone of the first (EFA traffic does not leave its
+ * subnet). Karpenter v1.14.1 honours it across the NodeClaims it creates
+ * for the pending pods (pkg/controllers/provisioning/scheduling/
+ * topologygroup.go nextDomainAffinity; topology_test.go "should respect
+ * self pod affinity (zone)"). matchLabelKeys gpuform.io/gang: when the job
+ * sets that label to a value of its own, the API server adds it to the
+ * selector (Kubernetes >= 1.31, MatchLabelKeysInPodAffinity), so each gang
+ * picks its zone; without it every running gang of the workload shares the
+ * zone of the first (docs/placement-and-resilience.md).
+ */
+/*
+ * What NCCL needs in a multi-GPU or EFA pod: /dev/shm as a memory-backed
+ * emptyDir (the container runtime gives 64 MiB, NCCL's shared-memory
+ * transport between the pod's GPUs needs far more; it counts against the
+ * pod's memory), and the libfabric provider for EFA (FI_PROVIDER=efa), with
+ * GPUDirect RDMA where every type of the pool has it (P4d and later: the
+ * p families; aws-samples/awsome-distributed-training micro-benchmarks/
+ * nccl-tests sets FI_EFA_USE_DEVICE_RDMA=1 on them)
+ */
+static void contract_runtime(cJSON *ctx, const struct plan_pool *pool)
+{
+	const struct workload *w = pool->w;
+
+	if (w->gpus_per_pod > 1) {
+		cJSON *shm = cJSON_AddObjectToObject(ctx, "shm");
+		cJSON_AddStringToObject(shm, "mountPath", "/dev/shm");
+		cJSON_AddStringToObject(
+			cJSON_AddObjectToObject(shm, "emptyDir"), "medium",
+			"Memory");
+	}
+	if (w->efa) {
+		cJSON *env = cJSON_AddObjectToObject(ctx, "env");
+		int rdma = pool->units.ntypes > 0;
+
+		for (size_t i = 0; i < pool->units.ntypes; i++)
+			rdma &= pool->units.types[i]->family[0] == 'p';
+		cJSON_AddStringToObject(env, "FI_PROVIDER", "efa");
+		if (rdma)
+			cJSON_AddStringToObject(env, "FI_EFA_USE_DEVICE_RDMA",
+						"1");
+	}
+}
+
+static void gang_zone_affinity(cJSON *ctx, const struct workload *w)
+{
+	cJSON *term, *keys;
+
+	if (!w->efa || w->gang <= 1 || w->nzones)
+		return;
+	term = cJSON_CreateObject();
+	cJSON_AddItemToObject(term, "labelSelector", queue_selector(w));
+	keys = cJSON_AddArrayToObject(term, "matchLabelKeys");
+	cJSON_AddItemToArray(keys, cJSON_CreateString("gpuform.io/gang"));
+	cJSON_AddStringToObject(term, "topologyKey",
+				"topology.kubernetes.io/zone");
+	cJSON_AddItemToArray(
+		cJSON_AddArrayToObject(
+			cJSON_AddObjectToObject(
+				cJSON_AddObjectToObject(ctx, "affinity"),
+				"podAffinity"),
+			"requiredDuringSchedulingIgnoredDuringExecution"),
+		term);
+}
+
+/* the pod contract of a GPU workload's pool (addons/pod-contract-W.yaml) */
+static int render_contract(cJSON *addons, const struct plan_pool *pool,
+			   const struct tmpl_set *t, struct err *err)
+{
+	const struct workload *w = pool->w;
+	cJSON *ctx, *l, *res;
+	char *file;
+	int r;
+
+	ctx = cJSON_CreateObject();
+	cJSON_AddStringToObject(ctx, "name", w->name);
+	cJSON_AddStringToObject(ctx, "namespace", w->ns);
+	cJSON_AddNumberToObject(ctx, "gang", (double)w->gang);
+	l = cJSON_AddObjectToObject(ctx, "labels");
+	cJSON_AddStringToObject(l, "kueue.x-k8s.io/priority-class",
+				priority_names[w->type]);
+	cJSON_AddStringToObject(l, "kueue.x-k8s.io/queue-name", w->name);
+	/* batch pods of an uninterruptible pool hold their node
+	 * (drift waits for them: no terminationGracePeriod); serving
+	 * pods never do — a long-running Deployment would pin its
+	 * nodes forever — they roll under a PodDisruptionBudget and
+	 * spread over zones and nodes instead */
+	if (w->interruption == INT_NONE && w->type != WL_INFERENCE)
+		cJSON_AddStringToObject(
+			cJSON_AddObjectToObject(ctx, "annotations"),
+			"karpenter.sh/do-not-disrupt", "true");
+	if (w->type == WL_INFERENCE)
+		serving_contract(ctx, w);
+	gang_zone_affinity(ctx, w);
+	contract_runtime(ctx, pool);
+	/* a spot pool: EC2 reclaims the node 2 minutes after the
+	 * interruption notice; 90s leaves time for the notice to
+	 * reach Karpenter (SQS) and the drain to start (lint
+	 * GPU024 checks pods against it) */
+	if (pool->spot)
+		cJSON_AddNumberToObject(ctx,
+					"terminationGracePeriodSeconds",
+					POD_SPOT_GRACE_S);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "nodeSelector"),
+				"gpuform.io/pool", pool->name);
+	res = cJSON_AddObjectToObject(ctx, "resources");
+	cJSON_AddNumberToObject(res, "nvidia.com/gpu",
+				(double)w->gpus_per_pod);
+	if (w->efa)
+		cJSON_AddNumberToObject(res, "vpc.amazonaws.com/efa",
+					(double)pool->efa_per_pod);
+	file = xasprintf("pod-contract-%s.yaml", w->name);
+	r = add_addon(addons, t, "pod-contract", file, ctx, err);
+	free(file);
+	return r;
+}
+
+/* some workload's pool launches only reserved capacity and waits for it */
+static int any_waits(const struct plan *p)
+{
+	for (size_t i = 0; i < p->npools; i++)
+		if (p->pools[i].w && p->pools[i].w->capacity &&
+		    p->pools[i].w->cap_fallback == CAPF_WAIT)
+			return 1;
+	return 0;
 }
 
 static int render_addons(cJSON *addons, const struct plan *p,
@@ -837,6 +1062,16 @@ static int render_addons(cJSON *addons, const struct plan *p,
 	ctx = cJSON_CreateObject();
 	window_format_duration(p->wait_for_pods_ready_min, &b);
 	cJSON_AddStringToObject(ctx, "timeout", buf_cstr(&b));
+	/* a gang that waits for reserved capacity (a Capacity Block, or
+	 * whenExhausted: wait) is admitted before its capacity exists — a
+	 * block is invisible to Karpenter until it is active (aws/karpenter-
+	 * provider-aws v1.14.1 pkg/providers/capacityreservation/types.go) —
+	 * and evicted at every timeout; after backoffLimitCount requeues Kueue
+	 * deactivates it (apis/config/v1beta2 configuration_types.go
+	 * BackoffLimitCount), the opposite of waiting. Null: requeued until
+	 * it starts (every hour at most, backoffMaxSeconds) */
+	if (!any_waits(p))
+		cJSON_AddNumberToObject(ctx, "backoffLimitCount", 5);
 	{
 		cJSON *conf, *vals;
 		buf_reset(&b);
@@ -904,56 +1139,10 @@ static int render_addons(cJSON *addons, const struct plan *p,
 			      "nvidia-device-plugin-values.yaml", ctx, err) < 0)
 			return -1;
 	}
-	for (size_t i = 0; i < p->npools; i++) {
-		const struct plan_pool *pool = &p->pools[i];
-		const struct workload *w = pool->w;
-		cJSON *l, *res;
-		char *file;
-		int r;
-
-		if (!w)
-			continue;
-		ctx = cJSON_CreateObject();
-		cJSON_AddStringToObject(ctx, "name", w->name);
-		cJSON_AddStringToObject(ctx, "namespace", w->ns);
-		cJSON_AddNumberToObject(ctx, "gang", (double)w->gang);
-		l = cJSON_AddObjectToObject(ctx, "labels");
-		cJSON_AddStringToObject(l, "kueue.x-k8s.io/priority-class",
-					priority_names[w->type]);
-		cJSON_AddStringToObject(l, "kueue.x-k8s.io/queue-name", w->name);
-		/* batch pods of an uninterruptible pool hold their node
-		 * (drift waits for them: no terminationGracePeriod); serving
-		 * pods never do — a long-running Deployment would pin its
-		 * nodes forever — they roll under a PodDisruptionBudget and
-		 * spread over zones and nodes instead */
-		if (w->interruption == INT_NONE && w->type != WL_INFERENCE)
-			cJSON_AddStringToObject(
-				cJSON_AddObjectToObject(ctx, "annotations"),
-				"karpenter.sh/do-not-disrupt", "true");
-		if (w->type == WL_INFERENCE)
-			serving_contract(ctx, w);
-		/* a spot pool: EC2 reclaims the node 2 minutes after the
-		 * interruption notice; 90s leaves time for the notice to
-		 * reach Karpenter (SQS) and the drain to start (lint
-		 * GPU024 checks pods against it) */
-		if (pool->spot)
-			cJSON_AddNumberToObject(ctx,
-						"terminationGracePeriodSeconds",
-						POD_SPOT_GRACE_S);
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "nodeSelector"),
-					"gpuform.io/pool", pool->name);
-		res = cJSON_AddObjectToObject(ctx, "resources");
-		cJSON_AddNumberToObject(res, "nvidia.com/gpu",
-					(double)w->gpus_per_pod);
-		if (w->efa)
-			cJSON_AddNumberToObject(res, "vpc.amazonaws.com/efa",
-						(double)pool->efa_per_pod);
-		file = xasprintf("pod-contract-%s.yaml", w->name);
-		r = add_addon(addons, t, "pod-contract", file, ctx, err);
-		free(file);
-		if (r < 0)
+	for (size_t i = 0; i < p->npools; i++)
+		if (p->pools[i].w &&
+		    render_contract(addons, &p->pools[i], t, err) < 0)
 			return -1;
-	}
 	return 0;
 }
 
@@ -1010,6 +1199,8 @@ int render_plan(struct rendered *out, const struct plan *p,
 		const struct plan_pool *pool = &p->pools[i];
 		if (pool->w ? render_gpu_pool(r.docs, p, pool, t, err) < 0 ||
 				      render_overlays(r.docs, p, pool, t, err) < 0 ||
+				      render_hugepages_overlays(r.docs, p, pool, t,
+								err) < 0 ||
 				      render_kueue(r.docs, p, pool, t, err) < 0
 			    : render_general_pool(r.docs, p, pool, t, err) < 0)
 			goto fail;

@@ -31,6 +31,49 @@ long units_pod_slots(const struct cat_type *t, int prefix_delegation,
 	return max > UNITS_SYSTEM_PODS ? max - UNITS_SYSTEM_PODS : 0;
 }
 
+long units_efa_share(const struct cat_type *t, long gpus_per_pod)
+{
+	long share;
+
+	if (!t->efa || t->gpus <= 0)
+		return 0;
+	share = (long)t->efa * gpus_per_pod / t->gpus;
+	return share < 1 ? 1 : share;
+}
+
+/*
+ * One request per pool: Karpenter attaches every EFA interface of the type
+ * it launches (aws/karpenter-provider-aws v1.14.1 pkg/providers/instance/
+ * instance.go getEFACountForInstance) and the EFA device plugin hands a pod
+ * exactly what it requests, so on a type whose share is larger than the
+ * request the pod uses part of the fabric, and on one whose share is
+ * smaller it does not fit (fewer than gang pods per node). Keep the types
+ * with the largest share (the full fabric per GPU); move the others out.
+ */
+static void efa_keep_largest(struct units_pool *out, struct units_node *nodes,
+			     long per_pod)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < out->ntypes; i++) {
+		long s = units_efa_share(out->types[i], per_pod);
+		if (s > out->efa_share)
+			out->efa_share = s;
+	}
+	for (size_t i = 0; i < out->ntypes; i++) {
+		long s = units_efa_share(out->types[i], per_pod);
+		if (s != out->efa_share) {
+			out->efa_out[out->nefa_out] = out->types[i];
+			out->efa_out_share[out->nefa_out++] = s;
+			continue;
+		}
+		out->types[k] = out->types[i];
+		out->cap[k] = out->cap[i];
+		nodes[k++] = nodes[i];
+	}
+	out->ntypes = k;
+}
+
 struct units_node units_node_of(long gpus, long per_gpu, long per_pod,
 				long slots)
 {
@@ -109,12 +152,17 @@ size_t units_plan_pool(struct units_pool *out, const struct workload *w,
 			nodes[out->ntypes] =
 				units_node_of(t[j].gpus, per_gpu, per_pod, slots);
 			out->ntypes++;
-			if (!out->per_gpu_min || per_gpu < out->per_gpu_min)
-				out->per_gpu_min = per_gpu;
 		}
 	}
+	if (w->efa)
+		efa_keep_largest(out, nodes, per_pod);
 	if (!out->ntypes)
 		return 0;
+	for (size_t i = 0; i < out->ntypes; i++) {
+		long per_gpu = out->cap[i] / out->types[i]->gpus;
+		if (!out->per_gpu_min || per_gpu < out->per_gpu_min)
+			out->per_gpu_min = per_gpu;
+	}
 	out->limit = w->max_gpus * out->per_gpu_min;
 	out->launchable = units_launchable(nodes, out->ntypes, out->limit);
 	out->quota = out->launchable * per_pod;

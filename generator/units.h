@@ -60,6 +60,13 @@ long units_per_gpu(const struct cat_family *f, enum sharing_mode sh,
 long units_pod_slots(const struct cat_type *t, int prefix_delegation,
 		     long max_pods_override);
 
+/*
+ * units_efa_share: EFA devices a pod of gpus_per_pod GPUs gets on type t
+ * when it takes its share of the node's: efa x gpus_per_pod / GPUs, at
+ * least 1; 0 when t has no EFA.
+ */
+long units_efa_share(const struct cat_type *t, long gpus_per_pod);
+
 /* units_node_of: cap = gpus * per_gpu; pods = min(cap / per_pod, slots) */
 struct units_node units_node_of(long gpus, long per_gpu, long per_pod,
 				long slots);
@@ -91,6 +98,15 @@ struct units_pool {
 	const struct cat_type *dense[UNITS_MAX_TYPES];
 	long dense_need[UNITS_MAX_TYPES], dense_slots[UNITS_MAX_TYPES];
 	size_t ndense;
+	/* EFA workloads: a pod's share of a node's EFA devices (EFA x
+	 * gpusPerPod / GPUs, at least 1) must be the same on every type,
+	 * because one vpc.amazonaws.com/efa request serves them all; the
+	 * types whose share is smaller than the largest are left out here
+	 * (docs/placement-and-resilience.md, "One EFA request per pool") */
+	long efa_share; /* the share of every type kept; 0 without EFA */
+	const struct cat_type *efa_out[UNITS_MAX_TYPES];
+	long efa_out_share[UNITS_MAX_TYPES];
+	size_t nefa_out;
 	long per_gpu_min; /* smallest units per GPU over its types */
 	long limit;       /* NodePool limits.nvidia.com/gpu (Karpenter units) */
 	long launchable;  /* pods of gpusPerPod units launchable under it */

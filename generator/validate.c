@@ -449,14 +449,19 @@ static void gate(const struct intent *in, const struct catalog *cat,
 			 r->first, in->ami_pos.line, r->source);
 	diags_add(d, DIAG_ERROR, in->file, AT(at), hint,
 		  "%s needs Bottlerocket v%s or later, but the AMI is pinned "
-		  "to %s: %s, so Karpenter would keep launching nodes that "
-		  "never become ready",
+		  "to %s: %s",
 		  what, r->first, in->ami,
-		  strncmp(feature, "gpu:", 4)
+		  !strcmp(feature, "efa")
+			  ? "its images have no EFA support (driver, "
+			    "hugepages, locked-memory limit), so no EFA "
+			    "device is advertised and EFA pods never start"
+		  : strncmp(feature, "gpu:", 4)
 			  ? "Bottlerocket refuses settings it does not know "
-			    "at boot"
+			    "at boot, so Karpenter would keep launching nodes "
+			    "that never become ready"
 			  : "its NVIDIA driver branch does not support this "
-			    "GPU");
+			    "GPU, so Karpenter would keep launching nodes "
+			    "that never become ready");
 	free(hint);
 }
 
@@ -474,6 +479,23 @@ static void check_release(const struct intent *in, const struct workload *w,
 		gate(in, cat, "timeslicing", "time-slicing", w->sharing_pos, d);
 	else if (w->sharing == SHARE_MIG)
 		gate(in, cat, "mig", "MIG", w->sharing_pos, d);
+	if (w->efa)
+		gate(in, cat, "efa", "EFA", w->efa_pos, d);
+	/* Bottlerocket's MIG manager maps 1g, 2g, 3g and 7g profiles of
+	 * the A100, H100, H200 and B200 and nothing else; any other value
+	 * falls back to the whole GPU (bottlerocket-core-kit migmanager
+	 * mig_profile.rs: the 7g variant is #[serde(other)]), so the pods
+	 * would get 7g slices instead of the profile named */
+	if (w->sharing == SHARE_MIG && w->mig_profile &&
+	    !strncmp(w->mig_profile, "4g.", 3))
+		diags_add(d, DIAG_ERROR, in->file, AT(w->sharing_pos),
+			  "use a 1g, 2g, 3g or 7g profile of the GPU model "
+			  "(e.g. 3g.40gb on a100.80gb or h100)",
+			  "MIG profile '%s' is valid for the GPU but "
+			  "Bottlerocket's MIG manager has no mapping for 4g "
+			  "profiles and falls back to the whole GPU (7g): the "
+			  "pods would get other slices than the intent names",
+			  w->mig_profile);
 	for (size_t i = 0; i < n; i++) {
 		char feature[64], what[96];
 		int seen = 0;
@@ -716,14 +738,9 @@ static void check_placement(const struct intent *in,
 				  w->name,
 				  w->nzones ? "several zones" : "no zone");
 	}
-	if (w->efa && w->gang > 1 && !w->nzones && !w->topology)
-		diags_add(d, DIAG_WARNING, f, AT(w->efa_pos),
-			  "add 'placement: {zone: <zone>}' (and a "
-			  "placementGroup) to keep the gang in one zone",
-			  "workload '%s' is an EFA gang of %ld pods with no "
-			  "zone: Karpenter may launch its nodes in different "
-			  "zones, where EFA cannot connect them",
-			  w->name, w->gang);
+	/* an EFA gang without a zone: render.c gang_zone_affinity keeps
+	 * each gang in one zone (a required self pod affinity Karpenter
+	 * honours across NodeClaims), so there is nothing to warn about */
 }
 
 /*

@@ -140,25 +140,22 @@ int preflight_parse_snapshot(struct pf_facts *f, const char *xml, size_t len,
 	return 0;
 }
 
-/* all traffic ("-1") with the group itself (or, outbound, 0.0.0.0/0) */
-static int self_rule(const struct xnode *perms, const char *sg_id, int out)
+/* all traffic ("-1") with the group itself. Outbound 0.0.0.0/0 is not
+ * enough: EFA's setup adds an outbound rule to the group itself (EC2 user
+ * guide, "Prepare an EFA-enabled security group"), and the EKS cluster
+ * security group carries one "for EFA traffic" beside its 0.0.0.0/0 */
+static int self_rule(const struct xnode *perms, const char *sg_id)
 {
 	for (size_t i = 0; perms && i < perms->nkids; i++) {
 		const struct xnode *p = &perms->kids[i];
 		const char *proto = xml_text(p, "ipProtocol");
 		const struct xnode *g = xml_child(p, "groups");
-		const struct xnode *r = xml_child(p, "ipRanges");
 
 		if (!proto || strcmp(proto, "-1"))
 			continue;
 		for (size_t j = 0; g && j < g->nkids; j++) {
 			const char *id = xml_text(&g->kids[j], "groupId");
 			if (id && !strcmp(id, sg_id))
-				return 1;
-		}
-		for (size_t j = 0; out && r && j < r->nkids; j++) {
-			const char *cidr = xml_text(&r->kids[j], "cidrIp");
-			if (cidr && !strcmp(cidr, "0.0.0.0/0"))
 				return 1;
 		}
 	}
@@ -184,9 +181,9 @@ int preflight_parse_efa_sg(struct pf_facts *f, const char *sg_id,
 	} else {
 		f->st[PF_EFA_SG] = PF_FOUND;
 		f->sg_self_in = self_rule(xml_child(item, "ipPermissions"),
-					  sg_id, 0);
+					  sg_id);
 		f->sg_self_out = self_rule(
-			xml_child(item, "ipPermissionsEgress"), sg_id, 1);
+			xml_child(item, "ipPermissionsEgress"), sg_id);
 	}
 	xml_release(&root);
 	return 0;
@@ -596,8 +593,9 @@ int preflight_ask(struct aws *a, const struct plan *p, struct pf_facts *f,
 							       : OFFER_BATCH;
 			buf_reset(&q);
 			aws_form_add(&q, "LocationType", "availability-zone");
+			/* every zone of the region: PF005 names where the
+			 * types are offered when not in the subnets' zones */
 			form_filter(&q, 1, "instance-type", f->types + i, n);
-			form_filter(&q, 2, "location", f->zones, f->nzones);
 			if (ec2_pages(a, "DescribeInstanceTypeOfferings",
 				      buf_cstr(&q), f, PF_OFFERINGS,
 				      offers_page, err) < 0)

@@ -161,8 +161,8 @@ same_changes "1: json lists exactly what diff -r of two render -o finds" "$C1" "
 check "1: json: text and json list the same objects" '[ "$text_headers" = "$(reported_changes)" ]'
 check "1: json: capacity before/after per workload and the total change" \
 	'[ "$(printf "%s" "$OUT" | jq -c "[.capacity.changed, (.capacity.workloads[] | select(.workload == \"chat-serving\") | [.changed, .before.maxUsdPerHour, .after.maxUsdPerHour, .after.maxGpus]), .capacity.total.maxUsdPerHourChange, .capacity.total.maxGpusChange]")" = "[true,[true,455.72,242.464,32],-213.256,0]" ]'
-check "1: json: counts (1 modified, 15 unchanged), ids, fields" \
-	'[ "$(printf "%s" "$OUT" | jq -c .summary)" = "{\"changed\":1,\"added\":0,\"removed\":0,\"modified\":1,\"unchanged\":15,\"replacesNodes\":1,\"mayDisrupt\":0,\"noNodeEffect\":0,\"replacedPools\":[\"chat-serving\"]}" ] &&
+check "1: json: counts (1 modified, 16 unchanged), ids, fields" \
+	'[ "$(printf "%s" "$OUT" | jq -c .summary)" = "{\"changed\":1,\"added\":0,\"removed\":0,\"modified\":1,\"unchanged\":16,\"replacesNodes\":1,\"mayDisrupt\":0,\"noNodeEffect\":0,\"replacedPools\":[\"chat-serving\"]}" ] &&
 	 [ "$(printf "%s" "$OUT" | jq -c ".objects[0].impact | [.class, .pools, (.rules | length)]")" = "[\"replaces nodes\",[\"chat-serving\"],1]" ] &&
 	 [ "$(printf "%s" "$OUT" | jq -r .base)" = "$C1" ] && [ "$(printf "%s" "$OUT" | jq -r .head)" = "$C2" ] &&
 	 [ "$(printf "%s" "$OUT" | jq -r ".objects[0] | [.cluster, .apiVersion, .kind, (.namespace // \"-\"), .name, .change] | join(\" \")")" = "ml-prod karpenter.sh/v1 NodePool - chat-serving modified" ] &&
@@ -175,8 +175,8 @@ check "2: same revision twice: exit 0, stdout is the summary line only, no stder
 gf --base HEAD specs/ml-prod.yaml
 check "2: clean work tree against HEAD: exit 0" '[ "$RC" = 0 ] && [ "$OUT" = "0 objects changed: 0 added, 0 removed, 0 modified" ]'
 gf --base main --head "$C2" --format json specs/ml-prod.yaml
-check "2: json, no differences: exit 0, no objects, 16 unchanged" \
-	'[ "$RC" = 0 ] && [ "$(printf "%s" "$OUT" | jq -c "[.summary.changed, .summary.unchanged, (.objects | length)]")" = "[0,16,0]" ]'
+check "2: json, no differences: exit 0, no objects, 17 unchanged" \
+	'[ "$RC" = 0 ] && [ "$(printf "%s" "$OUT" | jq -c "[.summary.changed, .summary.unchanged, (.objects | length)]")" = "[0,17,0]" ]'
 gf --base "$C2" --head "$C2" --format markdown specs/ml-prod.yaml
 check "2: markdown, no differences: heading and summary, no table" \
 	'[ "$RC" = 0 ] && printf "%s\n" "$OUT" | grep -qx "\*\*0 objects changed: 0 added, 0 removed, 0 modified\*\*" &&

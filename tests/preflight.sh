@@ -415,11 +415,18 @@ cat >"$T/want" <<'WANT'
 tests/preflight/ml-prod.yaml:9:8: error: AMI release bottlerocket@v1.38.0 has no NVIDIA x86_64 image for Kubernetes 1.32: SSM parameter /aws/service/bottlerocket/aws-k8s-1.32-nvidia/x86_64/1.38.0/image_id does not exist [PF001 ami-release-missing]
 tests/preflight/ml-prod.yaml:12:17: error: image-cache snapshot snap-0123456789abcdef0 is pending, not completed [PF002 image-cache-snapshot]
 tests/preflight/ml-prod.yaml:13:11: error: image-cache snapshot snap-0123456789abcdef0 is 250 GiB, larger than the volume (200Gi = 200 GiB): set imageCache.size to at least 250Gi [PF002 image-cache-snapshot]
-tests/preflight/ml-prod.yaml:16:23: error: EFA security group sg-0123456789abcdef0 does not allow all traffic to itself (EFA needs an all-traffic rule with the group as source, inbound and outbound) [PF003 efa-security-group]
+tests/preflight/ml-prod.yaml:16:23: error: EFA security group sg-0123456789abcdef0 does not allow all traffic to itself (EFA needs all-traffic rules from and to the group itself, inbound and outbound; outbound 0.0.0.0/0 is not enough) [PF003 efa-security-group]
 WANT
 expect "failing checks: exit 1" 1
 grep -c 'PF005' "$T/out" | grep -qx 2 && t_pass "PF005 for both GPU pools (offered only outside the subnets' zones)" ||
 	t_fail "PF005 for both pools" "$(cat "$T/out")"
+# issue 23 item 12: the type and the zones where it is offered
+grep -qF "error: workload 'llm-pretrain': none of its 1 instance type (p5.48xlarge) is offered in the zones of the discovered subnets (us-west-2a, us-west-2b); offered in us-west-2c [PF005" "$T/out" &&
+	t_pass "PF005 names the type and the zone where it is offered" ||
+	t_fail "PF005 names the type and the zone where it is offered" "$(cat "$T/out")"
+grep -qF "error: workload 'chat-serving': none of its 25 instance types (g6.xlarge, g6.2xlarge, g6.4xlarge, g6.8xlarge and 21 more) is offered in the zones of the discovered subnets (us-west-2a, us-west-2b); offered in us-west-2c [PF005" "$T/out" &&
+	t_pass "PF005 with many types names the first four" ||
+	t_fail "PF005 with many types names the first four" "$(cat "$T/out")"
 grep -q "^tests/preflight/ml-prod.yaml:6:9: error: Karpenter's interruption queue 'ml-prod' does not exist" "$T/out" &&
 	t_pass "PF006 at metadata.name" || t_fail "PF006" "$(cat "$T/out")"
 if grep -v 'PF00[56]' "$T/out" | diff -u "$T/want" - >"$T/diff"; then
@@ -427,6 +434,10 @@ if grep -v 'PF00[56]' "$T/out" | diff -u "$T/want" - >"$T/diff"; then
 else
 	t_fail "PF001-PF003 exact findings" "$(cat "$T/diff")"
 fi
+start_fake '.offerings = []'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
+expect "PF005 with no offering in the region says so" 1 \
+	"error: workload 'llm-pretrain': none of its 1 instance type (p5.48xlarge) is offered in the zones of the discovered subnets (us-west-2a, us-west-2b); offered in no zone of the region [PF005"
 start_fake '.snapshots = {} | .sgs = [] | .subnets = []'
 pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
 expect "missing snapshot, security group, discovery-tagged subnets and SGs" 1 \
@@ -436,8 +447,24 @@ expect "missing snapshot, security group, discovery-tagged subnets and SGs" 1 \
 	"10:14: error: no security group carries the tag karpenter.sh/discovery=ml-prod"
 start_fake '.sgs[0].in_self = false | .sgs[0].out_self = false | .sgs[0].out_cidr = "0.0.0.0/0"'
 pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
-expect "EFA group without the inbound self rule (outbound 0.0.0.0/0 is enough)" 1 \
-	"does not allow all traffic from itself"
+expect "EFA group without self rules (outbound 0.0.0.0/0 is not one)" 1 \
+	"does not allow all traffic to and from itself"
+# issue 23 item 11: inbound from itself, outbound only 0.0.0.0/0 (the
+# default egress): EFA's setup adds an outbound rule to the group itself
+start_fake '.sgs[0].out_self = false | .sgs[0].out_cidr = "0.0.0.0/0"'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$INTENT"
+expect "EFA group with the default 0.0.0.0/0 egress but no outbound self rule" 1 \
+	"does not allow all traffic to itself"
+
+# issue 23 item 13: placement.zone where no discovered subnet is (PF100)
+sed 's/^      efa: true$/      efa: true\n      placement: {zone: us-west-2c}/' "$INTENT" >"$T/zone.yaml"
+start_fake '.'
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$T/zone.yaml"
+expect "placement.zone without a discovered subnet: PF100" 1 \
+	"zone.yaml:30:25: error: workload 'llm-pretrain' is pinned to zone us-west-2c, but no discovered subnet is there (subnets in us-west-2a, us-west-2b): Karpenter never launches its nodes [PF100 zone-without-subnet]"
+sed 's/^      efa: true$/      efa: true\n      placement: {zone: us-west-2a}/' "$INTENT" >"$T/zone.yaml"
+pf $ENVKEYS "$(ok_env)" -- --kubernetes-version 1.32 "$T/zone.yaml"
+expect "placement.zone with a discovered subnet: no PF100" 0 "0 errors"
 
 # --- 9. AccessDenied: warnings naming the permission, never intent errors
 start_fake '.deny = ["GetParameter", "DescribeSnapshots", "DescribeSecurityGroups", "DescribeSubnets", "GetQueueUrl"]'

@@ -303,6 +303,39 @@ START_TEST(test_density_left_out)
 }
 END_TEST
 
+/* a gang over GPU models with different memory: warned (issue 23:
+ * gpu: a100 mixes p4d 40 GB and p4de 80 GB nodes); one model: not */
+START_TEST(test_gang_memory_mix)
+{
+	struct fx fx;
+	const struct diag *g = NULL;
+
+	model(&fx, BR, NULL,
+	      "    - {name: t, type: training, gpu: a100, gpusPerPod: 8, "
+	      "gang: 2, maxGpus: 16}\n",
+	      0);
+	ck_assert_uint_eq(capacity_report(&fx.in, &fx.c, &fx.d), 0);
+	for (size_t i = 0; i < fx.d.nr && !g; i++)
+		if (strstr(fx.d.items[i].msg, "may mix nodes with 40 GiB "
+					      "(p4d.24xlarge) and 80 GiB "
+					      "(p4de.24xlarge)"))
+			g = &fx.d.items[i];
+	ck_assert_msg(g != NULL, "no gang memory warning");
+	ck_assert_int_eq(g->sev, DIAG_WARNING);
+	fx_release(&fx);
+
+	model(&fx, BR, NULL,
+	      "    - {name: t, type: training, gpu: a100.80gb, gpusPerPod: 8, "
+	      "gang: 2, maxGpus: 16}\n",
+	      0);
+	ck_assert_uint_eq(capacity_report(&fx.in, &fx.c, &fx.d), 0);
+	for (size_t i = 0; i < fx.d.nr; i++)
+		ck_assert_msg(!strstr(fx.d.items[i].msg, "may mix"), "%s",
+			      fx.d.items[i].msg);
+	fx_release(&fx);
+}
+END_TEST
+
 /*
  * MIG 1g.10gb on h100 (family p5, h100.80gb: 1g.10gb:7), maxGpus 16.
  * Rows: type p5.4xlarge 1 GPU 6.88, eni 4 30 -> 118 max pods, 112 slots,
@@ -826,6 +859,7 @@ Suite *capacity_suite(void)
 	tcase_add_test(tc, test_timesliced_l4);
 	tcase_add_test(tc, test_density_kept);
 	tcase_add_test(tc, test_density_left_out);
+	tcase_add_test(tc, test_gang_memory_mix);
 	tcase_add_test(tc, test_mig_slices);
 	tcase_add_test(tc, test_class_range_mixed);
 	tcase_add_test(tc, test_findings);

@@ -100,9 +100,10 @@ static const struct {
 	int rank;
 	const char *families[3]; /* NULL-terminated */
 } want_classes[] = {
+	/* p3 is not in Karpenter v1.14.1's instance-type table; v100 ranks
+	 * lowest so that t4..l4 and t4+ do not admit p3dn.24xlarge */
+	{ "v100", 0, { "p3dn", NULL } },
 	{ "t4", 1, { "g4dn", NULL } },
-	/* p3 is not in Karpenter v1.14.1's instance-type table */
-	{ "v100", 2, { "p3dn", NULL } },
 	{ "a10g", 3, { "g5", NULL } },
 	{ "l4", 4, { "g6", "gr6", NULL } },
 	{ "l40s", 5, { "g6e", NULL } },

@@ -246,8 +246,8 @@ START_TEST(test_quota_multipliers)
 	static const struct {
 		const char *profile;
 		long mult;
-	} migs[] = { { "1g.10gb", 7 }, { "2g.20gb", 3 }, { "3g.40gb", 2 },
-		     { "4g.40gb", 1 }, { "7g.80gb", 1 } };
+	} migs[] = { { "1g.10gb", 7 }, { "1g.20gb", 4 }, { "2g.20gb", 3 },
+		     { "3g.40gb", 2 }, { "7g.80gb", 1 } };
 	struct fx fx;
 
 	build(&fx, NULL, BR, WINDOW,
@@ -328,34 +328,67 @@ START_TEST(test_efa_per_pod)
 	struct fx fx;
 	const struct plan_pool *pl;
 
+	/* Fixed bug (generator/plan.c plan_gpu_pool, now units.c
+	 * efa_keep_largest): a pool whose types differ in EFA devices per
+	 * GPU asked for the smallest share, so a pod on the larger type used
+	 * part of its fabric. Now one share per pool: the largest, and the
+	 * types that would give another are left out (units.efa_out). */
 	build(&fx, NULL, BR, WINDOW SG,
-	      /* p5.4xlarge has 1 EFA, p5.48xlarge 32: a pod may land on
-	       * either, so it asks for 1 */
+	      /* p5.4xlarge: 1 EFA for 1 GPU; p5.48xlarge: 32 for 8, so 4
+	       * per GPU: a 1-GPU pod asks for 4 and p5.4xlarge is left out */
 	      "    - {name: h1, type: training, gpu: h100, efa: true, maxGpus: 16}\n"
 	      "    - {name: h8, type: training, gpu: h100, gpusPerPod: 8, efa: true, maxGpus: 16}\n"
-	      /* p5e 32, p5en 16 */
+	      /* p5e 32, p5en 16: 32, p5en left out */
 	      "    - {name: h200, type: training, gpu: h200, gpusPerPod: 8, efa: true, maxGpus: 16}\n"
+	      /* p4d/p4de 4, p5.48xlarge 32: 32, the A100s left out */
+	      "    - {name: mix, type: training, gpu: [a100, h100], gpusPerPod: 8, efa: true, maxGpus: 16}\n"
 	      /* only the g6 sizes with EFA (8xlarge and up) */
 	      "    - {name: l, type: training, gpu: l4, efa: true, maxGpus: 4}\n"
 	      "    - {name: none, type: training, gpu: l4, maxGpus: 4}\n");
 	ck_assert_int_eq(fx.p.any_efa, 1);
 
 	pl = pool(&fx, "h1");
-	ck_assert_int_eq(pl->efa_per_pod, 1);
-	ck_assert_int_eq(pl->quota_efa, 16);
+	ck_assert_int_eq(pl->efa_per_pod, 4);
+	ck_assert_int_eq(pl->quota_efa, 16 * 4);
+	ck_assert_uint_eq(pl->units.ntypes, 1);
+	ck_assert_str_eq(pl->units.types[0]->name, "p5.48xlarge");
+	ck_assert_uint_eq(pl->units.nefa_out, 1);
+	ck_assert_str_eq(pl->units.efa_out[0]->name, "p5.4xlarge");
+	ck_assert_int_eq(pl->units.efa_out_share[0], 1);
 
 	pl = pool(&fx, "h8");
 	ck_assert_int_eq(pl->efa_per_pod, 32);
 	ck_assert_int_eq(pl->quota_efa, 2 * 32);
+	ck_assert_uint_eq(pl->units.nefa_out, 0);
 
 	pl = pool(&fx, "h200");
-	ck_assert_int_eq(pl->efa_per_pod, 16);
-	ck_assert_int_eq(pl->quota_efa, 2 * 16);
+	ck_assert_int_eq(pl->efa_per_pod, 32);
+	ck_assert_int_eq(pl->quota_efa, 2 * 32);
+	ck_assert_uint_eq(pl->units.ntypes, 1);
+	ck_assert_str_eq(pl->units.types[0]->name, "p5e.48xlarge");
+	ck_assert_uint_eq(pl->units.nefa_out, 1);
+	ck_assert_str_eq(pl->units.efa_out[0]->name, "p5en.48xlarge");
+	ck_assert_int_eq(pl->units.efa_out_share[0], 16);
 	{
 		struct buf b = BUF_INIT;
 		pool_families(pl, &b);
 		ck_assert_str_eq(buf_cstr(&b), "p5e,p5en");
 		buf_release(&b);
+	}
+
+	pl = pool(&fx, "mix");
+	ck_assert_int_eq(pl->efa_per_pod, 32);
+	ck_assert_uint_eq(pl->units.ntypes, 1);
+	ck_assert_uint_eq(pl->units.nefa_out, 2);
+	/* every type kept gives a pod the share it requests */
+	for (size_t i = 0; i < fx.p.npools; i++) {
+		const struct plan_pool *q = &fx.p.pools[i];
+		if (!q->w || !q->w->efa)
+			continue;
+		for (size_t j = 0; j < q->units.ntypes; j++)
+			ck_assert_int_eq(units_efa_share(q->units.types[j],
+							 q->w->gpus_per_pod),
+					 q->efa_per_pod);
 	}
 
 	pl = pool(&fx, "l");

@@ -193,7 +193,7 @@ static const char *const br =
 	"  name: c1\n"
 	"spec:\n"
 	"  nodeRole: R\n"
-	"  ami: bottlerocket@v1.26.1\n"
+	"  ami: bottlerocket@v1.28.0\n"
 	"  imageCache:\n"
 	"    snapshotID: snap-0123456789abcdef0\n"
 	"    size: 200Gi\n"
@@ -235,7 +235,7 @@ START_TEST(test_questions)
 	ck_assert_uint_eq(f.nparams, 1);
 	/* Karpenter v1.14.1 bottlerocket.go: the 'v' trimmed */
 	ck_assert_str_eq(f.params[0].name, "/aws/service/bottlerocket/"
-			 "aws-k8s-1.32-nvidia/x86_64/1.26.1/image_id");
+			 "aws-k8s-1.32-nvidia/x86_64/1.28.0/image_id");
 	ck_assert_int_eq(f.st[PF_SNAPSHOT], PF_ABSENT);
 	ck_assert_int_eq(f.st[PF_EFA_SG], PF_ABSENT);
 	ck_assert_str_eq(f.queue, "c1");
@@ -373,7 +373,9 @@ START_TEST(test_parse_answers)
 						strlen(sg_xml), &e), 0);
 	ck_assert_int_eq(f.st[PF_EFA_SG], PF_FOUND);
 	ck_assert_int_eq(f.sg_self_in, 0);
-	ck_assert_int_eq(f.sg_self_out, 1);
+	/* Fixed bug (reconcile/preflight.c self_rule): outbound 0.0.0.0/0
+	 * was counted as the self rule EFA needs */
+	ck_assert_int_eq(f.sg_self_out, 0);
 	ck_assert_int_eq(preflight_parse_efa_sg(&f, "sg-2", sg_xml,
 						strlen(sg_xml), &e), 0);
 	ck_assert_int_eq(f.st[PF_EFA_SG], PF_ABSENT);

@@ -291,10 +291,21 @@ START_TEST(test_objects_and_order_bottlerocket)
 	ck_assert_uint_eq(count_kind(&fx, "ResourceFlavor"), 5);
 	ck_assert_uint_eq(count_kind(&fx, "ClusterQueue"), 5);
 	ck_assert_uint_eq(count_kind(&fx, "LocalQueue"), 5);
-	/* ci (T4 x 4 replicas on 1-, 4- and 8-GPU types) and emb (p4de) */
-	ck_assert_uint_eq(count_kind(&fx, "NodeOverlay"), 3 + 1);
+	/* ci (T4 x 4 replicas on 1-, 4- and 8-GPU types) and emb (p4de);
+	 * pretrain's hugepages (EFA on Bottlerocket, p5.48xlarge) */
+	ck_assert_uint_eq(count_kind(&fx, "NodeOverlay"), 3 + 1 + 1);
 	ck_assert_int_eq(cJSON_GetArraySize(fx.r.docs),
-			 4 + 5 + 4 + 6 + 3 + 5 * 3);
+			 4 + 5 + 5 + 6 + 3 + 5 * 3);
+	/* Bottlerocket reserves 110 pages of 2 MiB per vCPU with EFA
+	 * (corndog compute_hugepages_for_efa): 192 vCPUs */
+	d = doc(&fx, "NodeOverlay", "pretrain-hugepages-192cpu");
+	ck_assert_str_eq(S(J(d, "spec", "capacity", "hugepages-2Mi", NULL)),
+			 "42240Mi");
+	assert_json(J(d, "spec", "requirements", NULL),
+		    "[{\"key\":\"karpenter.sh/nodepool\",\"operator\":\"In\","
+		    "\"values\":[\"pretrain\"]},{\"key\":"
+		    "\"node.kubernetes.io/instance-type\",\"operator\":\"In\","
+		    "\"values\":[\"p5.48xlarge\"]}]");
 	cJSON_ArrayForEach(d, fx.r.docs)
 	{
 		char kn[128];
@@ -891,6 +902,18 @@ START_TEST(test_al2023_block_devices)
 	assert_json(J(doc(&fx, "EC2NodeClass", "gpu"), "spec",
 		      "amiSelectorTerms", NULL),
 		    "[{\"alias\":\"al2023@v20250505\"}]");
+	/* GPU nodes use their local NVMe (RAID0, ephemeral-storage) */
+	ck_assert_str_eq(S(J(doc(&fx, "EC2NodeClass", "gpu"), "spec",
+			     "instanceStorePolicy", NULL)),
+			 "RAID0");
+	release(&fx);
+	/* not with a Bottlerocket image cache (the bind of /var/lib/
+	 * containerd would hide it), never on the general class */
+	render_intent(&fx, br_intent);
+	ck_assert_ptr_null(J(doc(&fx, "EC2NodeClass", "gpu"), "spec",
+			     "instanceStorePolicy", NULL));
+	ck_assert_ptr_null(J(doc(&fx, "EC2NodeClass", "general"), "spec",
+			     "instanceStorePolicy", NULL));
 	release(&fx);
 }
 END_TEST
@@ -1223,6 +1246,42 @@ START_TEST(test_pod_contract)
 	/* batch: no PodDisruptionBudget, no spread */
 	ck_assert_ptr_null(J(pc, "podDisruptionBudget", NULL));
 	ck_assert_ptr_null(J(pc, "topologySpreadConstraints", NULL));
+	/* an EFA gang without placement.zone: all its pods in one zone,
+	 * a required self pod affinity (Karpenter topologygroup.go
+	 * nextDomainAffinity) */
+	assert_json(J(pc, "affinity", NULL),
+		    "{\"podAffinity\":{\"requiredDuringSchedulingIgnoredDuring"
+		    "Execution\":[{\"labelSelector\":{\"matchLabels\":"
+		    "{\"kueue.x-k8s.io/queue-name\":\"pretrain\"}},"
+		    "\"matchLabelKeys\":[\"gpuform.io/gang\"],"
+		    "\"topologyKey\":\"topology.kubernetes.io/zone\"}]}}");
+	/* NCCL's needs: /dev/shm in memory for a multi-GPU pod, the EFA
+	 * provider with GPUDirect RDMA on p5.48xlarge */
+	assert_json(J(pc, "shm", NULL),
+		    "{\"mountPath\":\"/dev/shm\",\"emptyDir\":{\"medium\":"
+		    "\"Memory\"}}");
+	assert_json(J(pc, "env", NULL),
+		    "{\"FI_PROVIDER\":\"efa\",\"FI_EFA_USE_DEVICE_RDMA\":\"1\"}");
+	/* a 1-GPU pod without EFA: neither */
+	ck_assert_ptr_null(J(addon(&fx, "pod-contract-serve.yaml"), "shm", NULL));
+	ck_assert_ptr_null(J(addon(&fx, "pod-contract-serve.yaml"), "env", NULL));
+	/* no gang, or no EFA: no affinity */
+	ck_assert_ptr_null(J(addon(&fx, "pod-contract-serve.yaml"), "affinity",
+			     NULL));
+	ck_assert_ptr_null(J(addon(&fx, "pod-contract-play.yaml"), "affinity",
+			     NULL));
+	/* a shared serving pool: spread over zones only; over nodes every
+	 * replica would get a node of its own under Karpenter's
+	 * preferencePolicy Respect (Fixed bug: render.c serving_contract) */
+	pc = addon(&fx, "pod-contract-emb.yaml");
+	ck_assert_int_eq(cJSON_GetArraySize(J(pc, "topologySpreadConstraints",
+					      NULL)),
+			 1);
+	ck_assert_str_eq(S(J(cJSON_GetArrayItem(J(pc, "topologySpreadConstraints",
+						  NULL),
+					       0),
+			     "topologyKey", NULL)),
+			 "topology.kubernetes.io/zone");
 	/* serving: drained one replica at a time, spread over zones and
 	 * nodes, selected by the queue label the contract puts on them */
 	pc = addon(&fx, "pod-contract-serve.yaml");
@@ -1253,6 +1312,51 @@ START_TEST(test_pod_contract)
 					 ->valueint,
 				 1);
 	}
+	release(&fx);
+}
+END_TEST
+
+/* one EFA request per pool: the types whose share of EFA devices differs
+ * from the request are out of the NodePool (Fixed bug: the request was the
+ * smallest share, plan.c plan_gpu_pool) */
+static const char efa_mix_intent[] =
+	"apiVersion: gpuform.io/v1alpha1\n"
+	"kind: ClusterIntent\n"
+	"metadata: {name: mix}\n"
+	"spec:\n"
+	"  nodeRole: R\n"
+	"  ami: al2023@v20250505\n"
+	"  network: {efaSecurityGroup: sg-0123456789abcdef0}\n"
+	"  workloads:\n"
+	"    - {name: h200, type: training, gpu: h200, gpusPerPod: 8, gang: 2,\n"
+	"       efa: true, maxGpus: 16, placement: {zone: us-east-1a}}\n"
+	"    - {name: one, type: training, gpu: h100, efa: true, maxGpus: 16}\n";
+
+START_TEST(test_efa_one_share)
+{
+	struct fx fx;
+	const cJSON *r;
+
+	render_intent(&fx, efa_mix_intent);
+	r = requirement(doc(&fx, "NodePool", "h200"),
+			"node.kubernetes.io/instance-type");
+	assert_json(r, "{\"key\":\"node.kubernetes.io/instance-type\","
+		       "\"operator\":\"NotIn\",\"values\":[\"p5en.48xlarge\"]}");
+	ck_assert_int_eq(J(addon(&fx, "pod-contract-h200.yaml"), "resources",
+			   "requests", "vpc.amazonaws.com/efa", NULL)->valueint,
+			 32);
+	r = requirement(doc(&fx, "NodePool", "one"),
+			"node.kubernetes.io/instance-type");
+	assert_json(J(r, "values", NULL), "[\"p5.4xlarge\"]");
+	ck_assert_int_eq(J(addon(&fx, "pod-contract-one.yaml"), "resources",
+			   "requests", "vpc.amazonaws.com/efa", NULL)->valueint,
+			 4);
+	/* pinned to a zone: the NodePool does it, no affinity */
+	ck_assert_ptr_null(J(addon(&fx, "pod-contract-h200.yaml"), "affinity",
+			     NULL));
+	/* AL2023: gpuform reserves no hugepages, so no overlay (lint GPU025
+	 * flags pods that request them) */
+	ck_assert_uint_eq(count_kind(&fx, "NodeOverlay"), 0);
 	release(&fx);
 }
 END_TEST
@@ -1929,6 +2033,7 @@ Suite *render_suite(void)
 	tc = tcase_create("addons");
 	tcase_add_test(tc, test_spot_to_spot_consolidation);
 	tcase_add_test(tc, test_pod_contract);
+	tcase_add_test(tc, test_efa_one_share);
 	tcase_add_test(tc, test_inference_defaults);
 	tcase_add_test(tc, test_addons);
 	tcase_add_test(tc, test_placement);

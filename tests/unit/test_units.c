@@ -413,6 +413,10 @@ START_TEST(test_sharing_modes_full_quota)
 		if (!fam->mig_model || fam->misreports)
 			continue;
 		for (size_t j = 0; j < fam->nmig; j++) {
+			/* Bottlerocket maps no 4g profile (validate refuses
+			 * it, tests/invalid/131) */
+			if (!strncmp(fam->mig_profiles[j], "4g.", 3))
+				continue;
 			/* p5 has a 1-GPU size: maxGpus 3 is 3 p5.4xlarge */
 			snprintf(wl, sizeof(wl),
 				 "{name: w, type: dev, gpu: %s, maxGpus: %d, "
@@ -425,7 +429,7 @@ START_TEST(test_sharing_modes_full_quota)
 			runs++;
 		}
 	}
-	ck_assert_uint_ge(runs, 60);
+	ck_assert_uint_ge(runs, 54);
 }
 END_TEST
 
