@@ -209,6 +209,19 @@ else
 	t_fail "control: render specs/bottlerocket-sharing.yaml"
 fi
 
+# (4) an EFA gang whose NodePool is not pinned to a zone: Karpenter's NodeClaims may
+# each land in any zone, which the one-zone check must report
+neg=$tmp/neg4
+if "$GPUFORM" render --output-dir "$neg" "$root/specs/efa-gang-zone.yaml" >/dev/null 2>&1; then
+	awk '/- key: topology.kubernetes.io\/zone/ { skip = 4 } skip > 0 { skip--; next } { print }' \
+		"$neg/nodepool-h100-gang.yaml" >"$neg/np.tmp" && mv "$neg/np.tmp" "$neg/nodepool-h100-gang.yaml"
+	run_sim neg4 "$neg" &&
+		check "control: an EFA gang on a NodePool without a zone is not held in one zone" \
+			"jq -e '[.nodeclaims[] | select(.nodepool == \"h100-gang\") | .zones | length] | length > 0 and all(. > 1)' '$tmp/neg4.sim.json' >/dev/null"
+else
+	t_fail "control: render specs/efa-gang-zone.yaml"
+fi
+
 ((KNOWN)) && t_note "$KNOWN known failures (issue 23, ORACLE_ISSUE23=$ORACLE_ISSUE23): listed as KNOWN FAIL above"
 t_summary
 exit
