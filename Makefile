@@ -143,7 +143,7 @@ $(UNIT): $(TEST_OBJS) $(CORE_OBJS)
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- tests -------------------------------------------------------------
-.PHONY: deps test check unit coverage golden invalid hostile cli docs e2e demo bench install \
+.PHONY: deps test check unit coverage golden invalid hostile cli docs e2e oracle demo bench install \
 	uninstall clean check-headers check-layering style format man
 
 deps:
@@ -170,6 +170,10 @@ coverage:
 
 golden invalid hostile cli docs e2e: $(PROGRAM)
 	@GPUFORM=$(abspath $(PROGRAM)) sh tests/$@.sh
+
+# Karpenter's scheduler as the oracle (Go >= 1.26; builds build/oracle/karpenter-sim)
+oracle: $(PROGRAM)
+	@GPUFORM=$(abspath $(PROGRAM)) bash tests/oracle.sh
 
 # ---- the main job ------------------------------------------------------
 demo: deps

@@ -90,27 +90,32 @@ new_token() { # a TokenRequest token for the ServiceAccount (SA_FOR, NS_FOR) int
 }
 install_for() { # CLUSTER: render and server-side apply the install manifests for it
 	"$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
-		--cluster "$1" --cronjob-api-version batch/v1beta1 >"$WORK/install-$1.yaml" 2>&1 &&
+		--cluster "$1" --cronjob-api-version "$CRONJOB_API" >"$WORK/install-$1.yaml" 2>&1 &&
 		k apply --server-side --field-manager gpuform-install -f "$WORK/install-$1.yaml" 2>&1
 }
 
 # ---- the API server ----------------------------------------------------------------------
 t_testenv_start
+# CronJob is batch/v1 from Kubernetes 1.21 (gpuform install's default); the 1.20 test
+# server (KUBE_TESTENV_VERSION=1.20, kube-testenv's default) only serves batch/v1beta1
+CRONJOB_API=batch/v1
+case $(cat "$ENV_DIR/version" 2>/dev/null || echo 1.20.2) in 1.20.*) CRONJOB_API=batch/v1beta1 ;; esac
+t_note "testenv: kube-apiserver $(cat "$ENV_DIR/version" 2>/dev/null || echo 1.20.2), CronJob $CRONJOB_API"
 t_testenv_unused "$NS" "$INV"
 
 # ==== 1. install: rendered, deterministic, derived RBAC, applies server-side ================
 OUT=$("$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
-	--cluster $CLUSTER --cronjob-api-version batch/v1beta1 2>&1)
+	--cluster $CLUSTER --cronjob-api-version "$CRONJOB_API" 2>&1)
 RC=$?
 OUT2=$("$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
-	--path clusters --cluster $CLUSTER --cronjob-api-version batch/v1beta1 2>&1)
+	--path clusters --cluster $CLUSTER --cronjob-api-version "$CRONJOB_API" 2>&1)
 check "1: install renders (exit 0) and twice gives byte-identical output (--path clusters is the default)" \
 	'[ "$RC" = 0 ] && [ -n "$OUT" ] && [ "$OUT" = "$OUT2" ]'
 printf '%s\n' "$OUT" >"$WORK/install.yaml"
 # issue 17: --path is the directory of the cluster directories, as for commit; the
 # spelling before (--path clusters/NAME, no --cluster) still works, with a warning
 OUT3=$("$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main \
-	--path clusters/$CLUSTER --cronjob-api-version batch/v1beta1 2>"$WORK/stderr")
+	--path clusters/$CLUSTER --cronjob-api-version "$CRONJOB_API" 2>"$WORK/stderr")
 RC=$? ERR=$(cat "$WORK/stderr")
 check "1: the old spelling --path clusters/$CLUSTER: exit 0, the same manifests (the new arguments)" \
 	'[ "$RC" = 0 ] && [ "$OUT3" = "$OUT" ]'
@@ -141,7 +146,7 @@ RC=$? ERR=$(cat "$WORK/stderr")
 check "1: control: the same CronJob asking for a GPU is linted (findings on its pod template)" \
 	'grep -q "nvidia.com/gpu" "$WORK/install-gpu.yaml" && [ "$(printf "%s" "$OUT" | jq ".findings | length")" -gt 0 ]'
 "$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --cluster $CLUSTER \
-	--cronjob-api-version batch/v1beta1 --format json >"$WORK/install.json" 2>&1
+	--cronjob-api-version "$CRONJOB_API" --format json >"$WORK/install.json" 2>&1
 J=$WORK/install.json
 kinds=$(jq -r '[.items[].kind] | join(",")' "$J" 2>/dev/null)
 RC=- OUT=$kinds ERR=
@@ -247,7 +252,7 @@ check "1: --git-cache-pvc Bad_Name: exit 3, not a claim name" \
 
 # -o DIR: the atomic directory writer, with kustomization.yaml
 "$GPUFORM" install --git https://127.0.0.1:9/platform/gitops.git --ref main --cluster $CLUSTER \
-	--cronjob-api-version batch/v1beta1 --output-dir "$WORK/install-dir" >/dev/null 2>&1
+	--cronjob-api-version "$CRONJOB_API" --output-dir "$WORK/install-dir" >/dev/null 2>&1
 RC=$?
 OUT=$(cd "$WORK/install-dir" 2>/dev/null && ls)
 check "1: -o DIR: one file per object + kustomization.yaml (generated-by marker)" \
@@ -303,7 +308,7 @@ git init -q --bare "$WORK/gitops.git" &&
 		"$SPEC" >/dev/null 2>&1
 COMMIT=$(git --git-dir="$WORK/gitops.git" rev-parse main 2>/dev/null)
 "$GPUFORM" install --git "$WORK/gitops.git" --cluster $CLUSTER --format json \
-	--cronjob-api-version batch/v1beta1 >"$WORK/install-local.json" 2>/dev/null
+	--cronjob-api-version "$CRONJOB_API" >"$WORK/install-local.json" 2>/dev/null
 mapfile -t argv < <(jq -r '.items[] | select(.kind == "CronJob") |
 	.spec.jobTemplate.spec.template.spec.containers[0].args[]' "$WORK/install-local.json" |
 	sed "s|^/var/cache/gpuform/git$|$WORK/git-cache|")

@@ -42,6 +42,17 @@ for suite in golden invalid hostile cli lint docs preflight advise e2e kube-clie
 	esac
 done
 
+# Karpenter's scheduler as the oracle (tests/oracle.sh): needs Go >= 1.26 to build
+# build/oracle/karpenter-sim; without Go it is skipped, and says so
+echo "== oracle"
+go=go
+[ -x /usr/local/go/bin/go ] && go=/usr/local/go/bin/go
+if command -v "$go" >/dev/null 2>&1; then
+	bash tests/oracle.sh || status=1
+else
+	echo "--   skipped: no Go on PATH (tests/oracle.sh needs Go >= 1.26)"
+fi
+
 passed=0 failed=0
 while read -r p f; do
 	passed=$((passed + p))
