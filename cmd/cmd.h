@@ -39,6 +39,7 @@ int cmd_commit(int argc, char **argv); /* cmd/commit.c: Git write-back */
 int cmd_diff(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_plan(int argc, char **argv); /* cmd/plan.c: capacity and cost */
+int cmd_doctor(int argc, char **argv); /* cmd/doctor.c: live controllers */
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_lint(int argc, char **argv);    /* cmd/lint.c */
@@ -50,7 +51,8 @@ int cmd_help_man(int argc, char **argv);   /* cmd/main.c */
 /* the option tables, next to the code that reads them */
 extern const struct cmd_opt render_opts[], validate_opts[], reconcile_opts[],
 	diff_opts[], commit_opts[], lint_opts[], explain_opts[],
-	install_opts[], version_opts[], help_opts[], plan_opts[];
+	install_opts[], version_opts[], help_opts[], plan_opts[],
+	doctor_opts[];
 
 /* cmd_usage_error: print "gpuform <cmd>: <msg>; see 'gpuform <cmd>
  * --help'" (one line); returns 2 */

@@ -142,6 +142,23 @@ const struct cmd cmd_table[] = {
 	  "convention): 2 usage, 3 invalid intent (at either revision), 4 Git, "
 	  "cluster or runtime error.",
 	  "@file", 0 },
+	{ "doctor", cmd_doctor,
+	  "check the running Karpenter and Kueue against the intents",
+	  "[--kubeconfig PATH] [--context NAME] INTENT...",
+	  "Read-only (GET requests only). For each intent file: are the CRDs\n"
+	  "of every rendered kind served in the version rendered (an older\n"
+	  "release is named: 'Kueue is installed, but older: its CRDs serve\n"
+	  "... v1beta1 only'); does the running Karpenter (Deployment karpenter\n"
+	  "in kube-system or karpenter: the image's release and FEATURE_GATES)\n"
+	  "and Kueue (Deployment kueue-controller-manager and ConfigMap\n"
+	  "kueue-manager-config in kueue-system) match spec.targets and the\n"
+	  "rendered add-ons — e.g. 'NodeOverlays rendered but the running\n"
+	  "Karpenter has NodeOverlay=false'. Each finding says what to do.\n"
+	  "What cannot be read (forbidden, not found) is a warning.\n",
+	  doctor_opts, NULL,
+	  "Exit: 0 no findings, 1 findings, 2 usage, 3 invalid intent, 4\n"
+	  "cluster or I/O error.",
+	  "@file", 0 },
 	{ "commit", cmd_commit, "render intents and commit them to a Git branch",
 	  "--repo PATH [--branch B] [--path DIR] [-m MSG] "
 	  "[--author 'Name <email>'] [--push[=REMOTE]] [--templates DIR] "

@@ -52,6 +52,7 @@ static Suite *(*const suites[])(void) = {
 	reconcile_suite,
 	nodeimpact_suite,
 	targets_suite,
+	doctor_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

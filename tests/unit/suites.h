@@ -43,6 +43,7 @@ Suite *kube_suite(void);      /* test_kube.c: kube.c on a canned connection, nod
 Suite *reconcile_suite(void); /* test_reconcile.c: reconcile.c on tests/unit/kube_fake.c */
 Suite *nodeimpact_suite(void); /* test_nodeimpact.c: the node-replacement guard */
 Suite *targets_suite(void);   /* test_targets.c: generator/targets.c */
+Suite *doctor_suite(void);    /* test_doctor.c: generator/doctor.c, addondiff.c */
 
 /*
  * ---- more suites go here ----
