@@ -124,6 +124,33 @@ check "Kueue v0.13.4 running, v0.19.2 targeted: a finding with the fix" \
 	'[ "$RC" = 1 ] && has_err "the intent targets Kueue v0.19.2 but Deployment kueue-system/kueue-controller-manager runs v0.13.4" &&
 	 has_err "set spec.targets.kueue: v0.13.4"'
 
+# ---- least privilege: the ServiceAccount of `gpuform install --doctor` -----------------
+# without --doctor the installed ServiceAccount may not read the controllers (warnings,
+# 403 named); with it, doctor reads exactly those objects by name
+seed 1.14.1 "NodeRepair=true,NodeOverlay=false" v0.19.2 "$WORK/conf.yaml" || t_abort "re-seed"
+"$GPUFORM" install --git https://git.example/gitops.git --cluster bottlerocket --cronjob-api-version batch/v1beta1 >"$WORK/install.yaml" 2>"$WORK/install.err" &&
+	k apply -f "$WORK/install.yaml" >/dev/null 2>&1 || t_abort "apply gpuform install" "$(cat "$WORK/install.err")"
+k create namespace karpenter >/dev/null 2>&1   # the other place the Karpenter chart goes
+sa_kubeconfig() {
+	local tok
+	tok=$(k create token gpuform -n gpuform-system --duration 1h 2>&1) || t_abort "a TokenRequest token" "$tok"
+	sed "s|token: \".*\"|token: \"$tok\"|" "$KC" >"$WORK/kubeconfig-sa"
+	grep -qF "$tok" "$WORK/kubeconfig-sa" || t_abort "a kubeconfig with the ServiceAccount's token"
+}
+sa_kubeconfig
+OUT=$(timeout 120 "$GPUFORM" doctor --kubeconfig "$WORK/kubeconfig-sa" "$SPEC" 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+check "install without --doctor: the controllers cannot be read (warnings naming the 403), exit 0" \
+	'[ "$RC" = 0 ] && has_err "warning: Karpenter: Deployment kube-system/karpenter cannot be read" &&
+	 has_err "Kueue configuration: ConfigMap kueue-system/kueue-manager-config cannot be read"'
+"$GPUFORM" install --git https://git.example/gitops.git --cluster bottlerocket --cronjob-api-version batch/v1beta1 --doctor >"$WORK/install.yaml" 2>"$WORK/install.err" &&
+	k apply -f "$WORK/install.yaml" >/dev/null 2>&1 || t_abort "apply gpuform install --doctor" "$(cat "$WORK/install.err")"
+OUT=$(timeout 120 "$GPUFORM" doctor --kubeconfig "$WORK/kubeconfig-sa" "$SPEC" 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+check "install --doctor: the ServiceAccount reads the controllers, finds the disabled gate" \
+	'[ "$RC" = 1 ] && has_err "has NodeOverlay=false" && ! has_err "cannot be read"'
+check "install --doctor: get by name only (no list, no other Deployments)" \
+	'! grep -A12 "kind: Role" "$WORK/install.yaml" | grep -B2 -A8 "deployments" | grep -qE "^  - (list|watch)$" &&
+	 [ "$(grep -c "^  - kueue-controller-manager$\|^  - karpenter$\|^  - kueue-manager-config$" "$WORK/install.yaml")" = 4 ]'
+
 # ---- the Kueue CRDs of an older release (v1beta1 only) -------------------------------
 k delete crd clusterqueues.kueue.x-k8s.io localqueues.kueue.x-k8s.io resourceflavors.kueue.x-k8s.io \
 	workloadpriorityclasses.kueue.x-k8s.io cohorts.kueue.x-k8s.io --wait=true >/dev/null 2>&1 ||
