@@ -21,11 +21,13 @@
 #endif
 
 /*
- * The versions of the controllers whose CRDs and behaviour the rendered
- * objects follow (tests/fixtures/crds, /work/shared/crds).
+ * The default targets (the newest supported releases: generator/targets.h)
+ * and the supported ranges (spec.targets, docs/controller-versions.md).
  */
 #define TARGET_KARPENTER "v1.14.1"
 #define TARGET_KUEUE "v0.19.2"
+#define SUPPORTED_KARPENTER "v1.0.0 to v1.14.x"
+#define SUPPORTED_KUEUE "v0.10.0 to v0.19.x"
 #ifndef GPUFORM_COMMIT
 #define GPUFORM_COMMIT "unknown"
 #endif
@@ -258,9 +260,9 @@ const struct cmd cmd_table[] = {
 	{ "version", cmd_version,
 	  "print the version, the commit it was built from and the targets",
 	  "[-o text|json]",
-	  "Print gpuform's version, the Git commit it was built from, and the\n"
+	  "Print gpuform's version, the Git commit it was built from, the\n"
 	  "Karpenter and Kueue versions whose CRDs and behaviour the rendered\n"
-	  "objects follow.\n",
+	  "objects follow by default, and the releases spec.targets may name.\n",
 	  version_opts, NULL, NULL, NULL, 0 },
 	{ "help", cmd_help, "show help for a command", "[COMMAND]", NULL,
 	  help_opts, NULL, NULL, "@command", 0 },
@@ -374,6 +376,9 @@ int cmd_version(int argc, char **argv)
 		cJSON_AddStringToObject(o, "commit", GPUFORM_COMMIT);
 		cJSON_AddStringToObject(o, "karpenter", TARGET_KARPENTER);
 		cJSON_AddStringToObject(o, "kueue", TARGET_KUEUE);
+		cJSON_AddStringToObject(o, "karpenterSupported",
+					SUPPORTED_KARPENTER);
+		cJSON_AddStringToObject(o, "kueueSupported", SUPPORTED_KUEUE);
 		cJSON_AddStringToObject(o, "cjson", cJSON_Version());
 		s = cJSON_Print(o);
 		printf("%s\n", s);
@@ -384,9 +389,10 @@ int cmd_version(int argc, char **argv)
 	printf("gpuform %s\n"
 	       "commit: %s\n"
 	       "targets: Karpenter %s, Kueue %s\n"
+	       "supported (spec.targets): Karpenter %s, Kueue %s\n"
 	       "built with: cJSON %s\n",
 	       GPUFORM_VERSION, GPUFORM_COMMIT, TARGET_KARPENTER, TARGET_KUEUE,
-	       cJSON_Version());
+	       SUPPORTED_KARPENTER, SUPPORTED_KUEUE, cJSON_Version());
 	return EXIT_OK;
 }
 

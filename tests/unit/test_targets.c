@@ -181,6 +181,15 @@ START_TEST(feature_table)
 				 0);
 	}
 	ck_assert_uint_ge(n, 10);
+	/* cmd/main.c's `version` prints these */
+	{
+		struct buf b = BUF_INIT;
+		targets_ver_format(&b, &kn);
+		buf_adds(&b, " ");
+		targets_ver_format(&b, &qn);
+		ck_assert_str_eq(buf_cstr(&b), "v1.14.1 v0.19.2");
+		buf_release(&b);
+	}
 	ck_assert_ptr_null(targets_feature("no-such-feature"));
 	/* the rows the docs quote */
 	ck_assert_int_eq(targets_feature("nodeoverlay")->first.minor, 7);
