@@ -40,6 +40,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_plan(int argc, char **argv); /* cmd/plan.c: capacity and cost */
 int cmd_advise(int argc, char **argv); /* cmd/advise.c: from usage to intent */
+int cmd_doctor(int argc, char **argv); /* cmd/doctor.c: live controllers */
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_lint(int argc, char **argv);    /* cmd/lint.c */
@@ -52,7 +53,7 @@ int cmd_help_man(int argc, char **argv);   /* cmd/main.c */
 extern const struct cmd_opt render_opts[], validate_opts[], reconcile_opts[],
 	diff_opts[], commit_opts[], lint_opts[], explain_opts[],
 	install_opts[], version_opts[], help_opts[], plan_opts[],
-	advise_opts[];
+	advise_opts[], doctor_opts[];
 
 /* cmd_usage_error: print "gpuform <cmd>: <msg>; see 'gpuform <cmd>
  * --help'" (one line); returns 2 */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cmd/live.h"
+#include "generator/addondiff.h"
 #include "generator/capplan.h"
 #include "generator/objdiff.h"
 #include "generator/pipeline.h"
@@ -376,7 +377,8 @@ static int dbase_render(struct dbase *b, char **args)
  * changes */
 static void dbase_format(struct buf *out, const struct dbase *b,
 			 const struct objdiff *d, const struct objdiff_rev *rb,
-			 const struct objdiff_rev *rh)
+			 const struct objdiff_rev *rh,
+			 const struct addondiff *ad)
 {
 	const struct capplan *cb = &b->base.cap, *ch = &b->head.cap;
 	struct buf lead = BUF_INIT, sec = BUF_INIT;
@@ -386,19 +388,50 @@ static void dbase_format(struct buf *out, const struct dbase *b,
 			buf_adds(&lead, "Capacity: ");
 			capplan_diff_lead(&lead, cb, ch);
 		}
+		if (ad->nr)
+			buf_addf(&lead, "%sadd-ons: %zu setting%s changed",
+				 lead.len ? "; " : "", ad->nr,
+				 ad->nr == 1 ? "" : "s");
 		capplan_diff_markdown(&sec, cb, ch);
+		addondiff_format_markdown(&sec, ad);
 		objdiff_format_markdown_ext(out, d, rb, rh,
 					    lead.len ? buf_cstr(&lead) : NULL,
 					    buf_cstr(&sec));
 	} else if (b->fmt == DIFF_JSON) {
-		objdiff_format_json_ext(out, d, rb, rh, "capacity",
+		struct buf j = BUF_INIT;
+		cJSON *root;
+		char *s;
+		objdiff_format_json_ext(&j, d, rb, rh, "capacity",
 					capplan_diff_json(cb, ch));
+		/* .addons when add-on settings changed (the same printer, so
+		 * the rest is byte for byte what it was) */
+		if (ad->nr && (root = cJSON_Parse(buf_cstr(&j)))) {
+			cJSON_AddItemToObject(root, "addons", addondiff_json(ad));
+			if ((s = cJSON_Print(root))) {
+				buf_reset(&j);
+				buf_adds(&j, s);
+				buf_addc(&j, '\n');
+				free(s);
+			}
+			cJSON_Delete(root);
+		}
+		buf_adds(out, buf_cstr(&j));
+		buf_release(&j);
 	} else {
 		/* before the summary line, which stays last; nothing when
 		 * the capacity did not change */
 		if (capplan_changed(cb, ch))
 			capplan_diff_text(&sec, cb, ch);
+		addondiff_format_text(&sec, ad);
 		objdiff_format_text_ext(out, d, sec.len ? buf_cstr(&sec) : NULL);
+		/* the summary line (last) counts the add-on settings too */
+		if (ad->nr && out->len && out->ptr[out->len - 1] == '\n') {
+			out->len--;
+			out->ptr[out->len] = '\0';
+			buf_adds(out, "; ");
+			addondiff_summary(out, ad);
+			buf_addc(out, '\n');
+		}
 	}
 	buf_release(&lead);
 	buf_release(&sec);
@@ -409,6 +442,7 @@ static int dbase_compare(struct dbase *b)
 {
 	struct objset sa = OBJSET_INIT, sb = OBJSET_INIT;
 	struct objdiff d = OBJDIFF_INIT;
+	struct addondiff ad = ADDONDIFF_INIT;
 	struct objdiff_rev rb = { b->base.rev, b->base.oid };
 	struct objdiff_rev rh = { b->head.rev, b->head.rev ? b->head.oid : NULL };
 	struct buf out = BUF_INIT;
@@ -419,14 +453,23 @@ static int dbase_compare(struct dbase *b)
 			objset_add(&sa, b->base.r[i].cluster, b->base.r[i].docs);
 		if (b->head.r[i].docs)
 			objset_add(&sb, b->head.r[i].cluster, b->head.r[i].docs);
+		/* the add-on files by key (one intent: addons/ at the top) */
+		addondiff_add(&ad,
+			      b->n > 1 ? (b->head.r[i].cluster
+					      ? b->head.r[i].cluster
+					      : b->base.r[i].cluster)
+				       : NULL,
+			      b->base.r[i].addons, b->head.r[i].addons,
+			      b->base.r[i].docs, b->head.r[i].docs);
 	}
 	if (objdiff_compute(&d, &sa, &sb, &b->err) < 0) {
 		code = report_err(&b->err);
 	} else {
-		dbase_format(&out, b, &d, &rb, &rh);
+		dbase_format(&out, b, &d, &rb, &rh, &ad);
 		fwrite(buf_cstr(&out), 1, out.len, stdout);
-		code = d.nr ? EXIT_DIFF : EXIT_OK;
+		code = d.nr || ad.nr ? EXIT_DIFF : EXIT_OK;
 	}
+	addondiff_release(&ad);
 	buf_release(&out);
 	objdiff_release(&d);
 	objset_release(&sa);

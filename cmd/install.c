@@ -21,7 +21,7 @@
 enum { OPT_GIT = 4000, OPT_REF, OPT_PATH, OPT_CLUSTER, OPT_SCHEDULE, OPT_IMAGE,
        OPT_SECRET, OPT_NS, OPT_CRONJOB_API, OPT_PUSHGW, OPT_PRUNE, OPT_TIMEOUT,
        OPT_TEMPLATES, OPT_FORMAT, OPT_OUTPUT_DIR, OPT_DP_NS,
-       OPT_AWS_POLICY, OPT_PREFLIGHT_INTENT, OPT_CACHE_PVC };
+       OPT_AWS_POLICY, OPT_PREFLIGHT_INTENT, OPT_CACHE_PVC, OPT_DOCTOR };
 
 const struct cmd_opt install_opts[] = {
 	{ "git", 0, OPT_GIT, CMD_ARG_REQUIRED, "URL",
@@ -61,6 +61,11 @@ const struct cmd_opt install_opts[] = {
 	  "batch/v1 batch/v1beta1", 0 },
 	{ "prune", 0, OPT_PRUNE, CMD_ARG_NONE, NULL,
 	  "the job runs reconcile --prune", NULL, 0 },
+	{ "doctor", 0, OPT_DOCTOR, CMD_ARG_NONE, NULL,
+	  "also grant what 'gpuform doctor' reads, by name: get on Deployment "
+	  "karpenter (kube-system, karpenter), Deployment "
+	  "kueue-controller-manager and ConfigMap kueue-manager-config "
+	  "(kueue-system)", NULL, 0 },
 	{ "pushgateway", 0, OPT_PUSHGW, CMD_ARG_REQUIRED, "URL",
 	  "the job pushes metrics there", NULL, 0 },
 	{ "timeout", 0, OPT_TIMEOUT, CMD_ARG_REQUIRED, "DUR",
@@ -153,6 +158,9 @@ static int install_parse(struct install_cli *ic, int argc, char **argv)
 			break;
 		case OPT_PRUNE:
 			io->prune = 1;
+			break;
+		case OPT_DOCTOR:
+			io->doctor = 1;
 			break;
 		case OPT_PREFLIGHT_INTENT:
 			if (!*optarg || optarg[0] == '/')

@@ -21,11 +21,13 @@
 #endif
 
 /*
- * The versions of the controllers whose CRDs and behaviour the rendered
- * objects follow (tests/fixtures/crds, /work/shared/crds).
+ * The default targets (the newest supported releases: generator/targets.h)
+ * and the supported ranges (spec.targets, docs/controller-versions.md).
  */
 #define TARGET_KARPENTER "v1.14.1"
 #define TARGET_KUEUE "v0.19.2"
+#define SUPPORTED_KARPENTER "v1.0.0 to v1.14.x"
+#define SUPPORTED_KUEUE "v0.10.0 to v0.19.x"
 #ifndef GPUFORM_COMMIT
 #define GPUFORM_COMMIT "unknown"
 #endif
@@ -173,6 +175,23 @@ const struct cmd cmd_table[] = {
 	  "convention): 2 usage, 3 invalid intent (at either revision), 4 Git, "
 	  "cluster or runtime error.",
 	  "@file", 0 },
+	{ "doctor", cmd_doctor,
+	  "check the running Karpenter and Kueue against the intents",
+	  "[--kubeconfig PATH] [--context NAME] INTENT...",
+	  "Read-only (GET requests only). For each intent file: are the CRDs\n"
+	  "of every rendered kind served in the version rendered (an older\n"
+	  "release is named: 'Kueue is installed, but older: its CRDs serve\n"
+	  "... v1beta1 only'); does the running Karpenter (Deployment karpenter\n"
+	  "in kube-system or karpenter: the image's release and FEATURE_GATES)\n"
+	  "and Kueue (Deployment kueue-controller-manager and ConfigMap\n"
+	  "kueue-manager-config in kueue-system) match spec.targets and the\n"
+	  "rendered add-ons — e.g. 'NodeOverlays rendered but the running\n"
+	  "Karpenter has NodeOverlay=false'. Each finding says what to do.\n"
+	  "What cannot be read (forbidden, not found) is a warning.\n",
+	  doctor_opts, NULL,
+	  "Exit: 0 no findings, 1 findings, 2 usage, 3 invalid intent, 4\n"
+	  "cluster or I/O error.",
+	  "@file", 0 },
 	{ "commit", cmd_commit, "render intents and commit them to a Git branch",
 	  "--repo PATH [--branch B] [--path DIR] [-m MSG] "
 	  "[--author 'Name <email>'] [--push[=REMOTE]] [--templates DIR] "
@@ -272,9 +291,9 @@ const struct cmd cmd_table[] = {
 	{ "version", cmd_version,
 	  "print the version, the commit it was built from and the targets",
 	  "[-o text|json]",
-	  "Print gpuform's version, the Git commit it was built from, and the\n"
+	  "Print gpuform's version, the Git commit it was built from, the\n"
 	  "Karpenter and Kueue versions whose CRDs and behaviour the rendered\n"
-	  "objects follow.\n",
+	  "objects follow by default, and the releases spec.targets may name.\n",
 	  version_opts, NULL, NULL, NULL, 0 },
 	{ "help", cmd_help, "show help for a command", "[COMMAND]", NULL,
 	  help_opts, NULL, NULL, "@command", 0 },
@@ -392,6 +411,9 @@ int cmd_version(int argc, char **argv)
 			cJSON_AddNullToObject(o, "release");
 		cJSON_AddStringToObject(o, "karpenter", TARGET_KARPENTER);
 		cJSON_AddStringToObject(o, "kueue", TARGET_KUEUE);
+		cJSON_AddStringToObject(o, "karpenterSupported",
+					SUPPORTED_KARPENTER);
+		cJSON_AddStringToObject(o, "kueueSupported", SUPPORTED_KUEUE);
 		cJSON_AddStringToObject(o, "cjson", cJSON_Version());
 		s = cJSON_Print(o);
 		printf("%s\n", s);
@@ -407,8 +429,10 @@ int cmd_version(int argc, char **argv)
 		       "release v%s)\n",
 		       GPUFORM_VERSION, GPUFORM_COMMIT, GPUFORM_VERSION);
 	printf("targets: Karpenter %s, Kueue %s\n"
+	       "supported (spec.targets): Karpenter %s, Kueue %s\n"
 	       "built with: cJSON %s\n",
-	       TARGET_KARPENTER, TARGET_KUEUE, cJSON_Version());
+	       TARGET_KARPENTER, TARGET_KUEUE, SUPPORTED_KARPENTER,
+	       SUPPORTED_KUEUE, cJSON_Version());
 	return EXIT_OK;
 }
 

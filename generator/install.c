@@ -117,6 +117,24 @@ size_t install_grants(struct install_grant **out, const char *own_ns,
 	return n;
 }
 
+/* what `gpuform doctor` reads (cmd/doctor.c), each object by name: the
+ * Karpenter Deployment (kube-system or karpenter), Kueue's Deployment and
+ * configuration ConfigMap. Discovery needs no grant (system:discovery). */
+static size_t doctor_grants(struct install_grant **g, size_t n)
+{
+	size_t alloc = n;
+
+	add_grant(g, &n, &alloc, "kube-system", "apps", "deployments", "get",
+		  "karpenter");
+	add_grant(g, &n, &alloc, "karpenter", "apps", "deployments", "get",
+		  "karpenter");
+	add_grant(g, &n, &alloc, "kueue-system", "apps", "deployments", "get",
+		  "kueue-controller-manager");
+	add_grant(g, &n, &alloc, "kueue-system", "", "configmaps", "get",
+		  "kueue-manager-config");
+	return n;
+}
+
 void install_grants_free(struct install_grant *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -559,6 +577,8 @@ int install_render(cJSON **out, const struct install_opts *o,
 	own_nm = own_name(o);
 	out_nm = outside_name(o, own);
 	ng = install_grants(&g, own, o->cluster, o->device_plugin_ns);
+	if (o->doctor)
+		ng = doctor_grants(&g, ng);
 	/* namespaces with a Role: our own first, then the others sorted */
 	nss = xcalloc(ng + 1, sizeof(*nss));
 	nss[nns++] = own;

@@ -45,6 +45,7 @@ struct install_opts {
 	const char *preflight_intent; /* the job runs reconcile --preflight
 				       * --preflight-intent PATH, or NULL */
 	long timeout_s;          /* reconcile --timeout (default 300) */
+	int doctor; /* also the reads of `gpuform doctor` (install --doctor) */
 };
 
 /*

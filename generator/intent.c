@@ -30,7 +30,7 @@ static const char *const metadata_keys[] = { "name", NULL };
 static const char *const spec_keys[] = {
 	"nodeRole", "instanceProfile", "ami", "discovery", "imageCache",
 	"network", "generalPurpose", "maintenanceWindow", "workloads",
-	"nvidiaDevicePlugin", "nodeRepair", NULL
+	"nvidiaDevicePlugin", "nodeRepair", "targets", NULL
 };
 static const char *const dp_keys[] = { "namespace", NULL };
 static const char *const cache_keys[] = { "snapshotID", "size",
@@ -821,6 +821,8 @@ static void read_spec(struct reader *r, struct intent *in,
 		in->discovery_pos = pos_of(v);
 	}
 	read_image_cache(r, in, ynode_get(spec, "imageCache"));
+	/* spec.targets: the controller releases (generator/targets.c) */
+	targets_read(&in->targets, ynode_get(spec, "targets"), r->file, r->d);
 	in->node_repair = 1;
 	if (!is_null(v = ynode_get(spec, "nodeRepair"))) {
 		in->node_repair_pos = pos_of(v);
@@ -978,6 +980,7 @@ int intent_read(struct intent *out, const char *file, const char *data,
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
+	targets_init(&out->targets);
 	out->file = xstrdup(file);
 	if (yaml_parse(&ys, data, len, file, &err) < 0) {
 		/* the message is "<file>:<line>:<col>: <problem>" */

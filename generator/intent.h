@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "generator/targets.h"
 #include "util/diag.h"
 #include "util/err.h"
 
@@ -165,6 +166,8 @@ struct intent {
 	struct workload *workloads;
 	size_t nworkloads, workloads_alloc;
 	struct pos workloads_pos;
+	/* spec.targets: the Karpenter and Kueue releases rendered for */
+	struct targets targets;
 };
 
 /*

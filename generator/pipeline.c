@@ -4,6 +4,7 @@
 #include "generator/catalog.h"
 #include "generator/intent.h"
 #include "generator/plan.h"
+#include "generator/targets.h"
 #include "generator/validate.h"
 #include "util/xalloc.h"
 
@@ -31,7 +32,27 @@ int pipeline_render(struct rendered *out, const char *file, const char *data,
 	 * consolidation, ...) are the ones render gives */
 	if (plan_build(&p, &in, cat, d, err) < 0)
 		goto out;
-	ret = out ? render_plan(out, &p, t, err) : 0;
+	/* fit the render to the controller releases it is for; refusing
+	 * here leaves nothing rendered. Validating renders too when the
+	 * intent names targets, so validate refuses what render would. */
+	if (out || in.targets.karpenter_set || in.targets.kueue_set) {
+		struct rendered tmp = RENDERED_INIT, *r = out ? out : &tmp;
+		struct tmpl_set *builtin = NULL;
+		/* validating may come without templates: the built-in ones */
+		if (!t && tmpl_set_load(&builtin, NULL, err) < 0) {
+			plan_release(&p);
+			goto out;
+		}
+		ret = render_plan(r, &p, t ? t : builtin, err);
+		if (ret == 0 && targets_apply(r, &in, d, err) < 0) {
+			rendered_release(r);
+			ret = -1;
+		}
+		rendered_release(&tmp);
+		tmpl_set_free(builtin);
+	} else {
+		ret = 0;
+	}
 	plan_release(&p);
 	goto out;
 invalid:

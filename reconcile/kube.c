@@ -21,6 +21,7 @@
 
 #include "reconcile/http.h"
 #include "reconcile/kubejson.h"
+#include "generator/targets.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/vec.h"
@@ -229,6 +230,54 @@ out:
 	return ret;
 }
 
+/* served_kind: is `kind` served in group/version? (discovery, cached);
+ * *group_served is set when the version is served at all. Errors count as
+ * "no": this only refines a message. */
+static int served_kind(struct kube *k, const char *group, const char *version,
+		       const char *kind, int *group_served)
+{
+	struct buf gv = BUF_INIT;
+	struct kube_gv *g = NULL;
+	struct err e = ERR_INIT;
+	int found = 0;
+
+	buf_addf(&gv, "%s/%s", group, version);
+	for (size_t i = 0; i < rest_of(k)->gv_nr && !g; i++)
+		if (!strcmp(rest_of(k)->gvs[i]->gv, buf_cstr(&gv)))
+			g = rest_of(k)->gvs[i];
+	if (!g && discover(k, group, version, buf_cstr(&gv), &g, &e) < 0)
+		g = NULL;
+	if (g && g->served) {
+		*group_served = 1;
+		for (size_t i = 0; i < g->nr && !found; i++)
+			found = !strcmp(g->res[i].kind, kind);
+	}
+	err_release(&e);
+	buf_release(&gv);
+	return found;
+}
+
+/* unserved_hint: why api_version/kind is not served — an older release of
+ * the controller (generator/targets.c says which), or no CRDs at all */
+static void unserved_hint(struct kube *k, const char *group, const char *kind,
+			  struct buf *out)
+{
+	struct targets_served s = { 0, 0, 0, 0 };
+
+	if (!strcmp(group, "kueue.x-k8s.io") || !strcmp(group, "karpenter.sh") ||
+	    !strcmp(group, "karpenter.k8s.aws")) {
+		s.v1 = served_kind(k, group, "v1", kind, &s.group);
+		s.v1beta1 = served_kind(k, group, "v1beta1", kind, &s.group);
+		s.v1beta2 = served_kind(k, group, "v1beta2", kind, &s.group);
+		if (!strcmp(kind, "NodeOverlay"))
+			s.group |= served_kind(k, group, "v1", "NodePool",
+					       &s.group);
+		if (targets_explain_unserved(group, kind, &s, out) == 0)
+			return;
+	}
+	buf_adds(out, crd_hint(group));
+}
+
 static int rest_resource_for(struct kube *k, const char *api_version, const char *kind,
 		      const struct kube_resource **out, struct err *err)
 {
@@ -265,9 +314,15 @@ static int rest_resource_for(struct kube *k, const char *api_version, const char
 			goto out;
 		}
 	}
-	err_set(err, ERR_NOTFOUND,
-		"%s %s is not served by the API server at %s%s", api_version,
-		kind, http_conn_server(rest_of(k)->hc), crd_hint(group));
+	{
+		struct buf hint = BUF_INIT;
+		unserved_hint(k, group, kind, &hint);
+		err_set(err, ERR_NOTFOUND,
+			"%s %s is not served by the API server at %s%s",
+			api_version, kind, http_conn_server(rest_of(k)->hc),
+			buf_cstr(&hint));
+		buf_release(&hint);
+	}
 out:
 	free(group);
 	free(version);

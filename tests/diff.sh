@@ -134,7 +134,7 @@ check "1: text: one header line per object, a/ b/ labels, summary last" \
 	'[ "$(printf "%s\n" "$OUT" | grep -c "^modified ml-prod/NodePool/chat-serving$")" = 1 ] &&
 	 printf "%s\n" "$OUT" | grep -qx -- "--- a/ml-prod/NodePool/chat-serving" &&
 	 printf "%s\n" "$OUT" | grep -qx -- "+++ b/ml-prod/NodePool/chat-serving" &&
-	 [ "$(printf "%s\n" "$OUT" | tail -1)" = "1 node-replacing change (pool chat-serving), 0 may disrupt, 0 no node effect; 1 object changed: 0 added, 0 removed, 1 modified" ]'
+	 [ "$(printf "%s\n" "$OUT" | tail -1)" = "1 node-replacing change (pool chat-serving), 0 may disrupt, 0 no node effect; 1 object changed: 0 added, 0 removed, 1 modified; 1 add-on setting changed" ]'
 # narrowing the GPU class narrows requirements: Karpenter drifts the nodes whose labels no
 # longer satisfy them (dynamic drift), and the line says so
 check "1: text: the node impact line names the class, the pool and the drift rule" \
@@ -301,9 +301,11 @@ check "6: file deleted at head: all its objects removed" \
 	 [ "$(printf "%s" "$OUT" | jq -r "[.objects[].cluster] | unique | join(\",\")")" = dev-sandbox ]'
 g reset -q --hard "$C4"
 gf --base "$C4" --head "$C3" specs/dev-spot.yaml
+# and its add-on files, one line each (addons/ of its reviewed render)
+n_dev_addons=$(find tests/golden/dev-spot/addons -type f | wc -l)
 # removing a cluster's NodePools deletes their nodes; so does removing the EC2NodeClasses
 # they launch from (2 + 2)
-check "6: --head REV without the file: removed as well" '[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | tail -1)" = "4 node-replacing changes (pools experiments, general), 0 may disrupt, $((n_dev - 4)) no node effect; $n_dev objects changed: 0 added, $n_dev removed, 0 modified" ]'
+check "6: --head REV without the file: removed as well" '[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | tail -1)" = "4 node-replacing changes (pools experiments, general), 0 may disrupt, $((n_dev - 4)) no node effect; $n_dev objects changed: 0 added, $n_dev removed, 0 modified; $n_dev_addons add-on settings changed" ]'
 gf --base "$C4" specs/nosuch.yaml
 check "6: a file at neither side: exit 4, named" \
 	'[ "$RC" = 4 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | grep -q "'"'"'specs/nosuch.yaml'"'"' exists neither at base '"'"'$C4'"'"' nor in the work tree"'
@@ -366,6 +368,37 @@ check "8: bare repository with --head: works" '[ "$RC" = 1 ] && [ "$(printf "%s"
 OUT=$("$GPUFORM" diff --repo "$tmp/bare.git" --base "$C1" specs/ml-prod.yaml 2>&1)
 RC=$?
 check "8: bare repository without --head: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$OUT" | grep -q "bare repository"'
+
+# ---- 9. add-ons: compared by key --------------------------------------------------
+# turning on time-slicing adds NodeOverlays and flips the Karpenter gate that makes
+# Karpenter honour them; the diff must say so (text and markdown), and a change to
+# add-ons alone is a difference
+g reset -q --hard "$C1"
+cp "$root/specs/minimal.yaml" "$REPO/specs/minimal.yaml"
+g add specs/minimal.yaml && g commit -q -m 'minimal'
+C9=$(g rev-parse HEAD)
+sed -i 's/^      maxGpus: 4$/      maxGpus: 4\n      sharing: {timeSlicing: 4}/' "$REPO/specs/minimal.yaml"
+gf --base "$C9" specs/minimal.yaml
+check "9: time-slicing on: the nodeOverlay gate change in the text diff, with its impact" \
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -qx "add-on addons/karpenter-values.yaml: settings.featureGates.nodeOverlay: false -> true" &&
+	 printf "%s\n" "$OUT" | grep -qx "  Karpenter feature gate nodeOverlay: needed by the NodeOverlays this change adds; roll out the Helm release first" &&
+	 printf "%s\n" "$OUT" | tail -1 | grep -q "; 1 add-on setting changed$"'
+gf --base "$C9" -o markdown specs/minimal.yaml
+check "9: time-slicing on: the gate change in the markdown diff (Add-ons table)" \
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -q "^#### Add-ons$" &&
+	 printf "%s\n" "$OUT" | grep -qF "| \`addons/karpenter-values.yaml\` | \`settings.featureGates.nodeOverlay\` | \`false\` | \`true\` | Karpenter feature gate nodeOverlay: needed by the NodeOverlays this change adds"'
+g checkout -q specs/minimal.yaml
+sed -i 's/^spec:$/spec:\n  nodeRepair: false/' "$REPO/specs/minimal.yaml"
+gf --base "$C9" specs/minimal.yaml
+check "9: only an add-on changes (nodeRepair off): exit 1, not 'no changes'" \
+	'[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | tail -1)" = "0 objects changed: 0 added, 0 removed, 0 modified; 1 add-on setting changed" ] &&
+	 printf "%s\n" "$OUT" | grep -q "^add-on addons/karpenter-values.yaml: settings.featureGates.nodeRepair: true -> false$"'
+gf --base "$C9" -o json specs/minimal.yaml
+check "9: only an add-on changes: json .addons" \
+	'[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq -c ".addons[0] | [.file, .key, .before, .after]")" = "[\"karpenter-values.yaml\",\"settings.featureGates.nodeRepair\",true,false]" ]'
+g checkout -q specs/minimal.yaml
+gf --base "$C9" specs/minimal.yaml
+check "9: nothing changed: exit 0, no add-on line" '[ "$RC" = 0 ] && ! printf "%s\n" "$OUT" | grep -q "^add-on"'
 
 # ---- the sanitizers saw nothing ------------------------------------------------------
 if grep -q -e 'runtime error:' -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' "$LOG"; then

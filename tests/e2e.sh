@@ -79,7 +79,7 @@ export KUBECONFIG KUBECACHEDIR
 t_note "testenv: kube-apiserver $(k version -o json 2>/dev/null | jq -r '.serverVersion.gitVersion // "?"') on $server"
 "${testenv[@]}" crds "$env_dir" "$here"/fixtures/crds/*.yaml >"$tmp/log/crds" 2>&1 ||
 	t_abort "testenv: create CRDs" "$(tail -n 40 "$tmp/log/crds")"
-t_note "testenv: $(find "$here/fixtures/crds" -name '*.yaml' | wc -l) CRDs established and published"
+t_note "testenv: $(find "$here/fixtures/crds" -maxdepth 1 -name '*.yaml' | wc -l) CRDs established and published"
 
 # ---- helpers -------------------------------------------------------------------------
 

@@ -75,6 +75,8 @@ static Suite *(*const suites[])(void) = {
 	aws_suite,
 	objdiff_suite,
 	source_suite,
+	targets_suite,
+	doctor_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

@@ -47,6 +47,8 @@ Suite *repo_suite(void);      /* test_repo.c: git/repo.c commit and tree code, t
 Suite *aws_suite(void);       /* test_aws.c: aws.c, awscreds.c on tests/unit/aws_fake.c */
 Suite *objdiff_suite(void);   /* test_objdiff.c: objdiff.c, capplan.c, inputs.c */
 Suite *source_suite(void);    /* test_source.c: reconcile/source.c (files, Git via a local repo) */
+Suite *targets_suite(void);   /* test_targets.c: generator/targets.c */
+Suite *doctor_suite(void);    /* test_doctor.c: generator/doctor.c, addondiff.c */
 
 /*
  * ---- more suites go here ----

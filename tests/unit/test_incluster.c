@@ -350,6 +350,47 @@ START_TEST(test_install_documents)
 }
 END_TEST
 
+/* install --doctor: get on the controllers doctor reads, by name, in
+ * their namespaces; nothing more (and nothing without the flag) */
+START_TEST(test_install_doctor_grants)
+{
+	struct install_opts o = { 0 };
+	struct err err = ERR_INIT;
+	cJSON *docs;
+	const cJSON *role, *rules, *r;
+	size_t n = 0;
+
+	o.git_url = "https://git.example.com/gitops.git";
+	o.git_path = "clusters";
+	o.cluster = "ml-prod";
+	docs = install(&o, &err);
+	ck_assert_ptr_nonnull(docs);
+	ck_assert_ptr_null(doc_of(docs, "Role", "kueue-system"));
+	ck_assert_ptr_null(doc_of(docs, "Role", "karpenter"));
+	cJSON_Delete(docs);
+	o.doctor = 1;
+	docs = install(&o, &err);
+	ck_assert_msg(docs != NULL, "%s", err_msg(&err));
+	role = doc_of(docs, "Role", "kueue-system");
+	ck_assert_ptr_nonnull(role);
+	rules = at(role, "rules");
+	cJSON_ArrayForEach(r, rules) {
+		ck_assert_int_eq(cJSON_GetArraySize(at(r, "verbs")), 1);
+		ck_assert_str_eq(at(r, "verbs.0")->valuestring, "get");
+		ck_assert_int_eq(cJSON_GetArraySize(at(r, "resourceNames")), 1);
+		n++;
+	}
+	ck_assert_uint_eq(n, 2); /* the Deployment and the ConfigMap */
+	role = doc_of(docs, "Role", "karpenter");
+	ck_assert_ptr_nonnull(role);
+	ck_assert_str_eq(at(role, "rules.0.resourceNames.0")->valuestring, "karpenter");
+	ck_assert_str_eq(at(role, "rules.0.resources.0")->valuestring, "deployments");
+	ck_assert_ptr_nonnull(doc_of(docs, "RoleBinding", "kueue-system"));
+	cJSON_Delete(docs);
+	err_release(&err);
+}
+END_TEST
+
 START_TEST(test_install_invalid)
 {
 	static const struct {
@@ -808,6 +849,7 @@ Suite *incluster_suite(void)
 	tcase_add_test(rbac, test_kobj_kinds_cover_examples);
 	tcase_add_test(inst, test_install_documents);
 	tcase_add_test(inst, test_install_invalid);
+	tcase_add_test(inst, test_install_doctor_grants);
 	tcase_add_test(inst, test_install_ssh);
 	tcase_add_test(inst, test_install_image_and_cache);
 	tcase_add_test(lease, test_lease_judge);

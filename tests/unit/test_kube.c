@@ -91,6 +91,11 @@ START_TEST(test_discovery)
 		{ "GET", "/apis/karpenter.sh/v1", NULL, 200, karpenter_v1, 0 },
 		{ "GET", "/apis/kueue.x-k8s.io/v1beta2", NULL, 404,
 		  "{\"kind\":\"Status\",\"code\":404}", 0 },
+		/* what else the groups serve, asked for the messages */
+		{ "GET", "/apis/karpenter.sh/v1beta1", NULL, 404, "{}", 0 },
+		{ "GET", "/apis/karpenter.sh/v1beta2", NULL, 404, "{}", 0 },
+		{ "GET", "/apis/kueue.x-k8s.io/v1", NULL, 404, "{}", 0 },
+		{ "GET", "/apis/kueue.x-k8s.io/v1beta1", NULL, 404, "{}", 0 },
 	};
 	struct canned c;
 	struct kube *k = client(&c, a, N(a));
@@ -117,9 +122,48 @@ START_TEST(test_discovery)
 	err_clear(&e);
 	/* and that answer is cached too */
 	ck_assert_int_eq(kube_resource_for(k, "kueue.x-k8s.io/v1beta2", "LocalQueue", &r, &e), -1);
-	ck_assert_int_eq(kube_get_stats(k)->requests, 2);
+	ck_assert_int_eq(kube_get_stats(k)->requests, 6);
 	ck_assert_int_eq(kube_resource_for(k, "karpenter.sh/", "NodePool", &r, &e), -1);
 	ck_assert_int_eq(e.code, ERR_INVALID);
+	err_release(&e);
+	done(k, &c);
+}
+END_TEST
+
+static const char kueue_v1beta1[] =
+	"{\"kind\":\"APIResourceList\",\"groupVersion\":\"kueue.x-k8s.io/v1beta1\","
+	"\"resources\":[{\"name\":\"localqueues\",\"kind\":\"LocalQueue\","
+	"\"namespaced\":true}]}";
+
+/* An installed older Kueue (v1beta1 only) is not "not installed": the
+ * message says which releases serve that and what to set; an older
+ * Karpenter without the NodeOverlay CRD is named too. */
+START_TEST(test_discovery_older_release)
+{
+	struct answer a[] = {
+		{ "GET", "/apis/kueue.x-k8s.io/v1beta2", NULL, 404, "{}", 0 },
+		{ "GET", "/apis/kueue.x-k8s.io/v1", NULL, 404, "{}", 0 },
+		{ "GET", "/apis/kueue.x-k8s.io/v1beta1", NULL, 200, kueue_v1beta1, 0 },
+		{ "GET", "/apis/karpenter.sh/v1alpha1", NULL, 404, "{}", 0 },
+		{ "GET", "/apis/karpenter.sh/v1", NULL, 200, karpenter_v1, 0 },
+		{ "GET", "/apis/karpenter.sh/v1beta1", NULL, 404, "{}", 0 },
+		{ "GET", "/apis/karpenter.sh/v1beta2", NULL, 404, "{}", 0 },
+	};
+	struct canned c;
+	struct kube *k = client(&c, a, N(a));
+	const struct kube_resource *r;
+	struct err e = ERR_INIT;
+
+	ck_assert_int_eq(kube_resource_for(k, "kueue.x-k8s.io/v1beta2", "LocalQueue", &r, &e), -1);
+	ck_assert_int_eq(e.code, ERR_NOTFOUND);
+	ck_assert_msg(strstr(err_msg(&e), "Kueue is installed, but older: its CRDs serve LocalQueue "
+					  "in kueue.x-k8s.io/v1beta1 only, as Kueue v0.3 to v0.14 do; "
+					  "set spec.targets.kueue"), "%s", err_msg(&e));
+	ck_assert_ptr_null(strstr(err_msg(&e), "not installed"));
+	err_clear(&e);
+	ck_assert_int_eq(kube_resource_for(k, "karpenter.sh/v1alpha1", "NodeOverlay", &r, &e), -1);
+	ck_assert_msg(strstr(err_msg(&e), "its CRDs have no NodeOverlay, as before Karpenter v1.7.0"),
+		      "%s", err_msg(&e));
 	err_release(&e);
 	done(k, &c);
 }
@@ -386,6 +430,7 @@ Suite *kube_suite(void)
 	TCase *t = tcase_create("rest");
 
 	tcase_add_test(t, test_discovery);
+	tcase_add_test(t, test_discovery_older_release);
 	tcase_add_test(t, test_list_pages);
 	tcase_add_test(t, test_statuses);
 	tcase_add_test(t, test_apply_and_delete);
