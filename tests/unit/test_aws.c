@@ -645,7 +645,8 @@ static const char *const intent_yaml =
 	"  name: c1\n"
 	"spec:\n"
 	"  nodeRole: R\n"
-	"  ami: bottlerocket@v1.26.1\n"
+	/* EFA needs Bottlerocket >= v1.28.0 (issue 23 item 5) */
+	"  ami: bottlerocket@v1.38.0\n"
 	"  imageCache:\n"
 	"    snapshotID: snap-0123456789abcdef0\n"
 	"    size: 200Gi\n"
