@@ -37,14 +37,16 @@
  */
 const struct cmd cmd_table[] = {
 	{ "render", cmd_render, "render intents into Kubernetes manifests",
-	  "[-o yaml|json] [--output-dir DIR] [--templates DIR] INTENT...",
+	  "[-o yaml|json] [--output-dir DIR [--per-cluster]] [--templates DIR] INTENT...",
 	  "Render each intent file ('-' reads standard input) into Karpenter,\n"
 	  "Kueue and NVIDIA manifests. Without --output-dir, the Kubernetes\n"
 	  "objects go to stdout as multi-document YAML (or, with -o json, a\n"
 	  "JSON v1 List). With --output-dir DIR, DIR gets one file per object\n"
 	  "(<kind>-<name>.yaml), a kustomization.yaml and addons/ (Helm values,\n"
-	  "VPC CNI configuration, pod contracts); several intents go to\n"
-	  "DIR/<cluster>/. DIR is replaced atomically; stale files vanish; a\n"
+	  "VPC CNI configuration, pod contracts); several intents (or one with\n"
+	  "--per-cluster) go to DIR/<cluster>/, and DIR's kustomization.yaml\n"
+	  "lists the cluster directories (never empty resources: point Flux or\n"
+	  "Argo CD at DIR/<cluster>). DIR is replaced atomically; stale files vanish; a\n"
 	  "directory gpuform did not write (no kustomization.yaml of its own)\n"
 	  "is never replaced. Invalid input writes nothing.\n",
 	  render_opts,

@@ -15,19 +15,19 @@
 
 static int write_outputs(const struct inputs *ins, const char *dir,
 			 const struct tmpl_set *t, enum render_format f,
-			 struct err *err)
+			 int per_cluster, struct err *err)
 {
 	struct fs_tree tree = FS_TREE_INIT;
 	int ret = -1;
 
-	if (inputs_tree(ins, t, f, &tree, err) == 0)
+	if (inputs_tree(ins, t, f, per_cluster, &tree, err) == 0)
 		ret = fs_tree_write_atomic(&tree, dir, RENDER_OWNER_FILE,
 					   RENDER_OWNER_PREFIX, err);
 	fs_tree_release(&tree);
 	return ret;
 }
 
-enum { OPT_FORMAT = 256, OPT_OUTPUT_DIR, OPT_TEMPLATES };
+enum { OPT_FORMAT = 256, OPT_OUTPUT_DIR, OPT_TEMPLATES, OPT_PER_CLUSTER };
 
 const struct cmd_opt render_opts[] = {
 	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
@@ -37,6 +37,10 @@ const struct cmd_opt render_opts[] = {
 	  "yaml json", CMD_OPT_HIDDEN },
 	{ "output-dir", 0, OPT_OUTPUT_DIR, CMD_ARG_REQUIRED, "DIR",
 	  "write a directory instead of stdout", "@dir", 0 },
+	{ "per-cluster", 0, OPT_PER_CLUSTER, CMD_ARG_NONE, NULL,
+	  "with --output-dir: DIR/<cluster>/ for one intent too, as for "
+	  "several and as commit writes (DIR's kustomization.yaml lists the "
+	  "cluster directories)", NULL, 0 },
 	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
 	  "override built-in templates by file name", "@dir", 0 },
 	CMD_OPT_HELP,
@@ -81,7 +85,7 @@ int cmd_render(int argc, char **argv)
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	struct buf out = BUF_INIT;
-	int c, code = EXIT_OK;
+	int c, code = EXIT_OK, per_cluster = 0;
 
 	while ((c = cmd_getopt("render", argc, argv)) != -1) {
 		switch (c) {
@@ -97,6 +101,9 @@ int cmd_render(int argc, char **argv)
 		case OPT_TEMPLATES:
 			templates = optarg;
 			break;
+		case OPT_PER_CLUSTER:
+			per_cluster = 1;
+			break;
 		case 'h':
 			return cmd_print_help("render");
 		default:
@@ -105,6 +112,9 @@ int cmd_render(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cmd_usage_error("render", "no intent file given");
+	if (per_cluster && !dir)
+		return cmd_usage_error("render", "--per-cluster goes with "
+						 "--output-dir");
 
 	if (tmpl_set_load(&t, templates, &err) < 0) {
 		code = report_err(&err);
@@ -120,7 +130,7 @@ int cmd_render(int argc, char **argv)
 	diags_sort(&d);
 	report_diags(&d); /* warnings */
 	if (dir) {
-		if (write_outputs(&ins, dir, t, fmt, &err) < 0) {
+		if (write_outputs(&ins, dir, t, fmt, per_cluster, &err) < 0) {
 			code = report_err(&err);
 			goto out;
 		}
@@ -129,8 +139,9 @@ int cmd_render(int argc, char **argv)
 				ins.items[i].path,
 				cJSON_GetArraySize(ins.items[i].r.docs),
 				cJSON_GetArraySize(ins.items[i].r.addons), dir,
-				ins.nr > 1 ? "/" : "",
-				ins.nr > 1 ? ins.items[i].r.cluster : "");
+				ins.nr > 1 || per_cluster ? "/" : "",
+				ins.nr > 1 || per_cluster ? ins.items[i].r.cluster
+							  : "");
 		goto out;
 	}
 	if (fmt == RENDER_JSON) {

@@ -317,4 +317,40 @@ expect 3 "plan --prices of a truncated file" "$GPUFORM" plan --prices "$tmp/trun
 grep_in "$tmp/err" "trunc.json:[0-9]*: the file ends inside the JSON .*truncated" "  ... names the file, line and why"
 [ -s "$tmp/out" ] && t_fail "  ... prints no plan" "$(head -3 "$tmp/out")" || t_pass "  ... prints no plan"
 
+# ---- render directories that cannot delete (issue 24) -------------------------
+# A Flux Kustomization (prune: true) or an Argo CD Application pointed at a root
+# with `resources: []` deletes everything it applied before: a root always lists
+# its cluster directories.
+expect 0 "render of two intents into one directory" "$GPUFORM" render --output-dir "$tmp/fleet" specs/ml-prod.yaml specs/research-mig.yaml
+[ "$(sed -n '/^resources:/,$p' "$tmp/fleet/kustomization.yaml" | tr '\n' ' ')" = "resources: - ml-prod - research " ] &&
+	t_pass "  ... the root kustomization lists both cluster directories" ||
+	t_fail "  ... the root kustomization lists both cluster directories" "$(cat "$tmp/fleet/kustomization.yaml")"
+grep -rl 'resources: \[\]' "$tmp/fleet" >/dev/null 2>&1 &&
+	t_fail "  ... no kustomization.yaml has empty resources" "$(grep -rl 'resources: \[\]' "$tmp/fleet")" ||
+	t_pass "  ... no kustomization.yaml has empty resources"
+expect 0 "render --per-cluster of one intent" "$GPUFORM" render --per-cluster --output-dir "$tmp/fleet1" specs/ml-prod.yaml
+[ -f "$tmp/fleet1/ml-prod/kustomization.yaml" ] && [ "$(sed -n '/^resources:/,$p' "$tmp/fleet1/kustomization.yaml" | tr '\n' ' ')" = "resources: - ml-prod " ] &&
+	t_pass "  ... writes DIR/<cluster>/ and a root listing it, as for several" ||
+	t_fail "  ... writes DIR/<cluster>/ and a root listing it, as for several" "$(ls -R "$tmp/fleet1" | head)"
+"$GPUFORM" render --output-dir "$tmp/flat1" specs/ml-prod.yaml 2>/dev/null
+diff -r "$tmp/flat1" "$tmp/fleet1/ml-prod" >/dev/null && diff -r "$tmp/fleet/ml-prod" "$tmp/fleet1/ml-prod" >/dev/null &&
+	t_pass "  ... the cluster directory is the same bytes as a single-intent render" ||
+	t_fail "  ... the cluster directory is the same bytes as a single-intent render"
+expect 2 "render --per-cluster without --output-dir is a usage error" "$GPUFORM" render --per-cluster specs/ml-prod.yaml
+if command -v kubectl >/dev/null 2>&1; then
+	# kustomize (built into kubectl, offline) builds each directory as Flux's
+	# kustomize-controller would: a cluster directory into all its objects; the
+	# root of two clusters (which share cluster-scoped names such as
+	# EC2NodeClass 'general') fails to build, so a controller pointed at the
+	# root applies and prunes nothing, where `resources: []` pruned everything
+	n=$(kubectl kustomize "$tmp/fleet/ml-prod" 2>"$tmp/err" | grep -c '^kind:')
+	want=$("$GPUFORM" render -o json specs/ml-prod.yaml 2>/dev/null | jq '.items | length')
+	[ "$n" = "$want" ] && t_pass "  ... kustomize builds a cluster directory into all $want objects" ||
+		t_fail "  ... kustomize builds a cluster directory into all $want objects" "got $n: $(head -3 "$tmp/err")"
+	n=$(kubectl kustomize "$tmp/fleet" 2>"$tmp/err" | grep -c '^kind:')
+	[ "$n" = 0 ] && grep -q 'already registered id' "$tmp/err" &&
+		t_pass "  ... the root of two clusters fails to build (never an empty build)" ||
+		t_fail "  ... the root of two clusters fails to build (never an empty build)" "got $n objects: $(head -3 "$tmp/err")"
+fi
+
 t_summary
