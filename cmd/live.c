@@ -97,13 +97,20 @@ int live_cluster_opt(struct live *l, int c, const char *arg)
 
 int live_output_opt(struct live *l, const char *arg)
 {
-	if (!strcmp(arg, "json"))
-		l->json = 1;
-	else if (strcmp(arg, "text"))
-		return cmd_usage_error(l->cmd,
-				       "unknown output '%s' (text or "
-				       "json)",
-				       arg);
+	/* diff's -o also offers markdown (for --base): said so by name */
+	static const char *const recon[] = { "text", "json", NULL };
+	static const char *const diff[] = { "text", "markdown", "json", NULL };
+	int i = cmd_format(l->cmd, arg, strcmp(l->cmd, "diff") ? recon : diff,
+			   0, NULL);
+
+	if (i < 0)
+		return EXIT_USAGE;
+	if (!strcmp(arg, "markdown"))
+		return cmd_usage_error(l->cmd, "diff --live prints text or "
+					       "json; -o markdown is for diff "
+					       "--base (a pull-request "
+					       "comment)");
+	l->json = !strcmp(arg, "json");
 	return 0;
 }
 

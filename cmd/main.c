@@ -336,13 +336,16 @@ int cmd_version(int argc, char **argv)
 		case 'h':
 			return cmd_print_help("version");
 		case 'o':
-			if (!strcmp(optarg, "json"))
-				json = 1;
-			else if (strcmp(optarg, "text"))
-				return cmd_usage_error("version",
-						       "unknown output format "
-						       "'%s' (text or json)",
-						       optarg);
+			{
+				static const char *const names[] = { "text",
+								     "json",
+								     NULL };
+				int i = cmd_format("version", optarg, names, 0,
+						   NULL);
+				if (i < 0)
+					return EXIT_USAGE;
+				json = i == 1;
+			}
 			break;
 		default:
 			return EXIT_USAGE;

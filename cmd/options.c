@@ -153,9 +153,15 @@ int cmd_getopt(const char *cmd, int argc, char **argv)
 					cmd, arg, cmd);
 		} else if (optopt && optopt != '-' && !(arg[0] == '-' && arg[1] == '-')) {
 			fprintf(stderr,
-				"gpuform %s: unknown option '-%c'; see "
+				"gpuform %s: unknown option '-%c'%s; see "
 				"'gpuform %s --help'\n",
-				cmd, optopt, cmd);
+				cmd, optopt,
+				optopt == 'f'
+					? " (files are operands: 'gpuform "
+					  "COMMAND FILE...', not kubectl's -f "
+					  "FILE; -o is the output format)"
+					: "",
+				cmd);
 		} else {
 			const char *names[MAX_OPTS];
 			const char *sug;
@@ -185,6 +191,58 @@ int cmd_getopt(const char *cmd, int argc, char **argv)
 		if (o->sh == r)
 			return o->val;
 	return r;
+}
+
+/* ---- -o FORMAT ----------------------------------------------------------- */
+
+/* the option's completion words equal `names` (as sets) */
+static int same_words(const char *complete, const char *const *names)
+{
+	size_t n = 0, words = 0;
+
+	for (; names[n]; n++) {
+		const char *p = complete;
+		size_t l = strlen(names[n]), found = 0;
+		while (p && *p) {
+			size_t w = strcspn(p, " ");
+			found |= w == l && !strncmp(p, names[n], l);
+			p += w + (p[w] == ' ');
+		}
+		if (!found)
+			return 0;
+	}
+	for (const char *p = complete; p && *p; words++)
+		p += strcspn(p, " ") + (p[strcspn(p, " ")] == ' ');
+	return words == n;
+}
+
+int cmd_format(const char *cmd, const char *arg, const char *const *names,
+	       int quiet, const char **suggestion)
+{
+	const struct cmd *c = cmd_find(cmd);
+	const struct cmd_opt *o = c ? opt_by_val(c, 'o') : NULL;
+	struct buf list = BUF_INIT;
+	const char *sug;
+	size_t n = 0;
+
+	if (!o || !same_words(o->complete, names))
+		BUG("gpuform %s: -o formats differ from the option table", cmd);
+	for (; names[n]; n++)
+		if (!strcmp(arg, names[n]))
+			return (int)n;
+	sug = cmd_suggest(arg, names, n);
+	if (suggestion)
+		*suggestion = sug;
+	if (quiet)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&list, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+			 names[i]);
+	cmd_usage_error(cmd, "unknown output format '%s' (%s%s%s%s)", arg,
+			buf_cstr(&list), sug ? "; did you mean '" : "",
+			sug ? sug : "", sug ? "'?" : "");
+	buf_release(&list);
+	return -1;
 }
 
 /* ---- help ---------------------------------------------------------------- */

@@ -300,17 +300,16 @@ int cmd_preflight(int argc, char **argv)
 	while ((c = cmd_getopt("preflight", argc, argv)) != -1) {
 		switch (c) {
 		case 'o':
-			if (!strcmp(optarg, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else if (!strcmp(optarg, "sarif"))
-				fmt = FMT_SARIF;
-			else
-				return cmd_usage_error("preflight",
-						       "unknown format '%s' "
-						       "(text, json or sarif)",
-						       optarg);
+			{
+				static const char *const names[] = {
+					"text", "json", "sarif", NULL
+				};
+				int i = cmd_format("preflight", optarg, names,
+						   0, NULL);
+				if (i < 0)
+					return EXIT_USAGE;
+				fmt = (enum pf_format)i;
+			}
 			break;
 		case OPT_REGION:
 			region = optarg;

@@ -31,9 +31,9 @@ enum { OPT_FORMAT = 256, OPT_OUTPUT_DIR, OPT_TEMPLATES, OPT_PER_CLUSTER };
 
 const struct cmd_opt render_opts[] = {
 	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
-	  "yaml (default) or json (a v1 List); also -f, --format", "yaml json",
+	  "yaml (default) or json (a v1 List)", "yaml json",
 	  0 },
-	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	{ "format", 0, OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
 	  "yaml json", CMD_OPT_HIDDEN },
 	{ "output-dir", 0, OPT_OUTPUT_DIR, CMD_ARG_REQUIRED, "DIR",
 	  "write a directory instead of stdout", "@dir", 0 },
@@ -55,12 +55,14 @@ const struct cmd_opt render_opts[] = {
 int cmd_output_format(const char *cmd, int val, const char *arg,
 		      enum render_format *fmt, const char **dir)
 {
-	static const char *const names[] = { "yaml", "json" };
-	const char *sug;
+	static const char *const names[] = { "yaml", "json", NULL };
+	const char *sug = NULL;
+	int i = cmd_format(cmd, arg, names, 1, &sug);
 
-	if (render_format_parse(arg, fmt) == 0)
+	if (i >= 0) {
+		*fmt = i == 0 ? RENDER_YAML : RENDER_JSON;
 		return 0;
-	sug = cmd_suggest(arg, names, 2);
+	}
 	if (val == 'o' && !sug) {
 		fprintf(stderr,
 			"gpuform %s: warning: '-o %s' as a directory is "
@@ -70,10 +72,7 @@ int cmd_output_format(const char *cmd, int val, const char *arg,
 		*dir = arg;
 		return 0;
 	}
-	cmd_usage_error(cmd, "unknown output format '%s' (yaml or json%s%s%s)",
-			arg, sug ? "; did you mean '" : "", sug ? sug : "",
-			sug ? "'?" : "");
-	return -1;
+	return cmd_format(cmd, arg, names, 0, NULL);
 }
 
 int cmd_render(int argc, char **argv)

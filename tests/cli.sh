@@ -99,7 +99,7 @@ expect 3 "and nothing is written" "$GPUFORM" render --templates "$tmp/tpl2" -o "
 # values are substituted into parsed nodes: a string that looks like YAML
 # structure stays one string
 sed 's/^  ami: al2023@v20250505$/  ami: al2023@v20250505\n  discovery: "x: y - z"/' specs/minimal.yaml >"$tmp/inject.yaml"
-expect 0 "render an intent with a YAML-looking string" "$GPUFORM" render -f json "$tmp/inject.yaml"
+expect 0 "render an intent with a YAML-looking string" "$GPUFORM" render -o json "$tmp/inject.yaml"
 if jq -e '[.items[] | select(.kind=="EC2NodeClass") | .spec.subnetSelectorTerms[0].tags["karpenter.sh/discovery"]] == ["x: y - z"]' "$tmp/out" >/dev/null; then
 	t_pass "YAML-looking value stays a single string (JSON)"
 else
@@ -352,5 +352,27 @@ if command -v kubectl >/dev/null 2>&1; then
 		t_pass "  ... the root of two clusters fails to build (never an empty build)" ||
 		t_fail "  ... the root of two clusters fails to build (never an empty build)" "got $n objects: $(head -3 "$tmp/err")"
 fi
+
+# ---- conventions (issue 24) -------------------------------------------------
+# -f is the file in kubectl: never an alias for the output format
+expect 2 "render -f FILE is a usage error, not a format" "$GPUFORM" render -f specs/minimal.yaml
+grep_in "$tmp/err" "files are operands" "  ... says files are operands and -o is the format"
+if grep -q "unknown output format" "$tmp/err"; then t_fail "  ... does not read the file name as a format"; else t_pass "  ... does not read the file name as a format"; fi
+# one -o parser (cmd_format): every format a command offers is accepted
+for cf in "render yaml json" "lint text json sarif" "plan text markdown json" "version text json"; do
+	set -- $cf
+	c=$1; shift
+	for w in "$@"; do
+		if [ "$c" = version ]; then "$GPUFORM" version -o "$w" >/dev/null 2>&1; else "$GPUFORM" "$c" -o "$w" specs/minimal.yaml >/dev/null 2>&1; fi
+		rc=$?
+		[ "$rc" != 2 ] && t_pass "$c -o $w is accepted" || t_fail "$c -o $w is accepted" "exit $rc"
+	done
+done
+expect 2 "diff --live -o markdown says markdown is for --base" "$GPUFORM" diff --live -o markdown specs/minimal.yaml
+grep_in "$tmp/err" "diff --live prints text or json; -o markdown is for diff --base" "  ... by name"
+expect 2 "lint -o sarf suggests sarif" "$GPUFORM" lint -o sarf specs/minimal.yaml
+grep_in "$tmp/err" "unknown output format 'sarf' (text, json or sarif; did you mean 'sarif'?)" "  ... with the list, as every command"
+expect 2 "preflight -o x lists its formats the same way" "$GPUFORM" preflight -o x specs/minimal.yaml
+grep_in "$tmp/err" "unknown output format 'x' (text, json or sarif)" "  ... (text, json or sarif)"
 
 t_summary
