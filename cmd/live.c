@@ -168,6 +168,40 @@ static int load(struct live *l)
 	return 0;
 }
 
+/*
+ * the cluster's identity, before anything is written (the run lock too):
+ * the EKS cluster the kubeconfig names against the intent's, the
+ * kube-system uid against the one the inventory records
+ */
+static int check_identity(struct live *l)
+{
+	const char *eks = l->info.eks;
+
+	if (identity_check_eks(eks, l->src.cluster, l->info.context,
+			       &l->err) < 0 ||
+	    identity_read(l->k, &l->uid, &l->err) < 0)
+		return report_err(&l->err);
+	l->id.uid = l->uid;
+	l->id.server = l->info.server;
+	l->id.eks_verified = eks && *eks && l->src.cluster &&
+			     !strcmp(eks, l->src.cluster);
+	l->ro.identity = &l->id;
+	/* a run that takes the lock checks before taking it; the others
+	 * check when recon_run reads the inventory */
+	if (l->io.lock &&
+	    identity_verify(l->k, l->ro.inventory_ns ? l->ro.inventory_ns
+						     : RECON_INVENTORY_NS,
+			    l->src.cluster, &l->id, l->ro.prune,
+			    l->ro.rebuild_inventory, &l->err) < 0)
+		return report_err(&l->err);
+	if (!l->ro.dry_run && !l->json)
+		fprintf(stderr, "gpuform: reconciling %s on context '%s' "
+				"(server %s)\n",
+			l->src.cluster ? l->src.cluster : "?", l->info.context,
+			l->info.server);
+	return 0;
+}
+
 int live_run(struct live *l)
 {
 	int code, rc;
@@ -179,8 +213,12 @@ int live_run(struct live *l)
 	l->ic.json = l->json;
 	if ((code = load(l)))
 		return code;
-	if (cluster_connect(&l->k, &l->co, &l->err) < 0)
-		return report_err(&l->err);
+	if (cluster_connect_info(&l->k, &l->co, &l->info, &l->err) < 0)
+		return cluster_bad_context(&l->co, &l->err)
+			       ? cmd_usage_error(l->cmd, "%s", err_msg(&l->err))
+			       : report_err(&l->err);
+	if ((code = check_identity(l)))
+		return code;
 	if (l->preflight && l->git.url) {
 		char *name = (char *)l->git.intent;
 		if ((code = preflight_gate(l->k, &name, &l->src.intent, 1,
@@ -254,6 +292,8 @@ int live_finish(struct live *l, int code)
 				l->src.cluster ? &l->rep : NULL, l->src.commit,
 				code, &l->err);
 	recon_report_release(&l->rep);
+	cluster_info_release(&l->info);
+	free(l->uid);
 	kube_free(l->k);
 	source_release(&l->src);
 	diags_release(&l->d);

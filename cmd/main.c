@@ -107,6 +107,14 @@ const struct cmd cmd_table[] = {
 	  "ApplySet-compatible inventory (ConfigMap gpuform-<cluster> in\n"
 	  "gpuform-system).\n"
 	  "\n"
+	  "The cluster is checked before anything is written: the inventory\n"
+	  "records the cluster's identity (the kube-system Namespace UID and the\n"
+	  "server URL) on the first run, and a later run on another cluster is\n"
+	  "refused (exit 6) unless --rebind-cluster; a kubeconfig context or\n"
+	  "exec plugin that names an EKS cluster (ARN, --cluster-name) must name\n"
+	  "the intent's metadata.name; --prune never runs on an unverified\n"
+	  "cluster. A writing run prints the context and server first.\n"
+	  "\n"
 	  "Each change is classified by its node impact (replaces nodes, may\n"
 	  "disrupt, no node effect; Karpenter's drift rule named), with live\n"
 	  "NodeClaim and do-not-disrupt pod counts for node-replacing changes,\n"
@@ -116,7 +124,8 @@ const struct cmd cmd_table[] = {
 	  reconcile_opts, NULL,
 	  "Exit: 0 in sync or fixed (or the lock held by another run), 1 changes "
 	  "found with --dry-run, 2 usage, 3 invalid input, 4 cluster or runtime "
-	  "error (conflicts included), 5 a node-replacing change held back.",
+	  "error (conflicts included), 5 a node-replacing change held back, 6\n"
+	  "wrong or unverified cluster (nothing written; see --rebind-cluster).",
 	  "@file", 0 },
 	{ "diff", cmd_diff,
 	  "show what would change (--base: Git revisions; --live: the cluster)",
@@ -142,7 +151,8 @@ const struct cmd cmd_table[] = {
 	  diff_opts, NULL,
 	  "Exit: 0 no differences, 1 differences, >1 error (kubectl's "
 	  "convention): 2 usage, 3 invalid intent (at either revision), 4 Git, "
-	  "cluster or runtime error.",
+	  "cluster or runtime error, 6 --live: the wrong cluster (see "
+	  "reconcile).",
 	  "@file", 0 },
 	{ "commit", cmd_commit, "render intents and commit them to a Git branch",
 	  "--repo PATH [--branch B] [--path DIR] [-m MSG] "

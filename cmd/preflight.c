@@ -364,8 +364,13 @@ int cmd_preflight(int argc, char **argv)
 		struct err err = ERR_INIT;
 
 		co.request_timeout_ms = co.timeout_ms = timeout_ms;
-		if (cluster_connect(&k, &co, &err) < 0 ||
-		    cluster_version(k, ver, sizeof(ver), &err) < 0) {
+		if (cluster_connect(&k, &co, &err) < 0 &&
+		    cluster_bad_context(&co, &err)) {
+			cmd_usage_error("preflight", "%s", err_msg(&err));
+			err_release(&err);
+			return EXIT_USAGE;
+		}
+		if (!k || cluster_version(k, ver, sizeof(ver), &err) < 0) {
 			fprintf(stderr, "gpuform preflight: cannot read the "
 				"cluster's Kubernetes version: %s\n",
 				err_msg(&err));

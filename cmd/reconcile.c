@@ -64,6 +64,10 @@ const struct cmd_opt reconcile_opts[] = {
 	{ "rebuild-inventory", 0, OPT_REBUILD_INV, CMD_ARG_NONE, NULL,
 	  "rebuild a damaged or deleted inventory from the objects gpuform "
 	  "labelled and applied", NULL, 0 },
+	{ "rebind-cluster", 0, OPT_REBIND, CMD_ARG_NONE, NULL,
+	  "record this cluster as the inventory's cluster although the "
+	  "inventory names another (the cluster was rebuilt or restored) or "
+	  "none; without it such a run is refused with exit 6", NULL, 0 },
 	{ "no-lock", 0, OPT_NO_LOCK, CMD_ARG_NONE, NULL,
 	  "do not take the run lock (taken by default for every run that "
 	  "writes)", NULL, 0 },
@@ -164,6 +168,9 @@ static int parse(struct live *l, int argc, char **argv, int *no_lock)
 			break;
 		case OPT_NO_LOCK:
 			*no_lock = 1;
+			break;
+		case OPT_REBIND:
+			l->id.rebind = 1;
 			break;
 		case OPT_PREFLIGHT:
 			l->preflight = 1;

@@ -869,6 +869,7 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 	tool = xasprintf("gpuform/v%s", GPUFORM_VERSION);
 	cJSON_AddStringToObject(a, "applyset.kubernetes.io/tooling", tool);
 	free(tool);
+	identity_annotate(a, r->live_parent, r->o->identity);
 	data = cJSON_AddObjectToObject(p, "data");
 	arr = cJSON_CreateArray();
 	for (size_t i = 0; i < inv->nr; i++) {
@@ -1722,6 +1723,10 @@ static int read_inventory(struct run *r)
 	if (ret < 0)
 		return -1;
 rebuild:
+	if (r->o->identity &&
+	    identity_check(r->live_parent, r->rep->inventory, r->o->identity,
+			   r->o->prune, r->o->rebuild_inventory, r->err) < 0)
+		return -1;
 	if (r->o->rebuild_inventory) {
 		inv_release(&r->inv_old);
 		if (rebuild_inventory(r, &r->inv_old) < 0)

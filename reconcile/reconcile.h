@@ -32,6 +32,7 @@
 #include <cjson/cJSON.h>
 
 #include "generator/kobj.h"
+#include "reconcile/identity.h"
 #include "reconcile/kube.h"
 #include "util/err.h"
 
@@ -62,6 +63,9 @@ struct recon_opts {
 			       * inventory owns (else: a conflict) */
 	int rebuild_inventory; /* rebuild a damaged or missing inventory from
 				* the objects gpuform labelled and applied */
+	/* the cluster this run talks to (may be NULL: not checked): checked
+	 * against the inventory and recorded on it (reconcile/identity.h) */
+	const struct identity *identity;
 	/* tests only (may be NULL): called after the LISTs, right before the
 	 * first DELETE of a prune */
 	void (*before_prune)(void *ctx);

@@ -51,6 +51,7 @@ static Suite *(*const suites[])(void) = {
 	kube_suite,
 	reconcile_suite,
 	nodeimpact_suite,
+	identity_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

@@ -42,6 +42,7 @@ Suite *kobj_suite(void);      /* test_kobj.c: generator/kobj.c */
 Suite *kube_suite(void);      /* test_kube.c: kube.c on a canned connection, nodecount.c */
 Suite *reconcile_suite(void); /* test_reconcile.c: reconcile.c on tests/unit/kube_fake.c */
 Suite *nodeimpact_suite(void); /* test_nodeimpact.c: the node-replacement guard */
+Suite *identity_suite(void); /* test_identity.c: reconcile/identity.c (which cluster) */
 
 /*
  * ---- more suites go here ----
