@@ -41,6 +41,11 @@ void live_print_impact(const struct nodeimpact *ni,
 	if (!im || (it->action != RA_CREATED && it->action != RA_CONFIGURED &&
 		    it->action != RA_PRUNED && it->action != RA_SKIPPED))
 		return;
+	/* where it matters: Karpenter's objects (which launch and replace
+	 * nodes; "no node effect" is news there); the others with -v */
+	if (cmd_verbosity <= 0 &&
+	    (!it->id.api_version || !strstr(it->id.api_version, "karpenter")))
+		return;
 	nodeimpact_describe(&b, ni, im);
 	printf("%snode impact: %s\n", indent, buf_cstr(&b));
 	buf_release(&b);
@@ -169,32 +174,22 @@ static int load(struct live *l)
 }
 
 /*
- * the cluster's identity, before anything is written (the run lock too):
- * the EKS cluster the kubeconfig names against the intent's, the
- * kube-system uid against the one the inventory records
+ * the cluster's identity: the EKS cluster the kubeconfig names against the
+ * intent's, before any request; recon_run compares the kube-system uid
+ * with the inventory's (reconcile/identity.h)
  */
 static int check_identity(struct live *l)
 {
 	const char *eks = l->info.eks;
 
 	if (identity_check_eks(eks, l->src.cluster, l->info.context,
-			       &l->err) < 0 ||
-	    identity_read(l->k, &l->uid, &l->err) < 0)
+			       &l->err) < 0)
 		return report_err(&l->err);
-	l->id.uid = l->uid;
 	l->id.server = l->info.server;
 	l->id.eks_verified = eks && *eks && l->src.cluster &&
 			     !strcmp(eks, l->src.cluster);
 	l->ro.identity = &l->id;
-	/* a run that takes the lock checks before taking it; the others
-	 * check when recon_run reads the inventory */
-	if (l->io.lock &&
-	    identity_verify(l->k, l->ro.inventory_ns ? l->ro.inventory_ns
-						     : RECON_INVENTORY_NS,
-			    l->src.cluster, &l->id, l->ro.prune,
-			    l->ro.rebuild_inventory, &l->err) < 0)
-		return report_err(&l->err);
-	if (!l->ro.dry_run && !l->json)
+	if (!l->ro.dry_run && !l->json && cmd_verbosity >= 0)
 		fprintf(stderr, "gpuform: reconciling %s on context '%s' "
 				"(server %s)\n",
 			l->src.cluster ? l->src.cluster : "?", l->info.context,
@@ -293,7 +288,7 @@ int live_finish(struct live *l, int code)
 				code, &l->err);
 	recon_report_release(&l->rep);
 	cluster_info_release(&l->info);
-	free(l->uid);
+	free(l->id.read_uid);
 	kube_free(l->k);
 	source_release(&l->src);
 	diags_release(&l->d);

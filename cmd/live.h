@@ -51,7 +51,6 @@ struct live {
 	struct kube *k;
 	struct cluster_info info; /* context, server, EKS name */
 	struct identity id;       /* what the run checks and records */
-	char *uid;                /* the cluster's kube-system uid */
 	int rc; /* recon_run's result */
 };
 /* live_init: every field empty, the defaults of the options */

@@ -59,9 +59,10 @@ const struct cmd cmd_table[] = {
 	  "[--templates DIR] INTENT...",
 	  "Check each intent file ('-' reads standard input) and report every\n"
 	  "problem as file:line:col: error: message, with a hint. The warnings\n"
-	  "are the ones render and lint give for the same intent. A Kubernetes\n"
-	  "manifest (a NodePool, a Job...) is recognised and sent to 'gpuform\n"
-	  "lint'.\n",
+	  "are the ones render and lint give for the same intent; a valid file\n"
+	  "with warnings is reported as 'FILE: ok (N warnings)'. A Kubernetes\n"
+	  "manifest (a NodePool, a Job...) is recognised and is an error that\n"
+	  "points at 'gpuform lint', which checks manifests.\n",
 	  validate_opts, NULL,
 	  "Exit: 0 all valid (warnings allowed), 2 usage, 3 any error.",
 	  "@file", 0 },
@@ -472,6 +473,53 @@ static int finish_stdout(int code)
 	return code;
 }
 
+/*
+ * global_flags: -q/--quiet and -v/--verbose, anywhere before "--", as
+ * everywhere; removed from argv. Returns the new argc.
+ */
+static int global_flags(int argc, char **argv)
+{
+	int n = 1;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			while (i < argc)
+				argv[n++] = argv[i++];
+			break;
+		}
+		if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+			cmd_verbosity = -1;
+		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+			cmd_verbosity = 1;
+		else
+			argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+/*
+ * command_first: options before the command (`gpuform -o json render x`,
+ * as kubectl and helm allow): move the first word that names a command to
+ * argv[1], the options after it, where the command's getopt reads them.
+ * 0 when no command follows.
+ */
+static int command_first(int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++) {
+		char *c = argv[i];
+		if (!strcmp(c, "--"))
+			return 0;
+		if (c[0] == '-' || !cmd_find(c))
+			continue;
+		memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
+		argv[1] = c;
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
@@ -487,9 +535,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version"))
 		return finish_stdout(cmd_version(1, argv));
-	if (argv[1][0] == '-') {
-		fprintf(stderr, "gpuform: unknown option '%s' (options go "
-				"after the command); see 'gpuform --help'\n",
+	argc = global_flags(argc, argv);
+	if (argc < 2) {
+		fprintf(stderr, "gpuform: no command given; see 'gpuform "
+				"--help'\n");
+		return EXIT_USAGE;
+	}
+	if (argv[1][0] == '-' && !command_first(argc, argv)) {
+		fprintf(stderr, "gpuform: unknown option '%s' and no command "
+				"after it; see 'gpuform --help'\n",
 			argv[1]);
 		return EXIT_USAGE;
 	}

@@ -21,6 +21,8 @@
 #define HELP_WIDTH 78
 #define HELP_COL 26
 
+int cmd_verbosity;
+
 const struct cmd *cmd_find(const char *name)
 {
 	for (size_t i = 0; i < cmd_table_nr; i++)
@@ -340,14 +342,21 @@ void cmd_format_help(struct buf *out, const struct cmd *c)
 
 void cmd_format_overview(struct buf *out)
 {
-	buf_adds(out, "usage: gpuform [--version] [--help] COMMAND [ARGS]\n\n"
-		      "GitOps for GPU capacity on Amazon EKS.\n\ncommands:\n");
+	buf_adds(out, "usage: gpuform [--version] [--help] [-q|-v] COMMAND "
+		      "[ARGS]\n\n"
+		      "GitOps for GPU capacity on Amazon EKS.\n\n"
+		      "Options may come before or after the command and its "
+		      "operands.\n"
+		      "-q, --quiet: only results and errors; -v, --verbose: "
+		      "every detail\n(e.g. the node impact of every object "
+		      "reconcile writes).\n\ncommands:\n");
 	for (size_t i = 0; i < cmd_table_nr; i++)
 		if (!(cmd_table[i].flags & CMD_OPT_HIDDEN))
 			buf_addf(out, "  %-10s %s\n", cmd_table[i].name,
 				 cmd_table[i].summary);
 	buf_adds(out, "\nexit codes: 0 ok, 1 differences found, 2 usage, "
-		      "3 invalid input, 4 runtime error, 5 held back\n"
+		      "3 invalid input, 4 runtime error, 5 held back, 6 wrong "
+		      "cluster\n"
 		      "'gpuform help COMMAND' or 'gpuform COMMAND --help' for "
 		      "details; 'man gpuform-COMMAND' once installed.\n");
 }

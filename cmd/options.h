@@ -54,6 +54,9 @@ struct cmd {
 };
 
 extern const struct cmd cmd_table[];
+
+/* -q (-1), default (0), -v (1): global flags, read by main */
+extern int cmd_verbosity;
 extern const size_t cmd_table_nr;
 
 const struct cmd *cmd_find(const char *name);

@@ -59,9 +59,10 @@ const struct cmd_opt preflight_opts[] = {
 	{ "insecure-loopback-http", 0, OPT_INSECURE_LOOPBACK_HTTP, CMD_ARG_NONE,
 	  NULL, "send the kubeconfig's credentials to a plain http:// API "
 	  "server on loopback (a test server, a local proxy)", NULL, 0 },
-	{ "timeout", 0, OPT_PF_TIMEOUT, CMD_ARG_REQUIRED, "SECONDS",
-	  "per-request timeout (default 10); an endpoint that does not answer "
-	  "in time is exit 4",
+	{ "timeout", 0, OPT_PF_TIMEOUT, CMD_ARG_REQUIRED, "DUR",
+	  "per-request timeout, a duration like reconcile's (10s default, "
+	  "at most 10m; a bare number of seconds still works); an endpoint "
+	  "that does not answer in time is exit 4",
 	  NULL, 0 },
 	{ "iam-policy", 0, OPT_POLICY, CMD_ARG_NONE, NULL,
 	  "print the IAM policy document preflight needs (JSON) and exit",
@@ -333,11 +334,15 @@ int cmd_preflight(int argc, char **argv)
 		case OPT_PF_TIMEOUT: {
 			char *end;
 			double s = strtod(optarg, &end);
-			if (*end || !(s > 0) || s > 600)
+			/* one duration syntax with reconcile (30s, 5m, 1m30s);
+			 * the bare seconds of before stay accepted */
+			if (*end)
+				s = (double)intent_parse_duration(optarg);
+			if (!(s > 0) || s > 600)
 				return cmd_usage_error(
 					"preflight",
-					"--timeout wants seconds between 0 "
-					"and 600, not '%s'", optarg);
+					"--timeout wants a duration up to 10m "
+					"(like 30s or 2m), not '%s'", optarg);
 			timeout_ms = (long)(s * 1000);
 			if (timeout_ms < 1)
 				timeout_ms = 1;

@@ -133,7 +133,7 @@ int cmd_render(int argc, char **argv)
 			code = report_err(&err);
 			goto out;
 		}
-		for (size_t i = 0; i < ins.nr; i++)
+		for (size_t i = 0; cmd_verbosity >= 0 && i < ins.nr; i++)
 			fprintf(stderr, "rendered %s: %d objects, %d add-on files -> %s%s%s\n",
 				ins.items[i].path,
 				cJSON_GetArraySize(ins.items[i].r.docs),

@@ -166,21 +166,14 @@ void identity_annotate(cJSON *a, const cJSON *live_parent,
 		cJSON_AddStringToObject(a, IDENTITY_SERVER_ANNOTATION, server);
 }
 
-int identity_verify(struct kube *k, const char *inventory_ns,
-		    const char *cluster, const struct identity *id, int prune,
-		    int rebuild, struct err *err)
+int identity_check_live(struct kube *k, const cJSON *parent,
+			const char *inventory, struct identity *id, int prune,
+			int rebuild, struct err *err)
 {
-	const struct kube_resource *cm;
-	cJSON *parent = NULL;
-	char *name = xasprintf("gpuform-%s", cluster);
-	char *inv = xasprintf("%s/%s", inventory_ns, name);
-	int ret = -1;
-
-	if (kube_resource_for(k, "v1", "ConfigMap", &cm, err) == 0 &&
-	    kube_get(k, cm, inventory_ns, name, &parent, err) == 0)
-		ret = identity_check(parent, inv, id, prune, rebuild, err);
-	cJSON_Delete(parent);
-	free(name);
-	free(inv);
-	return ret;
+	if (!id->uid) {
+		if (identity_read(k, &id->read_uid, err) < 0)
+			return -1;
+		id->uid = id->read_uid;
+	}
+	return identity_check(parent, inventory, id, prune, rebuild, err);
 }

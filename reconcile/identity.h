@@ -39,6 +39,7 @@ struct identity {
 	const char *server; /* the server URL this run uses */
 	int rebind;         /* --rebind-cluster: record this cluster */
 	int eks_verified;   /* the kubeconfig names the intent's EKS cluster */
+	char *read_uid;     /* identity_check_live: what it read (free it) */
 };
 
 /* identity_read: the kube-system Namespace's UID (*uid_out, malloc'd). */
@@ -75,11 +76,16 @@ int identity_check(const cJSON *parent, const char *inventory,
 		   const struct identity *id, int prune, int rebuild,
 		   struct err *err);
 
-/* identity_verify: identity_check on the inventory parent of `cluster`
- * as the server has it now (one GET), before the run lock is taken */
-int identity_verify(struct kube *k, const char *inventory_ns,
-		    const char *cluster, const struct identity *id, int prune,
-		    int rebuild, struct err *err);
+/*
+ * identity_check_live: read the cluster's uid (identity_read, one GET; into
+ * id->uid and id->read_uid) unless id->uid is set, then identity_check
+ * against the inventory parent as read. Called by recon_run right after it
+ * read the inventory: after the desired objects passed the local checks,
+ * before anything is written.
+ */
+int identity_check_live(struct kube *k, const cJSON *parent,
+			const char *inventory, struct identity *id, int prune,
+			int rebuild, struct err *err);
 
 /*
  * identity_annotate: add the identity annotations to the annotations

@@ -1724,8 +1724,9 @@ static int read_inventory(struct run *r)
 		return -1;
 rebuild:
 	if (r->o->identity &&
-	    identity_check(r->live_parent, r->rep->inventory, r->o->identity,
-			   r->o->prune, r->o->rebuild_inventory, r->err) < 0)
+	    identity_check_live(r->k, r->live_parent, r->rep->inventory,
+				r->o->identity, r->o->prune,
+				r->o->rebuild_inventory, r->err) < 0)
 		return -1;
 	if (r->o->rebuild_inventory) {
 		inv_release(&r->inv_old);

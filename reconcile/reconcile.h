@@ -65,7 +65,7 @@ struct recon_opts {
 				* the objects gpuform labelled and applied */
 	/* the cluster this run talks to (may be NULL: not checked): checked
 	 * against the inventory and recorded on it (reconcile/identity.h) */
-	const struct identity *identity;
+	struct identity *identity;
 	/* tests only (may be NULL): called after the LISTs, right before the
 	 * first DELETE of a prune */
 	void (*before_prune)(void *ctx);

@@ -375,4 +375,44 @@ grep_in "$tmp/err" "unknown output format 'sarf' (text, json or sarif; did you m
 expect 2 "preflight -o x lists its formats the same way" "$GPUFORM" preflight -o x specs/minimal.yaml
 grep_in "$tmp/err" "unknown output format 'x' (text, json or sarif)" "  ... (text, json or sarif)"
 
+# kubectl's --dry-run=server is gpuform's dry run; =client has no meaning here
+printf 'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: ctx\n  context: {cluster: c, user: u}\ncurrent-context: ctx\n' >"$tmp/kc"
+expect 2 "reconcile --dry-run=client is a usage error that says why" "$GPUFORM" reconcile --kubeconfig "$tmp/kc" --dry-run=client specs/minimal.yaml
+grep_in "$tmp/err" "no client-side dry run" "  ... (no client-side dry run)"
+expect 4 "reconcile --dry-run=server is accepted (then fails to connect: exit 4, not 2)" "$GPUFORM" reconcile --kubeconfig "$tmp/kc" --request-timeout 2s --timeout 5s --dry-run=server specs/minimal.yaml
+expect 2 "reconcile --dry-run=yes names the values" "$GPUFORM" reconcile --kubeconfig "$tmp/kc" --dry-run=yes specs/minimal.yaml
+# usage-level errors are exit 2 everywhere
+expect 2 "reconcile --context nope: exit 2 (usage), as kubectl" "$GPUFORM" reconcile --kubeconfig "$tmp/kc" --context nope specs/minimal.yaml
+grep_in "$tmp/err" "context 'nope' is not defined" "  ... names the context"
+expect 2 "diff --live --context nope: exit 2" "$GPUFORM" diff --live --kubeconfig "$tmp/kc" --context nope specs/minimal.yaml
+# global flags before the command, as kubectl and helm allow
+expect 0 "gpuform -o json render FILE (options before the command)" "$GPUFORM" -o json render specs/minimal.yaml
+grep_in "$tmp/out" '"kind":[[:space:]]*"List"' "  ... renders JSON"
+expect 0 "gpuform -o json version" "$GPUFORM" -o json version
+grep_in "$tmp/out" '"version"' "  ... prints JSON"
+expect 2 "an option and no command after it is a usage error" "$GPUFORM" -o json
+# -q and -v
+expect 0 "render -q --output-dir prints nothing" "$GPUFORM" -q render --output-dir "$tmp/quiet" specs/minimal.yaml
+[ ! -s "$tmp/err" ] && [ ! -s "$tmp/out" ] && [ -f "$tmp/quiet/kustomization.yaml" ] && t_pass "  ... and writes the directory" || t_fail "  ... and writes the directory" "$(cat "$tmp/err")"
+expect 0 "render --output-dir without -q says what it wrote" "$GPUFORM" render --output-dir "$tmp/loud" specs/minimal.yaml
+grep_in "$tmp/err" "rendered specs/minimal.yaml" "  ... one line per intent"
+expect 0 "-v is accepted anywhere before --" "$GPUFORM" render specs/minimal.yaml -v
+# validate: a valid file with warnings says so
+expect 0 "validate of files with warnings" "$GPUFORM" validate specs/research-mig.yaml specs/minimal.yaml
+grep_in "$tmp/out" "^specs/research-mig.yaml: ok (1 warning)$" "  ... 'ok (1 warning)'"
+grep_in "$tmp/out" "^specs/minimal.yaml: ok$" "  ... plain 'ok' without"
+# one duration syntax for --timeout
+expect 2 "preflight --timeout 2x: a usage error naming the duration syntax" "$GPUFORM" preflight --timeout 2x specs/minimal.yaml
+grep_in "$tmp/err" "wants a duration up to 10m (like 30s or 2m)" "  ... (like 30s or 2m)"
+expect 2 "reconcile --timeout 2x: the same syntax" "$GPUFORM" reconcile --kubeconfig "$tmp/kc" --timeout 2x specs/minimal.yaml
+# diff --base in a shallow clone (actions/checkout's default) says so
+if command -v git >/dev/null 2>&1; then
+	mkdir -p "$tmp/deep/specs" && cp specs/minimal.yaml "$tmp/deep/specs/"
+	(cd "$tmp/deep" && git init -q && git add . && git -c user.name=t -c user.email=t@e commit -qm 1 &&
+		sed -i 's/^  name: tiny$/  name: tiny2/' specs/minimal.yaml && git -c user.name=t -c user.email=t@e commit -qam 2 &&
+		git clone -q --depth 1 "file://$tmp/deep" "$tmp/shallow") >/dev/null 2>&1
+	(cd "$tmp/shallow" && "$GPUFORM" diff --base HEAD~1 specs/minimal.yaml) >"$tmp/out" 2>"$tmp/err"
+	grep_in "$tmp/err" "the clone is shallow .*'fetch-depth: 0'" "diff --base HEAD~1 in a shallow clone names the cause and fetch-depth: 0"
+fi
+
 t_summary

@@ -89,7 +89,7 @@ static cJSON *parent(const char *uid)
 static int check(const cJSON *p, const char *uid, int rebind, int eks_ok,
 		 int prune, int rebuild)
 {
-	struct identity id = { uid, "https://new:6443", rebind, eks_ok };
+	struct identity id = { uid, "https://new:6443", rebind, eks_ok, NULL };
 	struct err e = ERR_INIT;
 	int rc = identity_check(p, "ns/inv", &id, prune, rebuild, &e);
 
@@ -133,7 +133,7 @@ END_TEST
 static const char *annotated(const cJSON *live, const char *uid,
 			     const char *key, cJSON **keep)
 {
-	struct identity id = { uid, "https://new:6443", 0, 0 };
+	struct identity id = { uid, "https://new:6443", 0, 0, NULL };
 	cJSON *a = cJSON_CreateObject();
 	const cJSON *v;
 
