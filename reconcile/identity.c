@@ -9,13 +9,17 @@
 
 int identity_read(struct kube *k, char **uid_out, struct err *err)
 {
-	const struct kube_resource *ns;
+	/* the core Namespace resource is served by every API server: no
+	 * discovery request for it */
+	static char group[] = "", version[] = "v1", kind[] = "Namespace",
+		    resource[] = "namespaces";
+	static const struct kube_resource ns = { group, version, kind,
+						 resource, 0 };
 	cJSON *o = NULL;
 	const char *uid;
 
 	*uid_out = NULL;
-	if (kube_resource_for(k, "v1", "Namespace", &ns, err) < 0 ||
-	    kube_get(k, ns, NULL, "kube-system", &o, err) < 0)
+	if (kube_get(k, &ns, NULL, "kube-system", &o, err) < 0)
 		return err_wrap(err, "reading the cluster's identity "
 				     "(Namespace kube-system)");
 	uid = json_meta_at(o, "uid", NULL);
