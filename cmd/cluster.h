@@ -42,4 +42,19 @@ int cluster_opt(struct cluster_opts *o, int id, const char *arg);
 int cluster_connect(struct kube **out, const struct cluster_opts *o,
 		    struct err *err);
 
+/* what the kubeconfig said about the cluster a client talks to */
+struct cluster_info {
+	char *context; /* "in-cluster" in a pod */
+	char *server;
+	char *eks;     /* the EKS cluster it names, or "" */
+};
+/* cluster_connect_info: cluster_connect, and fill *info (released with
+ * cluster_info_release, also after a failure) */
+int cluster_connect_info(struct kube **out, const struct cluster_opts *o,
+			 struct cluster_info *info, struct err *err);
+void cluster_info_release(struct cluster_info *info);
+/* cluster_bad_context: the connection failed because --context names no
+ * context of the kubeconfig: a usage error (exit 2), as kubectl's */
+int cluster_bad_context(const struct cluster_opts *o, const struct err *e);
+
 #endif

@@ -31,6 +31,9 @@ enum exit_code {
 	EXIT_HELD = 5,    /* reconcile: a node-replacing change to an
 			   * `interruption: none` pool outside its maintenance
 			   * window was held back; nothing was applied */
+	EXIT_WRONG_CLUSTER = 6, /* reconcile, diff --live: the cluster is not
+				 * the one the inventory records or the
+				 * intent names; nothing was written */
 };
 
 int cmd_render(int argc, char **argv);

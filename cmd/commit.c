@@ -563,7 +563,7 @@ static int commit_render(struct commit_run *cr, char **paths, size_t n)
 				name);
 			return report_err(&cr->err);
 		}
-		if (inputs_tree(&one, cr->t, RENDER_YAML, &cr->cl[i].files,
+		if (inputs_tree(&one, cr->t, RENDER_YAML, 0, &cr->cl[i].files,
 				&cr->err) < 0)
 			return report_err(&cr->err);
 	}

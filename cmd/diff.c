@@ -36,9 +36,9 @@ const struct cmd_opt diff_opts[] = {
 	  "compare with the cluster", NULL, 0 },
 	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
 	  "text (default), markdown (with --base: a PR comment, a table and "
-	  "one diff per object) or json; also -f, --format",
+	  "one diff per object) or json",
 	  "text markdown json", 0 },
-	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	{ "format", 0, OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
 	  "text markdown json", CMD_OPT_HIDDEN },
 	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
 	  "template overrides (see render), both sides", "@dir", 0 },
@@ -50,6 +50,8 @@ const struct cmd_opt diff_opts[] = {
 /* ---- diff --base: two Git revisions, rendered and compared ---------------- */
 
 enum diff_format { DIFF_TEXT, DIFF_MARKDOWN, DIFF_JSON };
+/* -o, in the enum's order (cmd_format) */
+static const char *const diff_formats[] = { "text", "markdown", "json", NULL };
 
 /* one side of the comparison: a revision, or the work tree (rev NULL) */
 struct side {
@@ -247,7 +249,7 @@ struct dbase {
  * error */
 static int dbase_parse(struct dbase *b, int argc, char **argv)
 {
-	int c;
+	int c, i;
 
 	while ((c = cmd_getopt("diff", argc, argv)) != -1) {
 		switch (c) {
@@ -262,16 +264,10 @@ static int dbase_parse(struct dbase *b, int argc, char **argv)
 			break;
 		case 'o':
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				b->fmt = DIFF_TEXT;
-			else if (!strcmp(optarg, "markdown"))
-				b->fmt = DIFF_MARKDOWN;
-			else if (!strcmp(optarg, "json"))
-				b->fmt = DIFF_JSON;
-			else
-				return cmd_usage_error("diff",
-						       "unknown format '%s' (text, "
-						       "markdown or json)", optarg);
+			if ((i = cmd_format("diff", optarg, diff_formats, 0,
+					    NULL)) < 0)
+				return EXIT_USAGE;
+			b->fmt = (enum diff_format)i;
 			break;
 		case OPT_TEMPLATES:
 			b->templates = optarg;

@@ -145,7 +145,8 @@ int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
 		buf_release(&renewed);
 	}
 	if (!ic->o.lock_default) /* asked for: say so */
-		fprintf(stderr, "gpuform: run lock (Lease %s/%s) held by %s for %lds\n",
+		fprintf(stderr, "gpuform: took the run lock (Lease %s/%s) as %s "
+				"for up to %lds; released when this run ends\n",
 			ic->lease.ns, ic->lease.name, ic->identity, dur);
 	/* tests only: hold the lock (a run that takes long) */
 	testhooks_sleep(testhooks_seconds("GPUFORM_TEST_LOCK_HOLD_S"));

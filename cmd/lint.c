@@ -202,9 +202,9 @@ enum { OPT_FORMAT = 256, OPT_SNAPSHOT };
 const struct cmd_opt lint_opts[] = {
 	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
 	  "text (default), json, or sarif (SARIF 2.1.0, for GitHub code "
-	  "scanning); also -f, --format",
+	  "scanning)",
 	  "text json sarif", 0 },
-	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	{ "format", 0, OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
 	  "text json sarif", CMD_OPT_HIDDEN },
 	{ "snapshot-size", 0, OPT_SNAPSHOT, CMD_ARG_REQUIRED, "snap-ID=SIZE",
 	  "the size of an image-cache snapshot (e.g. snap-0123...=150Gi), "
@@ -238,18 +238,17 @@ int cmd_lint(int argc, char **argv)
 		switch (c) {
 		case 'o':
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else if (!strcmp(optarg, "sarif"))
-				fmt = FMT_SARIF;
-			else {
-				code = cmd_usage_error("lint",
-						       "unknown format '%s' "
-						       "(text, json or sarif)",
-						       optarg);
-				goto out;
+			{
+				static const char *const names[] = {
+					"text", "json", "sarif", NULL
+				};
+				int i = cmd_format("lint", optarg, names, 0,
+						   NULL);
+				if (i < 0) {
+					code = EXIT_USAGE;
+					goto out;
+				}
+				fmt = (enum lint_format)i;
 			}
 			break;
 		case OPT_SNAPSHOT:

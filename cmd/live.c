@@ -41,6 +41,11 @@ void live_print_impact(const struct nodeimpact *ni,
 	if (!im || (it->action != RA_CREATED && it->action != RA_CONFIGURED &&
 		    it->action != RA_PRUNED && it->action != RA_SKIPPED))
 		return;
+	/* where it matters: Karpenter's objects (which launch and replace
+	 * nodes; "no node effect" is news there); the others with -v */
+	if (cmd_verbosity <= 0 &&
+	    (!it->id.api_version || !strstr(it->id.api_version, "karpenter")))
+		return;
 	nodeimpact_describe(&b, ni, im);
 	printf("%snode impact: %s\n", indent, buf_cstr(&b));
 	buf_release(&b);
@@ -75,13 +80,20 @@ int live_cluster_opt(struct live *l, int c, const char *arg)
 
 int live_output_opt(struct live *l, const char *arg)
 {
-	if (!strcmp(arg, "json"))
-		l->json = 1;
-	else if (strcmp(arg, "text"))
-		return cmd_usage_error(l->cmd,
-				       "unknown output '%s' (text or "
-				       "json)",
-				       arg);
+	/* diff's -o also offers markdown (for --base): said so by name */
+	static const char *const recon[] = { "text", "json", NULL };
+	static const char *const diff[] = { "text", "markdown", "json", NULL };
+	int i = cmd_format(l->cmd, arg, strcmp(l->cmd, "diff") ? recon : diff,
+			   0, NULL);
+
+	if (i < 0)
+		return EXIT_USAGE;
+	if (!strcmp(arg, "markdown"))
+		return cmd_usage_error(l->cmd, "diff --live prints text or "
+					       "json; -o markdown is for diff "
+					       "--base (a pull-request "
+					       "comment)");
+	l->json = !strcmp(arg, "json");
 	return 0;
 }
 
@@ -179,6 +191,30 @@ static int load(struct live *l)
 	return 0;
 }
 
+/*
+ * the cluster's identity: the EKS cluster the kubeconfig names against the
+ * intent's, before any request; recon_run compares the kube-system uid
+ * with the inventory's (reconcile/identity.h)
+ */
+static int check_identity(struct live *l)
+{
+	const char *eks = l->info.eks;
+
+	if (identity_check_eks(eks, l->src.cluster, l->info.context,
+			       &l->err) < 0)
+		return report_err(&l->err);
+	l->id.server = l->info.server;
+	l->id.eks_verified = eks && *eks && l->src.cluster &&
+			     !strcmp(eks, l->src.cluster);
+	l->ro.identity = &l->id;
+	if (!l->ro.dry_run && !l->json && cmd_verbosity >= 0)
+		fprintf(stderr, "gpuform: reconciling %s on context '%s' "
+				"(server %s)\n",
+			l->src.cluster ? l->src.cluster : "?", l->info.context,
+			l->info.server);
+	return 0;
+}
+
 int live_run(struct live *l)
 {
 	int code, rc;
@@ -190,8 +226,12 @@ int live_run(struct live *l)
 	l->ic.json = l->json;
 	if ((code = load(l)))
 		return code;
-	if (cluster_connect(&l->k, &l->co, &l->err) < 0)
-		return report_err(&l->err);
+	if (cluster_connect_info(&l->k, &l->co, &l->info, &l->err) < 0)
+		return cluster_bad_context(&l->co, &l->err)
+			       ? cmd_usage_error(l->cmd, "%s", err_msg(&l->err))
+			       : report_err(&l->err);
+	if ((code = check_identity(l)))
+		return code;
 	if (l->preflight && l->git.url) {
 		char *name = (char *)l->git.intent;
 		if ((code = preflight_gate(l->k, &name, &l->src.intent, 1,
@@ -269,6 +309,8 @@ int live_finish(struct live *l, int code)
 				l->src.cluster ? &l->rep : NULL, l->src.commit,
 				code, &l->err);
 	recon_report_release(&l->rep);
+	cluster_info_release(&l->info);
+	free(l->id.read_uid);
 	kube_free(l->k);
 	source_release(&l->src);
 	diags_release(&l->d);

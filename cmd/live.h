@@ -13,6 +13,7 @@
 
 #include "cmd/cluster.h"
 #include "cmd/incluster.h"
+#include "reconcile/identity.h"
 #include "reconcile/nodeimpact.h"
 #include "reconcile/reconcile.h"
 #include "reconcile/source.h"
@@ -25,7 +26,7 @@ enum { OPT_DRY_RUN = 2000, OPT_PRUNE, OPT_FORCE_CONFLICTS, OPT_FORCE_PRUNE,
        OPT_PATH, OPT_GIT_CACHE, OPT_ALLOW_REPLACE, OPT_BASE, OPT_HEAD,
        OPT_REPO, OPT_FORMAT, OPT_ADOPT, OPT_REBUILD_INV, OPT_NO_LOCK,
        OPT_PREFLIGHT, OPT_CLUSTER, OPT_PREFLIGHT_INTENT,
-       OPT_ALLOW_NON_ANCESTOR };
+       OPT_ALLOW_NON_ANCESTOR, OPT_REBIND };
 
 struct live {
 	/* set by the command */
@@ -49,6 +50,8 @@ struct live {
 	struct diags d;
 	struct err err;
 	struct kube *k;
+	struct cluster_info info; /* context, server, EKS name */
+	struct identity id;       /* what the run checks and records */
 	int rc; /* recon_run's result */
 };
 /* live_init: every field empty, the defaults of the options */

@@ -42,14 +42,16 @@
  */
 const struct cmd cmd_table[] = {
 	{ "render", cmd_render, "render intents into Kubernetes manifests",
-	  "[-o yaml|json] [--output-dir DIR] [--templates DIR] INTENT...",
+	  "[-o yaml|json] [--output-dir DIR [--per-cluster]] [--templates DIR] INTENT...",
 	  "Render each intent file ('-' reads standard input) into Karpenter,\n"
 	  "Kueue and NVIDIA manifests. Without --output-dir, the Kubernetes\n"
 	  "objects go to stdout as multi-document YAML (or, with -o json, a\n"
 	  "JSON v1 List). With --output-dir DIR, DIR gets one file per object\n"
 	  "(<kind>-<name>.yaml), a kustomization.yaml and addons/ (Helm values,\n"
-	  "VPC CNI configuration, pod contracts); several intents go to\n"
-	  "DIR/<cluster>/. DIR is replaced atomically; stale files vanish; a\n"
+	  "VPC CNI configuration, pod contracts); several intents (or one with\n"
+	  "--per-cluster) go to DIR/<cluster>/, and DIR's kustomization.yaml\n"
+	  "lists the cluster directories (never empty resources: point Flux or\n"
+	  "Argo CD at DIR/<cluster>). DIR is replaced atomically; stale files vanish; a\n"
 	  "directory gpuform did not write (no kustomization.yaml of its own)\n"
 	  "is never replaced. Invalid input writes nothing.\n",
 	  render_opts,
@@ -62,9 +64,10 @@ const struct cmd cmd_table[] = {
 	  "[--templates DIR] INTENT...",
 	  "Check each intent file ('-' reads standard input) and report every\n"
 	  "problem as file:line:col: error: message, with a hint. The warnings\n"
-	  "are the ones render and lint give for the same intent. A Kubernetes\n"
-	  "manifest (a NodePool, a Job...) is recognised and sent to 'gpuform\n"
-	  "lint'.\n",
+	  "are the ones render and lint give for the same intent; a valid file\n"
+	  "with warnings is reported as 'FILE: ok (N warnings)'. A Kubernetes\n"
+	  "manifest (a NodePool, a Job...) is recognised and is an error that\n"
+	  "points at 'gpuform lint', which checks manifests.\n",
 	  validate_opts, NULL,
 	  "Exit: 0 all valid (warnings allowed), 2 usage, 3 any error.",
 	  "@file", 0 },
@@ -138,6 +141,14 @@ const struct cmd cmd_table[] = {
 	  "ApplySet-compatible inventory (ConfigMap gpuform-<cluster> in\n"
 	  "gpuform-system).\n"
 	  "\n"
+	  "The cluster is checked before anything is written: the inventory\n"
+	  "records the cluster's identity (the kube-system Namespace UID and the\n"
+	  "server URL) on the first run, and a later run on another cluster is\n"
+	  "refused (exit 6) unless --rebind-cluster; a kubeconfig context or\n"
+	  "exec plugin that names an EKS cluster (ARN, --cluster-name) must name\n"
+	  "the intent's metadata.name; --prune never runs on an unverified\n"
+	  "cluster. A writing run prints the context and server first.\n"
+	  "\n"
 	  "Each change is classified by its node impact (replaces nodes, may\n"
 	  "disrupt, no node effect; Karpenter's drift rule named), with live\n"
 	  "NodeClaim and do-not-disrupt pod counts for node-replacing changes,\n"
@@ -147,7 +158,8 @@ const struct cmd cmd_table[] = {
 	  reconcile_opts, NULL,
 	  "Exit: 0 in sync or fixed (or the lock held by another run), 1 changes "
 	  "found with --dry-run, 2 usage, 3 invalid input, 4 cluster or runtime "
-	  "error (conflicts included), 5 a node-replacing change held back.",
+	  "error (conflicts included), 5 a node-replacing change held back, 6\n"
+	  "wrong or unverified cluster (nothing written; see --rebind-cluster).",
 	  "@file", 0 },
 	{ "diff", cmd_diff,
 	  "show what would change (--base: Git revisions; --live: the cluster)",
@@ -173,7 +185,8 @@ const struct cmd cmd_table[] = {
 	  diff_opts, NULL,
 	  "Exit: 0 no differences, 1 differences, >1 error (kubectl's "
 	  "convention): 2 usage, 3 invalid intent (at either revision), 4 Git, "
-	  "cluster or runtime error.",
+	  "cluster or runtime error, 6 --live: the wrong cluster (see "
+	  "reconcile).",
 	  "@file", 0 },
 	{ "doctor", cmd_doctor,
 	  "check the running Karpenter and Kueue against the intents",
@@ -384,13 +397,16 @@ int cmd_version(int argc, char **argv)
 		case 'h':
 			return cmd_print_help("version");
 		case 'o':
-			if (!strcmp(optarg, "json"))
-				json = 1;
-			else if (strcmp(optarg, "text"))
-				return cmd_usage_error("version",
-						       "unknown output format "
-						       "'%s' (text or json)",
-						       optarg);
+			{
+				static const char *const names[] = { "text",
+								     "json",
+								     NULL };
+				int i = cmd_format("version", optarg, names, 0,
+						   NULL);
+				if (i < 0)
+					return EXIT_USAGE;
+				json = i == 1;
+			}
 			break;
 		default:
 			return EXIT_USAGE;
@@ -520,6 +536,53 @@ static int finish_stdout(int code)
 	return code;
 }
 
+/*
+ * global_flags: -q/--quiet and -v/--verbose, anywhere before "--", as
+ * everywhere; removed from argv. Returns the new argc.
+ */
+static int global_flags(int argc, char **argv)
+{
+	int n = 1;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			while (i < argc)
+				argv[n++] = argv[i++];
+			break;
+		}
+		if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+			cmd_verbosity = -1;
+		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+			cmd_verbosity = 1;
+		else
+			argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+/*
+ * command_first: options before the command (`gpuform -o json render x`,
+ * as kubectl and helm allow): move the first word that names a command to
+ * argv[1], the options after it, where the command's getopt reads them.
+ * 0 when no command follows.
+ */
+static int command_first(int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++) {
+		char *c = argv[i];
+		if (!strcmp(c, "--"))
+			return 0;
+		if (c[0] == '-' || !cmd_find(c))
+			continue;
+		memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
+		argv[1] = c;
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
@@ -535,9 +598,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version"))
 		return finish_stdout(cmd_version(1, argv));
-	if (argv[1][0] == '-') {
-		fprintf(stderr, "gpuform: unknown option '%s' (options go "
-				"after the command); see 'gpuform --help'\n",
+	argc = global_flags(argc, argv);
+	if (argc < 2) {
+		fprintf(stderr, "gpuform: no command given; see 'gpuform "
+				"--help'\n");
+		return EXIT_USAGE;
+	}
+	if (argv[1][0] == '-' && !command_first(argc, argv)) {
+		fprintf(stderr, "gpuform: unknown option '%s' and no command "
+				"after it; see 'gpuform --help'\n",
 			argv[1]);
 		return EXIT_USAGE;
 	}

@@ -21,6 +21,8 @@
 #define HELP_WIDTH 78
 #define HELP_COL 26
 
+int cmd_verbosity;
+
 const struct cmd *cmd_find(const char *name)
 {
 	for (size_t i = 0; i < cmd_table_nr; i++)
@@ -153,9 +155,15 @@ int cmd_getopt(const char *cmd, int argc, char **argv)
 					cmd, arg, cmd);
 		} else if (optopt && optopt != '-' && !(arg[0] == '-' && arg[1] == '-')) {
 			fprintf(stderr,
-				"gpuform %s: unknown option '-%c'; see "
+				"gpuform %s: unknown option '-%c'%s; see "
 				"'gpuform %s --help'\n",
-				cmd, optopt, cmd);
+				cmd, optopt,
+				optopt == 'f'
+					? " (files are operands: 'gpuform "
+					  "COMMAND FILE...', not kubectl's -f "
+					  "FILE; -o is the output format)"
+					: "",
+				cmd);
 		} else {
 			const char *names[MAX_OPTS];
 			const char *sug;
@@ -185,6 +193,58 @@ int cmd_getopt(const char *cmd, int argc, char **argv)
 		if (o->sh == r)
 			return o->val;
 	return r;
+}
+
+/* ---- -o FORMAT ----------------------------------------------------------- */
+
+/* the option's completion words equal `names` (as sets) */
+static int same_words(const char *complete, const char *const *names)
+{
+	size_t n = 0, words = 0;
+
+	for (; names[n]; n++) {
+		const char *p = complete;
+		size_t l = strlen(names[n]), found = 0;
+		while (p && *p) {
+			size_t w = strcspn(p, " ");
+			found |= w == l && !strncmp(p, names[n], l);
+			p += w + (p[w] == ' ');
+		}
+		if (!found)
+			return 0;
+	}
+	for (const char *p = complete; p && *p; words++)
+		p += strcspn(p, " ") + (p[strcspn(p, " ")] == ' ');
+	return words == n;
+}
+
+int cmd_format(const char *cmd, const char *arg, const char *const *names,
+	       int quiet, const char **suggestion)
+{
+	const struct cmd *c = cmd_find(cmd);
+	const struct cmd_opt *o = c ? opt_by_val(c, 'o') : NULL;
+	struct buf list = BUF_INIT;
+	const char *sug;
+	size_t n = 0;
+
+	if (!o || !same_words(o->complete, names))
+		BUG("gpuform %s: -o formats differ from the option table", cmd);
+	for (; names[n]; n++)
+		if (!strcmp(arg, names[n]))
+			return (int)n;
+	sug = cmd_suggest(arg, names, n);
+	if (suggestion)
+		*suggestion = sug;
+	if (quiet)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&list, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+			 names[i]);
+	cmd_usage_error(cmd, "unknown output format '%s' (%s%s%s%s)", arg,
+			buf_cstr(&list), sug ? "; did you mean '" : "",
+			sug ? sug : "", sug ? "'?" : "");
+	buf_release(&list);
+	return -1;
 }
 
 /* ---- help ---------------------------------------------------------------- */
@@ -282,14 +342,21 @@ void cmd_format_help(struct buf *out, const struct cmd *c)
 
 void cmd_format_overview(struct buf *out)
 {
-	buf_adds(out, "usage: gpuform [--version] [--help] COMMAND [ARGS]\n\n"
-		      "GitOps for GPU capacity on Amazon EKS.\n\ncommands:\n");
+	buf_adds(out, "usage: gpuform [--version] [--help] [-q|-v] COMMAND "
+		      "[ARGS]\n\n"
+		      "GitOps for GPU capacity on Amazon EKS.\n\n"
+		      "Options may come before or after the command and its "
+		      "operands.\n"
+		      "-q, --quiet: only results and errors; -v, --verbose: "
+		      "every detail\n(e.g. the node impact of every object "
+		      "reconcile writes).\n\ncommands:\n");
 	for (size_t i = 0; i < cmd_table_nr; i++)
 		if (!(cmd_table[i].flags & CMD_OPT_HIDDEN))
 			buf_addf(out, "  %-10s %s\n", cmd_table[i].name,
 				 cmd_table[i].summary);
 	buf_adds(out, "\nexit codes: 0 ok, 1 differences found, 2 usage, "
-		      "3 invalid input, 4 runtime error, 5 held back\n"
+		      "3 invalid input, 4 runtime error, 5 held back, 6 wrong "
+		      "cluster\n"
 		      "'gpuform help COMMAND' or 'gpuform COMMAND --help' for "
 		      "details; 'man gpuform-COMMAND' once installed.\n");
 }

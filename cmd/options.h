@@ -54,6 +54,9 @@ struct cmd {
 };
 
 extern const struct cmd cmd_table[];
+
+/* -q (-1), default (0), -v (1): global flags, read by main */
+extern int cmd_verbosity;
 extern const size_t cmd_table_nr;
 
 const struct cmd *cmd_find(const char *name);
@@ -66,6 +69,18 @@ const struct cmd *cmd_find(const char *name);
  * mean", or a missing argument): the caller returns EXIT_USAGE.
  */
 int cmd_getopt(const char *cmd, int argc, char **argv);
+
+/*
+ * cmd_format: the one parser of -o/--output FORMAT, for every command.
+ * `names` (NULL-terminated, in the caller's enum order) must be exactly the
+ * words the option's table entry completes (BUG otherwise), so the parser,
+ * --help, the man page and the completion offer the same formats. Returns
+ * the index of `arg` in names, or -1 after a usage error that lists them
+ * ("did you mean" for a near miss); *suggestion (may be NULL) gets the near
+ * miss, or NULL. With `quiet`, nothing is printed (render's old -o DIR).
+ */
+int cmd_format(const char *cmd, const char *arg, const char *const *names,
+	       int quiet, const char **suggestion);
 
 /* cmd_opt_name: the long name of the option `val` of the command, for
  * messages ("--head goes with --base") */

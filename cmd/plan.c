@@ -23,10 +23,9 @@ enum { OPT_FORMAT = 256, OPT_PRICES, OPT_ZONE };
 
 const struct cmd_opt plan_opts[] = {
 	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
-	  "text (default), markdown (a pull-request comment) or json; also "
-	  "-f, --format",
+	  "text (default), markdown (a pull-request comment) or json",
 	  "text markdown json", 0 },
-	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	{ "format", 0, OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
 	  "text markdown json", CMD_OPT_HIDDEN },
 	{ "prices", 0, OPT_PRICES, CMD_ARG_REQUIRED, "FILE",
 	  "on-demand prices from an AWS Price List offer file for AmazonEC2 in "
@@ -108,17 +107,17 @@ int cmd_plan(int argc, char **argv)
 		switch (c) {
 		case 'o':
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				fmt = F_TEXT;
-			else if (!strcmp(optarg, "markdown"))
-				fmt = F_MARKDOWN;
-			else if (!strcmp(optarg, "json"))
-				fmt = F_JSON;
-			else
-				return cmd_usage_error("plan",
-						       "unknown format '%s' "
-						       "(text, markdown or json)",
-						       optarg);
+			{
+				static const char *const names[] = {
+					"text", "markdown", "json", NULL
+				};
+				int i = cmd_format("plan", optarg, names, 0,
+						   NULL);
+				if (i < 0)
+					return EXIT_USAGE;
+				fmt = i == 0 ? F_TEXT : i == 1 ? F_MARKDOWN
+							       : F_JSON;
+			}
 			break;
 		case OPT_PRICES:
 			prices = optarg;

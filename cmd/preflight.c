@@ -60,9 +60,10 @@ const struct cmd_opt preflight_opts[] = {
 	{ "insecure-loopback-http", 0, OPT_INSECURE_LOOPBACK_HTTP, CMD_ARG_NONE,
 	  NULL, "send the kubeconfig's credentials to a plain http:// API "
 	  "server on loopback (a test server, a local proxy)", NULL, 0 },
-	{ "timeout", 0, OPT_PF_TIMEOUT, CMD_ARG_REQUIRED, "SECONDS",
-	  "per-request timeout (default 10); an endpoint that does not answer "
-	  "in time is exit 4",
+	{ "timeout", 0, OPT_PF_TIMEOUT, CMD_ARG_REQUIRED, "DUR",
+	  "per-request timeout, a duration like reconcile's (10s default, "
+	  "at most 10m; a bare number of seconds still works); an endpoint "
+	  "that does not answer in time is exit 4",
 	  NULL, 0 },
 	{ "iam-policy", 0, OPT_POLICY, CMD_ARG_NONE, NULL,
 	  "print the IAM policy document preflight needs (JSON) and exit",
@@ -312,17 +313,16 @@ int cmd_preflight(int argc, char **argv)
 	while ((c = cmd_getopt("preflight", argc, argv)) != -1) {
 		switch (c) {
 		case 'o':
-			if (!strcmp(optarg, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else if (!strcmp(optarg, "sarif"))
-				fmt = FMT_SARIF;
-			else
-				return cmd_usage_error("preflight",
-						       "unknown format '%s' "
-						       "(text, json or sarif)",
-						       optarg);
+			{
+				static const char *const names[] = {
+					"text", "json", "sarif", NULL
+				};
+				int i = cmd_format("preflight", optarg, names,
+						   0, NULL);
+				if (i < 0)
+					return EXIT_USAGE;
+				fmt = (enum pf_format)i;
+			}
 			break;
 		case OPT_REGION:
 			region = optarg;
@@ -346,11 +346,15 @@ int cmd_preflight(int argc, char **argv)
 		case OPT_PF_TIMEOUT: {
 			char *end;
 			double s = strtod(optarg, &end);
-			if (*end || !(s > 0) || s > 600)
+			/* one duration syntax with reconcile (30s, 5m, 1m30s);
+			 * the bare seconds of before stay accepted */
+			if (*end)
+				s = (double)intent_parse_duration(optarg);
+			if (!(s > 0) || s > 600)
 				return cmd_usage_error(
 					"preflight",
-					"--timeout wants seconds between 0 "
-					"and 600, not '%s'", optarg);
+					"--timeout wants a duration up to 10m "
+					"(like 30s or 2m), not '%s'", optarg);
 			timeout_ms = (long)(s * 1000);
 			if (timeout_ms < 1)
 				timeout_ms = 1;
@@ -377,8 +381,13 @@ int cmd_preflight(int argc, char **argv)
 		struct err err = ERR_INIT;
 
 		co.request_timeout_ms = co.timeout_ms = timeout_ms;
-		if (cluster_connect(&k, &co, &err) < 0 ||
-		    cluster_version(k, ver, sizeof(ver), &err) < 0) {
+		if (cluster_connect(&k, &co, &err) < 0 &&
+		    cluster_bad_context(&co, &err)) {
+			cmd_usage_error("preflight", "%s", err_msg(&err));
+			err_release(&err);
+			return EXIT_USAGE;
+		}
+		if (!k || cluster_version(k, ver, sizeof(ver), &err) < 0) {
 			fprintf(stderr, "gpuform preflight: cannot read the "
 				"cluster's Kubernetes version: %s\n",
 				shown_err(&err));

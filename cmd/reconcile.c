@@ -42,8 +42,10 @@ static void print_summary(const struct recon_report *r,
 }
 
 const struct cmd_opt reconcile_opts[] = {
-	{ "dry-run", 0, OPT_DRY_RUN, CMD_ARG_NONE, NULL,
-	  "show what would change; exit 1 if anything", NULL, 0 },
+	{ "dry-run", 0, OPT_DRY_RUN, CMD_ARG_OPTIONAL, "server",
+	  "show what would change, from server-side dry runs (so "
+	  "--dry-run=server, kubectl's spelling, is the same); exit 1 if "
+	  "anything", "server", 0 },
 	{ "prune", 0, OPT_PRUNE, CMD_ARG_NONE, NULL,
 	  "delete objects gpuform created that are no longer desired "
 	  "(inventory, label and UID must all match)", NULL, 0 },
@@ -69,6 +71,10 @@ const struct cmd_opt reconcile_opts[] = {
 	  "inventory was last reconciled from (refused otherwise: a "
 	  "force-push to older history would undo, and --prune delete, what "
 	  "newer commits created)", NULL, 0 },
+	{ "rebind-cluster", 0, OPT_REBIND, CMD_ARG_NONE, NULL,
+	  "record this cluster as the inventory's cluster although the "
+	  "inventory names another (the cluster was rebuilt or restored) or "
+	  "none; without it such a run is refused with exit 6", NULL, 0 },
 	{ "no-lock", 0, OPT_NO_LOCK, CMD_ARG_NONE, NULL,
 	  "do not take the run lock (taken by default for every run that "
 	  "writes)", NULL, 0 },
@@ -118,6 +124,19 @@ static int parse(struct live *l, int argc, char **argv, int *no_lock)
 	while ((c = cmd_getopt("reconcile", argc, argv)) != -1) {
 		switch (c) {
 		case OPT_DRY_RUN:
+			if (optarg && !strcmp(optarg, "client"))
+				return cmd_usage_error("reconcile",
+						       "--dry-run=client: gpuform "
+						       "has no client-side dry "
+						       "run (its dry run asks the "
+						       "server); use --dry-run, or "
+						       "'gpuform render' to see "
+						       "the objects offline");
+			if (optarg && strcmp(optarg, "server"))
+				return cmd_usage_error("reconcile",
+						       "--dry-run takes no value "
+						       "or 'server', not '%s'",
+						       optarg);
 			l->ro.dry_run = 1;
 			break;
 		case OPT_PRUNE:
@@ -172,6 +191,9 @@ static int parse(struct live *l, int argc, char **argv, int *no_lock)
 			break;
 		case OPT_ALLOW_NON_ANCESTOR:
 			l->allow_non_ancestor = 1;
+			break;
+		case OPT_REBIND:
+			l->id.rebind = 1;
 			break;
 		case OPT_PREFLIGHT:
 			l->preflight = 1;

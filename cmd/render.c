@@ -15,28 +15,32 @@
 
 static int write_outputs(const struct inputs *ins, const char *dir,
 			 const struct tmpl_set *t, enum render_format f,
-			 struct err *err)
+			 int per_cluster, struct err *err)
 {
 	struct fs_tree tree = FS_TREE_INIT;
 	int ret = -1;
 
-	if (inputs_tree(ins, t, f, &tree, err) == 0)
+	if (inputs_tree(ins, t, f, per_cluster, &tree, err) == 0)
 		ret = fs_tree_write_atomic(&tree, dir, RENDER_OWNER_FILE,
 					   RENDER_OWNER_PREFIX, err);
 	fs_tree_release(&tree);
 	return ret;
 }
 
-enum { OPT_FORMAT = 256, OPT_OUTPUT_DIR, OPT_TEMPLATES };
+enum { OPT_FORMAT = 256, OPT_OUTPUT_DIR, OPT_TEMPLATES, OPT_PER_CLUSTER };
 
 const struct cmd_opt render_opts[] = {
 	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
-	  "yaml (default) or json (a v1 List); also -f, --format", "yaml json",
+	  "yaml (default) or json (a v1 List)", "yaml json",
 	  0 },
-	{ "format", 'f', OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
+	{ "format", 0, OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
 	  "yaml json", CMD_OPT_HIDDEN },
 	{ "output-dir", 0, OPT_OUTPUT_DIR, CMD_ARG_REQUIRED, "DIR",
 	  "write a directory instead of stdout", "@dir", 0 },
+	{ "per-cluster", 0, OPT_PER_CLUSTER, CMD_ARG_NONE, NULL,
+	  "with --output-dir: DIR/<cluster>/ for one intent too, as for "
+	  "several and as commit writes (DIR's kustomization.yaml lists the "
+	  "cluster directories)", NULL, 0 },
 	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
 	  "override built-in templates by file name", "@dir", 0 },
 	CMD_OPT_HELP,
@@ -51,12 +55,14 @@ const struct cmd_opt render_opts[] = {
 int cmd_output_format(const char *cmd, int val, const char *arg,
 		      enum render_format *fmt, const char **dir)
 {
-	static const char *const names[] = { "yaml", "json" };
-	const char *sug;
+	static const char *const names[] = { "yaml", "json", NULL };
+	const char *sug = NULL;
+	int i = cmd_format(cmd, arg, names, 1, &sug);
 
-	if (render_format_parse(arg, fmt) == 0)
+	if (i >= 0) {
+		*fmt = i == 0 ? RENDER_YAML : RENDER_JSON;
 		return 0;
-	sug = cmd_suggest(arg, names, 2);
+	}
 	if (val == 'o' && !sug) {
 		fprintf(stderr,
 			"gpuform %s: warning: '-o %s' as a directory is "
@@ -66,10 +72,7 @@ int cmd_output_format(const char *cmd, int val, const char *arg,
 		*dir = arg;
 		return 0;
 	}
-	cmd_usage_error(cmd, "unknown output format '%s' (yaml or json%s%s%s)",
-			arg, sug ? "; did you mean '" : "", sug ? sug : "",
-			sug ? "'?" : "");
-	return -1;
+	return cmd_format(cmd, arg, names, 0, NULL);
 }
 
 int cmd_render(int argc, char **argv)
@@ -81,7 +84,7 @@ int cmd_render(int argc, char **argv)
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	struct buf out = BUF_INIT;
-	int c, code = EXIT_OK;
+	int c, code = EXIT_OK, per_cluster = 0;
 
 	while ((c = cmd_getopt("render", argc, argv)) != -1) {
 		switch (c) {
@@ -97,6 +100,9 @@ int cmd_render(int argc, char **argv)
 		case OPT_TEMPLATES:
 			templates = optarg;
 			break;
+		case OPT_PER_CLUSTER:
+			per_cluster = 1;
+			break;
 		case 'h':
 			return cmd_print_help("render");
 		default:
@@ -105,6 +111,9 @@ int cmd_render(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cmd_usage_error("render", "no intent file given");
+	if (per_cluster && !dir)
+		return cmd_usage_error("render", "--per-cluster goes with "
+						 "--output-dir");
 
 	if (tmpl_set_load(&t, templates, &err) < 0) {
 		code = report_err(&err);
@@ -120,17 +129,18 @@ int cmd_render(int argc, char **argv)
 	diags_sort(&d);
 	report_diags(&d); /* warnings */
 	if (dir) {
-		if (write_outputs(&ins, dir, t, fmt, &err) < 0) {
+		if (write_outputs(&ins, dir, t, fmt, per_cluster, &err) < 0) {
 			code = report_err(&err);
 			goto out;
 		}
-		for (size_t i = 0; i < ins.nr; i++)
+		for (size_t i = 0; cmd_verbosity >= 0 && i < ins.nr; i++)
 			fprintf(stderr, "rendered %s: %d objects, %d add-on files -> %s%s%s\n",
 				ins.items[i].path,
 				cJSON_GetArraySize(ins.items[i].r.docs),
 				cJSON_GetArraySize(ins.items[i].r.addons), dir,
-				ins.nr > 1 ? "/" : "",
-				ins.nr > 1 ? ins.items[i].r.cluster : "");
+				ins.nr > 1 || per_cluster ? "/" : "",
+				ins.nr > 1 || per_cluster ? ins.items[i].r.cluster
+							  : "");
 		goto out;
 	}
 	if (fmt == RENDER_JSON) {

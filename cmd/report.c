@@ -26,6 +26,8 @@ int exit_code_for(const struct err *e)
 		return EXIT_OK;
 	case ERR_INVALID:
 		return EXIT_INVALID;
+	case ERR_WRONG_CLUSTER:
+		return EXIT_WRONG_CLUSTER;
 	default:
 		return EXIT_RUNTIME;
 	}

@@ -40,8 +40,17 @@ int cmd_validate(int argc, char **argv)
 		code = exit_code_for(&err);
 	diags_sort(&d);
 	report_diags(&d);
-	for (size_t i = 0; i < ins.nr; i++)
-		printf("%s: ok\n", ins.items[i].path);
+	for (size_t i = 0; i < ins.nr; i++) {
+		size_t w = 0;
+		for (size_t j = 0; j < d.nr; j++)
+			w += d.items[j].sev == DIAG_WARNING && d.items[j].file &&
+			     !strcmp(d.items[j].file, ins.items[i].path);
+		if (w)
+			printf("%s: ok (%zu warning%s)\n", ins.items[i].path, w,
+			       w == 1 ? "" : "s");
+		else
+			printf("%s: ok\n", ins.items[i].path);
+	}
 	if (code)
 		report_err(&err);
 	inputs_release(&ins);

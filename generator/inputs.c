@@ -61,9 +61,19 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 		       validate_only ? "" : "; nothing written");
 }
 
-int inputs_tree(const struct inputs *ins, const struct tmpl_set *t,
-		enum render_format f, struct fs_tree *out, struct err *err)
+static int cmp_str(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int inputs_tree(const struct inputs *ins, const struct tmpl_set *t,
+		enum render_format f, int per_cluster, struct fs_tree *out,
+		struct err *err)
+{
+	struct buf root = BUF_INIT;
+	const char **names;
+
+	per_cluster = per_cluster || ins->nr > 1;
 	for (size_t i = 0; i < ins->nr; i++) {
 		char *prefix;
 		int r;
@@ -78,20 +88,39 @@ int inputs_tree(const struct inputs *ins, const struct tmpl_set *t,
 					       ins->items[j].path,
 					       ins->items[i].path,
 					       ins->items[i].r.cluster);
-		prefix = ins->nr == 1 ? xstrdup("")
+		prefix = !per_cluster ? xstrdup("")
 				      : xasprintf("%s/", ins->items[i].r.cluster);
 		r = render_tree(out, &ins->items[i].r, prefix, t, f, err);
 		free(prefix);
 		if (r < 0)
 			return -1;
 	}
-	if (ins->nr > 1) {
-		/* the top directory is ours too: mark it for the next run */
-		char *k = xstrdup(RENDER_OWNER_PREFIX
-				  "; one directory per cluster\n"
-				  "apiVersion: kustomize.config.k8s.io/v1beta1\n"
-				  "kind: Kustomization\nresources: []\n");
-		fs_tree_add(out, RENDER_OWNER_FILE, k, strlen(k));
+	if (per_cluster && ins->nr) {
+		/*
+		 * the top directory is ours too: mark it for the next run. It
+		 * lists the cluster directories, never `resources: []`: a Flux
+		 * Kustomization with prune: true pointed at it would delete
+		 * everything it applied before (docs/commands.md, "Render
+		 * directories and GitOps tools")
+		 */
+		names = xcalloc(ins->nr, sizeof(*names));
+		for (size_t i = 0; i < ins->nr; i++)
+			names[i] = ins->items[i].r.cluster;
+		qsort(names, ins->nr, sizeof(*names), cmp_str);
+		buf_adds(&root, RENDER_OWNER_PREFIX
+			 "; one directory per cluster: point each cluster's\n"
+			 "# Flux Kustomization or Argo CD Application at its "
+			 "own directory\n"
+			 "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+			 "kind: Kustomization\nresources:\n");
+		for (size_t i = 0; i < ins->nr; i++)
+			buf_addf(&root, "- %s\n", names[i]);
+		free(names);
+		{
+			size_t len;
+			char *data = buf_detach(&root, &len);
+			fs_tree_add(out, RENDER_OWNER_FILE, data, len);
+		}
 	}
 	fs_tree_sort(out);
 	return 0;

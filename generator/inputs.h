@@ -32,13 +32,15 @@ int inputs_render(struct inputs *out, char **paths, size_t n,
 void inputs_release(struct inputs *in);
 
 /*
- * inputs_tree: the files `render -o` writes for these rendered intents —
- * one intent directly, several under <cluster>/ with a top-level
- * kustomization — sorted. `commit` uses the same function, so a committed
+ * inputs_tree: the files `render --output-dir` writes for these rendered
+ * intents — one intent directly (unless per_cluster), several (or one with
+ * per_cluster) under <cluster>/ with a top-level kustomization that lists
+ * the cluster directories — sorted. `commit` uses the same function, so a committed
  * tree always equals `render -o`. Two intents for one cluster are
  * ERR_INVALID.
  */
 int inputs_tree(const struct inputs *ins, const struct tmpl_set *t,
-		enum render_format f, struct fs_tree *out, struct err *err);
+		enum render_format f, int per_cluster, struct fs_tree *out,
+		struct err *err);
 
 #endif

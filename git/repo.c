@@ -367,6 +367,13 @@ static int revparse(struct repo *r, const char *rev, git_object **obj,
 {
 	int e = git_revparse_single(obj, r->git, rev);
 
+	if (e == GIT_ENOTFOUND && git_repository_is_shallow(r->git) == 1)
+		return err_set(err, ERR_NOTFOUND,
+			       "'%s' not found in '%s': the clone is shallow "
+			       "(actions/checkout fetches one commit by "
+			       "default); fetch the history: 'fetch-depth: 0' "
+			       "in actions/checkout, or git fetch --unshallow",
+			       rev, r->path);
 	if (e == GIT_ENOTFOUND)
 		return err_set(err, ERR_NOTFOUND, "'%s' not found in '%s'", rev,
 			       r->path);

@@ -921,6 +921,7 @@ static cJSON *parent_object(struct run *r, const char *cluster,
 		cJSON_AddStringToObject(a, PENDING_NOTE, pn);
 		free(pn);
 	}
+	identity_annotate(a, r->live_parent, r->o->identity);
 	data = cJSON_AddObjectToObject(p, "data");
 	arr = cJSON_CreateArray();
 	for (size_t i = 0; i < inv->nr; i++) {
@@ -2118,6 +2119,11 @@ static int read_inventory(struct run *r)
 	if (ret < 0 || read_pending(r) < 0)
 		return -1;
 rebuild:
+	if (r->o->identity &&
+	    identity_check_live(r->k, r->live_parent, r->rep->inventory,
+				r->o->identity, r->o->prune,
+				r->o->rebuild_inventory, r->err) < 0)
+		return -1;
 	if (r->o->rebuild_inventory) {
 		struct inventory rebuilt = { 0 };
 		if (rebuild_inventory(r, &rebuilt) < 0) {

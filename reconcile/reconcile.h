@@ -32,6 +32,7 @@
 #include <cjson/cJSON.h>
 
 #include "generator/kobj.h"
+#include "reconcile/identity.h"
 #include "reconcile/kube.h"
 #include "util/err.h"
 
@@ -85,6 +86,9 @@ struct recon_opts {
 	 */
 	int (*keepalive)(void *ctx, struct err *err);
 	void *keepalive_ctx;
+	/* the cluster this run talks to (may be NULL: not checked): checked
+	 * against the inventory and recorded on it (reconcile/identity.h) */
+	struct identity *identity;
 	/*
 	 * guard (may be NULL): called once, after every dry run succeeded and
 	 * before anything is written (in a dry run too), with every object the

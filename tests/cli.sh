@@ -99,7 +99,7 @@ expect 3 "and nothing is written" "$GPUFORM" render --templates "$tmp/tpl2" -o "
 # values are substituted into parsed nodes: a string that looks like YAML
 # structure stays one string
 sed 's/^  ami: al2023@v20250505$/  ami: al2023@v20250505\n  discovery: "x: y - z"/' specs/minimal.yaml >"$tmp/inject.yaml"
-expect 0 "render an intent with a YAML-looking string" "$GPUFORM" render -f json "$tmp/inject.yaml"
+expect 0 "render an intent with a YAML-looking string" "$GPUFORM" render -o json "$tmp/inject.yaml"
 if jq -e '[.items[] | select(.kind=="EC2NodeClass") | .spec.subnetSelectorTerms[0].tags["karpenter.sh/discovery"]] == ["x: y - z"]' "$tmp/out" >/dev/null; then
 	t_pass "YAML-looking value stays a single string (JSON)"
 else
@@ -326,5 +326,103 @@ expect 3 "plan --prices refuses a hex-float price" "$GPUFORM" plan --prices "$tm
 grep_in "$tmp/err" "hex.csv:7: '0x1p10' is not a price in USD" "  ... with the file and line"
 sed 's/"55.0400000000"/"1e-400"/' tests/fixtures/prices/ec2-us-east-1-sample.csv >"$tmp/tiny.csv"
 expect 3 "plan --prices refuses a price that underflows to 0" "$GPUFORM" plan --prices "$tmp/tiny.csv" specs/ml-prod.yaml
+
+# ---- render directories that cannot delete (issue 24) -------------------------
+# A Flux Kustomization (prune: true) or an Argo CD Application pointed at a root
+# with `resources: []` deletes everything it applied before: a root always lists
+# its cluster directories.
+expect 0 "render of two intents into one directory" "$GPUFORM" render --output-dir "$tmp/fleet" specs/ml-prod.yaml specs/research-mig.yaml
+[ "$(sed -n '/^resources:/,$p' "$tmp/fleet/kustomization.yaml" | tr '\n' ' ')" = "resources: - ml-prod - research " ] &&
+	t_pass "  ... the root kustomization lists both cluster directories" ||
+	t_fail "  ... the root kustomization lists both cluster directories" "$(cat "$tmp/fleet/kustomization.yaml")"
+grep -rl 'resources: \[\]' "$tmp/fleet" >/dev/null 2>&1 &&
+	t_fail "  ... no kustomization.yaml has empty resources" "$(grep -rl 'resources: \[\]' "$tmp/fleet")" ||
+	t_pass "  ... no kustomization.yaml has empty resources"
+expect 0 "render --per-cluster of one intent" "$GPUFORM" render --per-cluster --output-dir "$tmp/fleet1" specs/ml-prod.yaml
+[ -f "$tmp/fleet1/ml-prod/kustomization.yaml" ] && [ "$(sed -n '/^resources:/,$p' "$tmp/fleet1/kustomization.yaml" | tr '\n' ' ')" = "resources: - ml-prod " ] &&
+	t_pass "  ... writes DIR/<cluster>/ and a root listing it, as for several" ||
+	t_fail "  ... writes DIR/<cluster>/ and a root listing it, as for several" "$(ls -R "$tmp/fleet1" | head)"
+"$GPUFORM" render --output-dir "$tmp/flat1" specs/ml-prod.yaml 2>/dev/null
+diff -r "$tmp/flat1" "$tmp/fleet1/ml-prod" >/dev/null && diff -r "$tmp/fleet/ml-prod" "$tmp/fleet1/ml-prod" >/dev/null &&
+	t_pass "  ... the cluster directory is the same bytes as a single-intent render" ||
+	t_fail "  ... the cluster directory is the same bytes as a single-intent render"
+expect 2 "render --per-cluster without --output-dir is a usage error" "$GPUFORM" render --per-cluster specs/ml-prod.yaml
+if command -v kubectl >/dev/null 2>&1; then
+	# kustomize (built into kubectl, offline) builds each directory as Flux's
+	# kustomize-controller would: a cluster directory into all its objects; the
+	# root of two clusters (which share cluster-scoped names such as
+	# EC2NodeClass 'general') fails to build, so a controller pointed at the
+	# root applies and prunes nothing, where `resources: []` pruned everything
+	n=$(kubectl kustomize "$tmp/fleet/ml-prod" 2>"$tmp/err" | grep -c '^kind:')
+	want=$("$GPUFORM" render -o json specs/ml-prod.yaml 2>/dev/null | jq '.items | length')
+	[ "$n" = "$want" ] && t_pass "  ... kustomize builds a cluster directory into all $want objects" ||
+		t_fail "  ... kustomize builds a cluster directory into all $want objects" "got $n: $(head -3 "$tmp/err")"
+	n=$(kubectl kustomize "$tmp/fleet" 2>"$tmp/err" | grep -c '^kind:')
+	[ "$n" = 0 ] && grep -q 'already registered id' "$tmp/err" &&
+		t_pass "  ... the root of two clusters fails to build (never an empty build)" ||
+		t_fail "  ... the root of two clusters fails to build (never an empty build)" "got $n objects: $(head -3 "$tmp/err")"
+fi
+
+# ---- conventions (issue 24) -------------------------------------------------
+# -f is the file in kubectl: never an alias for the output format
+expect 2 "render -f FILE is a usage error, not a format" "$GPUFORM" render -f specs/minimal.yaml
+grep_in "$tmp/err" "files are operands" "  ... says files are operands and -o is the format"
+if grep -q "unknown output format" "$tmp/err"; then t_fail "  ... does not read the file name as a format"; else t_pass "  ... does not read the file name as a format"; fi
+# one -o parser (cmd_format): every format a command offers is accepted
+for cf in "render yaml json" "lint text json sarif" "plan text markdown json" "version text json"; do
+	set -- $cf
+	c=$1; shift
+	for w in "$@"; do
+		if [ "$c" = version ]; then "$GPUFORM" version -o "$w" >/dev/null 2>&1; else "$GPUFORM" "$c" -o "$w" specs/minimal.yaml >/dev/null 2>&1; fi
+		rc=$?
+		[ "$rc" != 2 ] && t_pass "$c -o $w is accepted" || t_fail "$c -o $w is accepted" "exit $rc"
+	done
+done
+expect 2 "diff --live -o markdown says markdown is for --base" "$GPUFORM" diff --live -o markdown specs/minimal.yaml
+grep_in "$tmp/err" "diff --live prints text or json; -o markdown is for diff --base" "  ... by name"
+expect 2 "lint -o sarf suggests sarif" "$GPUFORM" lint -o sarf specs/minimal.yaml
+grep_in "$tmp/err" "unknown output format 'sarf' (text, json or sarif; did you mean 'sarif'?)" "  ... with the list, as every command"
+expect 2 "preflight -o x lists its formats the same way" "$GPUFORM" preflight -o x specs/minimal.yaml
+grep_in "$tmp/err" "unknown output format 'x' (text, json or sarif)" "  ... (text, json or sarif)"
+
+# kubectl's --dry-run=server is gpuform's dry run; =client has no meaning here
+printf 'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: ctx\n  context: {cluster: c, user: u}\ncurrent-context: ctx\n' >"$tmp/kc"
+expect 2 "reconcile --dry-run=client is a usage error that says why" "$GPUFORM" reconcile --kubeconfig "$tmp/kc" --dry-run=client specs/minimal.yaml
+grep_in "$tmp/err" "no client-side dry run" "  ... (no client-side dry run)"
+expect 4 "reconcile --dry-run=server is accepted (then fails to connect: exit 4, not 2)" "$GPUFORM" reconcile --kubeconfig "$tmp/kc" --request-timeout 2s --timeout 5s --dry-run=server specs/minimal.yaml
+expect 2 "reconcile --dry-run=yes names the values" "$GPUFORM" reconcile --kubeconfig "$tmp/kc" --dry-run=yes specs/minimal.yaml
+# usage-level errors are exit 2 everywhere
+expect 2 "reconcile --context nope: exit 2 (usage), as kubectl" "$GPUFORM" reconcile --kubeconfig "$tmp/kc" --context nope specs/minimal.yaml
+grep_in "$tmp/err" "context 'nope' is not defined" "  ... names the context"
+expect 2 "diff --live --context nope: exit 2" "$GPUFORM" diff --live --kubeconfig "$tmp/kc" --context nope specs/minimal.yaml
+# global flags before the command, as kubectl and helm allow
+expect 0 "gpuform -o json render FILE (options before the command)" "$GPUFORM" -o json render specs/minimal.yaml
+grep_in "$tmp/out" '"kind":[[:space:]]*"List"' "  ... renders JSON"
+expect 0 "gpuform -o json version" "$GPUFORM" -o json version
+grep_in "$tmp/out" '"version"' "  ... prints JSON"
+expect 2 "an option and no command after it is a usage error" "$GPUFORM" -o json
+# -q and -v
+expect 0 "render -q --output-dir prints nothing" "$GPUFORM" -q render --output-dir "$tmp/quiet" specs/minimal.yaml
+[ ! -s "$tmp/err" ] && [ ! -s "$tmp/out" ] && [ -f "$tmp/quiet/kustomization.yaml" ] && t_pass "  ... and writes the directory" || t_fail "  ... and writes the directory" "$(cat "$tmp/err")"
+expect 0 "render --output-dir without -q says what it wrote" "$GPUFORM" render --output-dir "$tmp/loud" specs/minimal.yaml
+grep_in "$tmp/err" "rendered specs/minimal.yaml" "  ... one line per intent"
+expect 0 "-v is accepted anywhere before --" "$GPUFORM" render specs/minimal.yaml -v
+# validate: a valid file with warnings says so
+expect 0 "validate of files with warnings" "$GPUFORM" validate specs/research-mig.yaml specs/minimal.yaml
+grep_in "$tmp/out" "^specs/research-mig.yaml: ok (1 warning)$" "  ... 'ok (1 warning)'"
+grep_in "$tmp/out" "^specs/minimal.yaml: ok$" "  ... plain 'ok' without"
+# one duration syntax for --timeout
+expect 2 "preflight --timeout 2x: a usage error naming the duration syntax" "$GPUFORM" preflight --timeout 2x specs/minimal.yaml
+grep_in "$tmp/err" "wants a duration up to 10m (like 30s or 2m)" "  ... (like 30s or 2m)"
+expect 2 "reconcile --timeout 2x: the same syntax" "$GPUFORM" reconcile --kubeconfig "$tmp/kc" --timeout 2x specs/minimal.yaml
+# diff --base in a shallow clone (actions/checkout's default) says so
+if command -v git >/dev/null 2>&1; then
+	mkdir -p "$tmp/deep/specs" && cp specs/minimal.yaml "$tmp/deep/specs/"
+	(cd "$tmp/deep" && git init -q && git add . && git -c user.name=t -c user.email=t@e commit -qm 1 &&
+		sed -i 's/^  name: tiny$/  name: tiny2/' specs/minimal.yaml && git -c user.name=t -c user.email=t@e commit -qam 2 &&
+		git clone -q --depth 1 "file://$tmp/deep" "$tmp/shallow") >/dev/null 2>&1
+	(cd "$tmp/shallow" && "$GPUFORM" diff --base HEAD~1 specs/minimal.yaml) >"$tmp/out" 2>"$tmp/err"
+	grep_in "$tmp/err" "the clone is shallow .*'fetch-depth: 0'" "diff --base HEAD~1 in a shallow clone names the cause and fetch-depth: 0"
+fi
 
 t_summary

@@ -356,7 +356,7 @@ check "8: neither --base nor --live: usage error naming both" '[ "$RC" = 2 ] && 
 gf --base HEAD
 check "8: no intent file: usage error" '[ "$RC" = 2 ]'
 gf --base HEAD --format yaml specs/ml-prod.yaml
-check "8: unknown format: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | grep -q "unknown format '"'"'yaml'"'"'"'
+check "8: unknown format: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | grep -q "unknown output format '"'"'yaml'"'"' (text, markdown or json)"'
 gf --base HEAD ../outside.yaml
 check "8: a path leaving the repository: usage error" '[ "$RC" = 2 ]'
 gf --base HEAD --help

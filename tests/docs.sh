@@ -28,7 +28,46 @@ t_tmpdir tmp
 
 if [ ! -x "$GPUFORM" ]; then
 	t_fail "GPUFORM is an executable ($GPUFORM)"
-	t_summary
+	# ---- 6. the Flux and Argo CD examples of docs/gitops-tools.md ----------------
+# Each yaml block that is a Flux Kustomization or an Argo CD Application is
+# valid against the upstream CRD's schema (python3-jsonschema), and the path it
+# syncs is a directory `render --per-cluster` writes, whose kustomization.yaml
+# lists objects (never `resources: []`, with which a prune: true sync would
+# empty the cluster).
+"$GPUFORM" render --per-cluster --output-dir "$tmp/gitops/clusters" specs/ml-prod.yaml 2>/dev/null
+python3 - docs/gitops-tools.md tests/fixtures/crds/gitops "$tmp/gitops" <<'EOF' >"$tmp/gitops.results"
+import os, re, sys, yaml, jsonschema
+doc, crds, root = sys.argv[1:]
+schemas = {}
+for f in os.listdir(crds):
+    if f.endswith('.yaml'):
+        c = yaml.safe_load(open(os.path.join(crds, f)))
+        for v in c['spec']['versions']:
+            schemas[(c['spec']['group'] + '/' + v['name'], c['spec']['names']['kind'])] = v['schema']['openAPIV3Schema']
+text = open(doc).read()
+seen = 0
+for block in re.findall(r'```yaml\n(.*?)```', text, re.S):
+    o = yaml.safe_load(block)
+    key = (o.get('apiVersion'), o.get('kind'))
+    if key not in schemas:
+        continue
+    seen += 1
+    name = '%s %s' % (key[1], o['metadata']['name'])
+    errs = [e.message for e in jsonschema.Draft7Validator(schemas[key]).iter_errors(o)]
+    print('%s\t%s: valid against the %s CRD\t%s' % ('FAIL' if errs else 'PASS', name, key[0], '; '.join(errs[:3])))
+    path = o['spec'].get('path') or o['spec'].get('source', {}).get('path')
+    k = os.path.join(root, path, 'kustomization.yaml')
+    res = (yaml.safe_load(open(k)) or {}).get('resources') if os.path.exists(k) else None
+    ok = bool(res) and all(os.path.exists(os.path.join(root, path, r)) for r in res)
+    print('%s\t%s: path %s is a rendered directory listing %d objects\t%s' % ('PASS' if ok else 'FAIL', name, path, len(res or []), k))
+print('%s\tdocs/gitops-tools.md has a Flux and an Argo CD example (%d)\t' % ('PASS' if seen == 2 else 'FAIL', seen))
+EOF
+while IFS="$(printf '\t')" read -r res name detail; do
+	if [ "$res" = PASS ]; then t_pass "$name"; else t_fail "$name" "$detail"; fi
+done <"$tmp/gitops.results"
+[ -s "$tmp/gitops.results" ] || t_fail "the GitOps examples were checked" "python3 failed"
+
+t_summary
 	exit 1
 fi
 
@@ -239,5 +278,44 @@ else
 	t_fail "LICENSE is the Apache License 2.0 (full text)"
 fi
 if grep -q '^## Unreleased' CHANGELOG.md; then t_pass "CHANGELOG.md has an Unreleased section"; else t_fail "CHANGELOG.md has an Unreleased section"; fi
+
+# ---- 6. the Flux and Argo CD examples of docs/gitops-tools.md ----------------
+# Each yaml block that is a Flux Kustomization or an Argo CD Application is
+# valid against the upstream CRD's schema (python3-jsonschema), and the path it
+# syncs is a directory `render --per-cluster` writes, whose kustomization.yaml
+# lists objects (never `resources: []`, with which a prune: true sync would
+# empty the cluster).
+"$GPUFORM" render --per-cluster --output-dir "$tmp/gitops/clusters" specs/ml-prod.yaml 2>/dev/null
+python3 - docs/gitops-tools.md tests/fixtures/crds/gitops "$tmp/gitops" <<'EOF' >"$tmp/gitops.results"
+import os, re, sys, yaml, jsonschema
+doc, crds, root = sys.argv[1:]
+schemas = {}
+for f in os.listdir(crds):
+    if f.endswith('.yaml'):
+        c = yaml.safe_load(open(os.path.join(crds, f)))
+        for v in c['spec']['versions']:
+            schemas[(c['spec']['group'] + '/' + v['name'], c['spec']['names']['kind'])] = v['schema']['openAPIV3Schema']
+text = open(doc).read()
+seen = 0
+for block in re.findall(r'```yaml\n(.*?)```', text, re.S):
+    o = yaml.safe_load(block)
+    key = (o.get('apiVersion'), o.get('kind'))
+    if key not in schemas:
+        continue
+    seen += 1
+    name = '%s %s' % (key[1], o['metadata']['name'])
+    errs = [e.message for e in jsonschema.Draft7Validator(schemas[key]).iter_errors(o)]
+    print('%s\t%s: valid against the %s CRD\t%s' % ('FAIL' if errs else 'PASS', name, key[0], '; '.join(errs[:3])))
+    path = o['spec'].get('path') or o['spec'].get('source', {}).get('path')
+    k = os.path.join(root, path, 'kustomization.yaml')
+    res = (yaml.safe_load(open(k)) or {}).get('resources') if os.path.exists(k) else None
+    ok = bool(res) and all(os.path.exists(os.path.join(root, path, r)) for r in res)
+    print('%s\t%s: path %s is a rendered directory listing %d objects\t%s' % ('PASS' if ok else 'FAIL', name, path, len(res or []), k))
+print('%s\tdocs/gitops-tools.md has a Flux and an Argo CD example (%d)\t' % ('PASS' if seen == 2 else 'FAIL', seen))
+EOF
+while IFS="$(printf '\t')" read -r res name detail; do
+	if [ "$res" = PASS ]; then t_pass "$name"; else t_fail "$name" "$detail"; fi
+done <"$tmp/gitops.results"
+[ -s "$tmp/gitops.results" ] || t_fail "the GitOps examples were checked" "python3 failed"
 
 t_summary

@@ -565,7 +565,7 @@ pf $ENVKEYS "$(ok_env)" -- "$T/bad.yaml"
 expect "invalid intent: exit 3" 3
 [ -s "$T/log" ] && t_fail "invalid intent: AWS was asked" "$(cat "$T/log")" || t_pass "invalid intent: nothing asked"
 pf -- --output yaml "$INTENT"
-expect "unknown format: exit 2" 2 "unknown format 'yaml'"
+expect "unknown format: exit 2" 2 "unknown output format 'yaml' (text, json or sarif)"
 pf -- --kubernetes-version 1.x "$INTENT"
 expect "bad --kubernetes-version: exit 2" 2 "MAJOR.MINOR"
 pf -- --help

@@ -145,6 +145,8 @@ fi
 
 gf reconcile -o json "$SPEC"
 t_audit_sync "$(run_total)"
+# kinds + 2: one LIST per kind, the inventory and the kube-system Namespace (the
+# cluster's identity, reconcile/identity.h)
 check "1: second run: exit 0, all $N_OBJ unchanged, requests.writes == 0, total $(jv .requests.total) <= $N_KINDS kinds + 2" \
 	'[ "$RC" = 0 ] && [ "$(jv .counts.unchanged)" = "$N_OBJ" ] && [ "$(jv .requests.writes)" = 0 ] &&
 	[ "$(jv .requests.total)" -le $((N_KINDS + 2)) ]'

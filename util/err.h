@@ -22,6 +22,8 @@ enum err_code {
 	ERR_GIT,      /* libgit2 failure */
 	ERR_HTTP,     /* transport failure or unexpected status */
 	ERR_INTERNAL, /* should be unreachable */
+	ERR_WRONG_CLUSTER, /* the cluster is not the one the intent or the
+			    * inventory names (reconcile/identity.h) */
 };
 
 struct err {

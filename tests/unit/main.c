@@ -77,6 +77,7 @@ static Suite *(*const suites[])(void) = {
 	source_suite,
 	targets_suite,
 	doctor_suite,
+	identity_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };
 

@@ -49,6 +49,7 @@ Suite *objdiff_suite(void);   /* test_objdiff.c: objdiff.c, capplan.c, inputs.c 
 Suite *source_suite(void);    /* test_source.c: reconcile/source.c (files, Git via a local repo) */
 Suite *targets_suite(void);   /* test_targets.c: generator/targets.c */
 Suite *doctor_suite(void);    /* test_doctor.c: generator/doctor.c, addondiff.c */
+Suite *identity_suite(void); /* test_identity.c: reconcile/identity.c (which cluster) */
 
 /*
  * ---- more suites go here ----
