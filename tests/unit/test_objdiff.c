@@ -372,13 +372,18 @@ START_TEST(test_inputs)
 	/* one intent: its files directly; two: under <cluster>/ */
 	{
 		struct inputs first = { ins.items, 1 };
-		ck_assert_int_eq(inputs_tree(&first, t, RENDER_YAML, &one, &err), 0);
+		ck_assert_int_eq(inputs_tree(&first, t, RENDER_YAML, 0, &one, &err), 0);
 	}
-	ck_assert_int_eq(inputs_tree(&ins, t, RENDER_YAML, &two, &err), 0);
+	ck_assert_int_eq(inputs_tree(&ins, t, RENDER_YAML, 0, &two, &err), 0);
 	ck_assert_ptr_nonnull(fs_tree_find(&one, "kustomization.yaml"));
 	ck_assert_ptr_nonnull(fs_tree_find(&two, "kustomization.yaml"));
 	ck_assert_ptr_nonnull(fs_tree_find(&two, "alpha/kustomization.yaml"));
 	ck_assert_ptr_nonnull(fs_tree_find(&two, "beta/kustomization.yaml"));
+	/* the root lists the cluster directories, never resources: [] */
+	ck_assert_ptr_nonnull(strstr(fs_tree_find(&two, "kustomization.yaml")->data,
+				     "- alpha"));
+	ck_assert_ptr_null(strstr(fs_tree_find(&two, "kustomization.yaml")->data,
+				  "resources: []"));
 	for (size_t i = 1; i < two.nr; i++)
 		ck_assert(strcmp(two.files[i - 1].path, two.files[i].path) < 0);
 	fs_tree_release(&one);
@@ -390,7 +395,7 @@ START_TEST(test_inputs)
 	paths[1] = write_intent("a2.yaml", a_text);
 	ins = (struct inputs)INPUTS_INIT;
 	ck_assert_int_eq(inputs_render(&ins, paths, 2, t, 0, &d, &err), 0);
-	ck_assert_int_eq(inputs_tree(&ins, t, RENDER_YAML, &two, &err), -1);
+	ck_assert_int_eq(inputs_tree(&ins, t, RENDER_YAML, 0, &two, &err), -1);
 	ck_assert_int_eq(err.code, ERR_INVALID);
 	err_clear(&err);
 	fs_tree_release(&two);

@@ -64,7 +64,7 @@ static void rendered(const char *cluster, struct fs_tree *out)
 	ck_assert_int_eq(tmpl_set_load(&t, NULL, &err), 0);
 	ck_assert_int_eq(inputs_render(&ins, &p, 1, t, 0, &d, &err), 0);
 	*out = (struct fs_tree)FS_TREE_INIT;
-	ck_assert_int_eq(inputs_tree(&ins, t, RENDER_YAML, out, &err), 0);
+	ck_assert_int_eq(inputs_tree(&ins, t, RENDER_YAML, 0, out, &err), 0);
 	inputs_release(&ins);
 	tmpl_set_free(t);
 	diags_release(&d);
