@@ -408,8 +408,9 @@ expect 0 "render --output-dir without -q says what it wrote" "$GPUFORM" render -
 grep_in "$tmp/err" "rendered specs/minimal.yaml" "  ... one line per intent"
 expect 0 "-v is accepted anywhere before --" "$GPUFORM" render specs/minimal.yaml -v
 # validate: a valid file with warnings says so
-expect 0 "validate of files with warnings" "$GPUFORM" validate specs/research-mig.yaml specs/minimal.yaml
-grep_in "$tmp/out" "^specs/research-mig.yaml: ok (1 warning)$" "  ... 'ok (1 warning)'"
+expect 0 "validate of files with warnings" "$GPUFORM" validate specs/bottlerocket-sharing.yaml specs/research-mig.yaml specs/minimal.yaml
+grep_in "$tmp/out" "^specs/bottlerocket-sharing.yaml: ok (1 warning)$" "  ... 'ok (1 warning)'"
+grep_in "$tmp/out" "^specs/research-mig.yaml: ok (2 warnings)$" "  ... 'ok (2 warnings)'"
 grep_in "$tmp/out" "^specs/minimal.yaml: ok$" "  ... plain 'ok' without"
 # one duration syntax for --timeout
 expect 2 "preflight --timeout 2x: a usage error naming the duration syntax" "$GPUFORM" preflight --timeout 2x specs/minimal.yaml
