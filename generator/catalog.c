@@ -354,6 +354,27 @@ static int parse_nic(struct cat_parser *p, int line, char **f)
 	return 0;
 }
 
+/* reservedonly TYPE SOURCE: no on-demand price in Karpenter's table */
+static int parse_reserved_only(struct cat_parser *p, int line, char **f)
+{
+	struct catalog *c = &p->cat;
+	size_t i;
+
+	for (i = 0; i < c->ntypes; i++)
+		if (!strcmp(c->types[i].name, f[1]))
+			break;
+	if (i == c->ntypes)
+		return parse_fail(p, line,
+				  "reservedonly record for unknown type '%s' "
+				  "(it comes after the type)",
+				  f[1]);
+	if (c->types[i].reserved_only)
+		return parse_fail(p, line,
+				  "duplicate reservedonly record for '%s'", f[1]);
+	c->types[i].reserved_only = 1;
+	return 0;
+}
+
 static int parse_eni(struct cat_parser *p, int line, char **f)
 {
 	struct catalog *c = &p->cat;
@@ -452,6 +473,7 @@ static int parse_line(struct cat_parser *p, int line, char *s)
 		{ "eni", 4, parse_eni },
 		{ "nic", 4, parse_nic },
 		{ "release", 5, parse_release },
+		{ "reservedonly", 3, parse_reserved_only },
 	};
 	char *f[CATALOG_MAX_FIELDS];
 	int n = 0, i;
@@ -475,7 +497,8 @@ static int parse_line(struct cat_parser *p, int line, char *s)
 	if (k == sizeof(kinds) / sizeof(kinds[0]))
 		return parse_fail(p, line,
 				  "unknown record kind '%s' (want class, "
-				  "family, type, eni, nic or release)",
+				  "family, type, eni, nic, release or "
+				  "reservedonly)",
 				  f[0]);
 	if (n != kinds[k].nfields)
 		return parse_fail(p, line, "'%s' record has %d columns, want %d",

@@ -27,6 +27,10 @@ struct cat_type {
 	int ipv4_per_eni;   /* IPv4 addresses per interface */
 	int cards;          /* network cards (0 = unknown; nic record) */
 	int card0_ifaces;   /* network interfaces card 0 takes */
+	/* Karpenter has no on-demand price for it (reservedonly record):
+	 * an on-demand or spot offering without a price is unavailable, so
+	 * only reserved capacity launches it */
+	int reserved_only;
 };
 
 struct cat_family {

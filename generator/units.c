@@ -51,15 +51,29 @@ long units_efa_share(const struct cat_type *t, long gpus_per_pod)
  * with the largest share (the full fabric per GPU); move the others out.
  */
 static void efa_keep_largest(struct units_pool *out, struct units_node *nodes,
-			     long per_pod)
+			     long per_pod, int reserved)
 {
 	size_t k = 0;
 
+	/* a type only reserved capacity launches (no on-demand price in
+	 * Karpenter's table: its offerings are unavailable, aws/karpenter-
+	 * provider-aws v1.14.1 pkg/providers/instancetype/offering/
+	 * base_resolver.go, Available needs hasPrice) cannot set the share
+	 * of a pool without reservations: the pool would ask for a share
+	 * only that type has, and launch nothing (found by tests/oracle.sh) */
 	for (size_t i = 0; i < out->ntypes; i++) {
 		long s = units_efa_share(out->types[i], per_pod);
+		if (out->types[i]->reserved_only && !reserved)
+			continue;
 		if (s > out->efa_share)
 			out->efa_share = s;
 	}
+	if (!out->efa_share) /* only reserved-only types: keep the largest */
+		for (size_t i = 0; i < out->ntypes; i++) {
+			long s = units_efa_share(out->types[i], per_pod);
+			if (s > out->efa_share)
+				out->efa_share = s;
+		}
 	for (size_t i = 0; i < out->ntypes; i++) {
 		long s = units_efa_share(out->types[i], per_pod);
 		if (s != out->efa_share) {
@@ -155,7 +169,7 @@ size_t units_plan_pool(struct units_pool *out, const struct workload *w,
 		}
 	}
 	if (w->efa)
-		efa_keep_largest(out, nodes, per_pod);
+		efa_keep_largest(out, nodes, per_pod, w->capacity);
 	if (!out->ntypes)
 		return 0;
 	for (size_t i = 0; i < out->ntypes; i++) {

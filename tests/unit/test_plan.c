@@ -338,8 +338,11 @@ START_TEST(test_efa_per_pod)
 	       * per GPU: a 1-GPU pod asks for 4 and p5.4xlarge is left out */
 	      "    - {name: h1, type: training, gpu: h100, efa: true, maxGpus: 16}\n"
 	      "    - {name: h8, type: training, gpu: h100, gpusPerPod: 8, efa: true, maxGpus: 16}\n"
-	      /* p5e 32, p5en 16: 32, p5en left out */
+	      /* p5e 32, p5en 16; p5e has no on-demand price in Karpenter's
+	       * table (reservedonly): without reservations 16, p5e left out */
 	      "    - {name: h200, type: training, gpu: h200, gpusPerPod: 8, efa: true, maxGpus: 16}\n"
+	      /* with a Capacity Block p5e can launch: 32, p5en left out */
+	      "    - {name: h200cb, type: training, gpu: h200, gpusPerPod: 8, efa: true, maxGpus: 16, interruption: checkpointed, placement: {zone: us-east-1a}, capacity: {type: capacity-block, reservations: [{id: cr-0123456789abcdef0}]}}\n"
 	      /* p4d/p4de 4, p5.48xlarge 32: 32, the A100s left out */
 	      "    - {name: mix, type: training, gpu: [a100, h100], gpusPerPod: 8, efa: true, maxGpus: 16}\n"
 	      /* only the g6 sizes with EFA (8xlarge and up) */
@@ -362,13 +365,20 @@ START_TEST(test_efa_per_pod)
 	ck_assert_uint_eq(pl->units.nefa_out, 0);
 
 	pl = pool(&fx, "h200");
+	ck_assert_int_eq(pl->efa_per_pod, 16);
+	ck_assert_int_eq(pl->quota_efa, 2 * 16);
+	ck_assert_uint_eq(pl->units.ntypes, 1);
+	ck_assert_str_eq(pl->units.types[0]->name, "p5en.48xlarge");
+	ck_assert_uint_eq(pl->units.nefa_out, 1);
+	ck_assert_str_eq(pl->units.efa_out[0]->name, "p5e.48xlarge");
+	ck_assert_int_eq(pl->units.efa_out_share[0], 32);
+
+	pl = pool(&fx, "h200cb");
 	ck_assert_int_eq(pl->efa_per_pod, 32);
-	ck_assert_int_eq(pl->quota_efa, 2 * 32);
 	ck_assert_uint_eq(pl->units.ntypes, 1);
 	ck_assert_str_eq(pl->units.types[0]->name, "p5e.48xlarge");
 	ck_assert_uint_eq(pl->units.nefa_out, 1);
 	ck_assert_str_eq(pl->units.efa_out[0]->name, "p5en.48xlarge");
-	ck_assert_int_eq(pl->units.efa_out_share[0], 16);
 	{
 		struct buf b = BUF_INIT;
 		pool_families(pl, &b);
