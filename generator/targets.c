@@ -588,6 +588,49 @@ out:
 	return ret;
 }
 
+/* a NodeOverlay that only adds hugepages-2Mi capacity (the EFA pools of
+ * Bottlerocket, generator/render.c render_hugepages_overlays) */
+static int hugepages_only(const cJSON *doc)
+{
+	const cJSON *kind = path(doc, "kind", NULL);
+	const cJSON *cap = path(doc, "spec", "capacity");
+	return cJSON_IsString(kind) && !strcmp(kind->valuestring, "NodeOverlay") &&
+	       cJSON_IsObject(cap) && cJSON_GetArraySize(cap) == 1 &&
+	       cJSON_GetObjectItemCaseSensitive(cap, "hugepages-2Mi") &&
+	       !path(doc, "spec", "price") &&
+	       !path(doc, "spec", "priceAdjustment");
+}
+
+/*
+ * Before NodeOverlay (Karpenter v1.7.0) the hugepages overlays cannot be
+ * rendered, but the pools work without them for pods that do not request
+ * hugepages: leave them out with a warning rather than refuse the intent
+ * (the overlays of time-slicing and MIG pools are refused in fit_doc:
+ * without them those pools schedule nothing).
+ */
+static void drop_hugepages_overlays(struct ctx *c, struct rendered *r)
+{
+	cJSON *doc, *next;
+	int dropped = 0;
+
+	if (targets_has(c->t, "nodeoverlay"))
+		return;
+	for (doc = r->docs ? r->docs->child : NULL; doc; doc = next) {
+		next = doc->next;
+		if (hugepages_only(doc)) {
+			cJSON_Delete(cJSON_DetachItemViaPointer(r->docs, doc));
+			dropped++;
+		}
+	}
+	if (dropped)
+		warn(c, TARGETS_KARPENTER,
+		     "target Karpenter v1.7.0 or later, or keep hugepages-2Mi "
+		     "out of the EFA pods (lint GPU025)",
+		     "Karpenter before v1.7.0 has no NodeOverlay: the "
+		     "hugepages-2Mi capacity of the EFA pools is left out, and a "
+		     "pod that requests hugepages-2Mi gets no node");
+}
+
 int targets_apply(struct rendered *r, const struct intent *in,
 		  struct diags *d, struct err *err)
 {
@@ -607,6 +650,7 @@ int targets_apply(struct rendered *r, const struct intent *in,
 		       "use capacity.type: reservation for an On-Demand "
 		       "Capacity Reservation");
 	}
+	drop_hugepages_overlays(&c, r);
 	cJSON_ArrayForEach(doc, r->docs)
 		fit_doc(&c, doc);
 	if (r->addons) {

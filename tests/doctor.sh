@@ -133,7 +133,7 @@ seed 1.14.1 "NodeRepair=true,NodeOverlay=false" v0.19.2 "$WORK/conf.yaml" || t_a
 k create namespace karpenter >/dev/null 2>&1   # the other place the Karpenter chart goes
 sa_kubeconfig() {
 	local tok
-	tok=$(k create token gpuform -n gpuform-system --duration 1h 2>&1) || t_abort "a TokenRequest token" "$tok"
+	tok=$(k create token gpuform-bottlerocket -n gpuform-system --duration 1h 2>&1) || t_abort "a TokenRequest token" "$tok"
 	sed "s|token: \".*\"|token: \"$tok\"|" "$KC" >"$WORK/kubeconfig-sa"
 	grep -qF "$tok" "$WORK/kubeconfig-sa" || t_abort "a kubeconfig with the ServiceAccount's token"
 }

@@ -297,6 +297,42 @@ START_TEST(refuses_nodeoverlay)
 }
 END_TEST
 
+/* the hugepages overlays of Bottlerocket EFA pools are left out (with a
+ * warning) before NodeOverlay, not refused: the pool works for pods that
+ * do not request hugepages */
+START_TEST(drops_hugepages_overlays)
+{
+	static const char text[] =
+		"apiVersion: gpuform.io/v1alpha1\n"
+		"kind: ClusterIntent\n"
+		"metadata: {name: c1}\n"
+		"spec:\n"
+		"  targets: {karpenter: v1.6.8}\n"
+		"  nodeRole: r\n"
+		"  ami: bottlerocket@v1.38.0\n"
+		"  network: {efaSecurityGroup: sg-0123456789abcdef0}\n"
+		"  workloads:\n"
+		"    - {name: t, type: training, gpu: h100, gpusPerPod: 8,\n"
+		"       efa: true, maxGpus: 16, placement: {zone: us-east-1a}}\n";
+	struct out o;
+	char *y;
+
+	memset(&o, 0, sizeof(o));
+	ck_assert_int_eq(tmpl_set_load(&o.t, NULL, &o.err), 0);
+	o.ret = pipeline_render(&o.r, "i.yaml", text, strlen(text), o.t, &o.d,
+				&o.err);
+	ck_assert_msg(o.ret == 0, "%s", diag_text(&o.d));
+	y = all_yaml(&o.r);
+	ck_assert_ptr_null(strstr(y, "kind: NodeOverlay"));
+	free(y);
+	ck_assert_msg(strstr(diag_text(&o.d), "warning: Karpenter before "
+					      "v1.7.0 has no NodeOverlay: the "
+					      "hugepages-2Mi capacity"),
+		      "%s", diag_text(&o.d));
+	done(&o);
+}
+END_TEST
+
 static const cJSON *kueue_config(const struct rendered *r, cJSON **owned)
 {
 	const cJSON *kv = cJSON_GetObjectItemCaseSensitive(r->addons,
@@ -429,6 +465,7 @@ Suite *targets_suite(void)
 	tc = tcase_create("apply");
 	tcase_add_test(tc, default_unchanged);
 	tcase_add_test(tc, refuses_nodeoverlay);
+	tcase_add_test(tc, drops_hugepages_overlays);
 	tcase_add_test(tc, kueue_older_way);
 	tcase_add_test(tc, karpenter_gates);
 	suite_add_tcase(s, tc);
