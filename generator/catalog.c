@@ -322,6 +322,7 @@ static int parse_type(struct cat_parser *p, int line, char **f)
 	t->ipv4_per_eni = 0;
 	t->cards = 0; /* set by its nic record */
 	t->card0_ifaces = 0;
+	t->reserved_only = 0; /* set by its reservedonly record */
 	return 0;
 }
 

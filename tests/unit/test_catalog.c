@@ -92,6 +92,11 @@ START_TEST(test_builtin_parses)
 	ck_assert_uint_ge(c->ntypes, 40);
 	/* parsed once: the same object every time */
 	ck_assert_ptr_eq(catalog_builtin(), c);
+	/* the one type Karpenter has no on-demand price for; every other
+	 * type's reserved_only is 0 (parse_type zeroes it) */
+	for (size_t i = 0; i < c->ntypes; i++)
+		ck_assert_int_eq(c->types[i].reserved_only,
+				 !strcmp(c->types[i].name, "p5e.48xlarge"));
 }
 END_TEST
 
@@ -595,6 +600,11 @@ END_TEST
 START_TEST(test_fail_other)
 {
 	expect_fail("kind\tx\n", "t.tsv:1: ", "unknown record kind 'kind'");
+	expect_fail("reservedonly\tp9.1xlarge\tsrc\n", "t.tsv:1: ",
+		    "reservedonly record for unknown type 'p9.1xlarge'");
+	expect_fail(OK_P4D OK_T1 "reservedonly\tp4d.24xlarge\ts\n"
+		    "reservedonly\tp4d.24xlarge\ts\n", "t.tsv:4: ",
+		    "duplicate reservedonly record");
 	expect_fail(OK_P4D "family\tg6f\tl4\t-\t-\t2\n", "t.tsv:2: ",
 		    "misreports");
 	expect_fail("family\tp4d\ta100\ta100.40gb\t-\t0\n", "t.tsv:1: ",
