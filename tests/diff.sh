@@ -372,7 +372,8 @@ check "8: bare repository without --head: usage error" '[ "$RC" = 2 ] && printf 
 # ---- 9. add-ons: compared by key --------------------------------------------------
 # turning on time-slicing adds NodeOverlays and flips the Karpenter gate that makes
 # Karpenter honour them; the diff must say so (text and markdown), and a change to
-# add-ons alone is a difference
+# add-ons alone is a difference. (2 add-on settings: the gate, and the pod contract of a
+# shared pool drops its hostname spread, issue 23 item 3)
 g reset -q --hard "$C1"
 cp "$root/specs/minimal.yaml" "$REPO/specs/minimal.yaml"
 g add specs/minimal.yaml && g commit -q -m 'minimal'
@@ -382,7 +383,7 @@ gf --base "$C9" specs/minimal.yaml
 check "9: time-slicing on: the nodeOverlay gate change in the text diff, with its impact" \
 	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -qx "add-on addons/karpenter-values.yaml: settings.featureGates.nodeOverlay: false -> true" &&
 	 printf "%s\n" "$OUT" | grep -qx "  Karpenter feature gate nodeOverlay: needed by the NodeOverlays this change adds; roll out the Helm release first" &&
-	 printf "%s\n" "$OUT" | tail -1 | grep -q "; 1 add-on setting changed$"'
+	 printf "%s\n" "$OUT" | tail -1 | grep -q "; 2 add-on settings changed$"'
 gf --base "$C9" -o markdown specs/minimal.yaml
 check "9: time-slicing on: the gate change in the markdown diff (Add-ons table)" \
 	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -q "^#### Add-ons$" &&

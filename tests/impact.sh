@@ -114,10 +114,11 @@ check "1: AMI bump, text: the impact line names the pools and the rule; the summ
 g checkout -q -- specs
 sed -i '0,/^      gpu: h200$/s//      gpu: b200/' "$INTENT"
 sed -i 's/^      maxGpus: 16$/      maxGpus: 32/' "$INTENT"
-# capacity (docs/plan.md, the markdown's lead): h200-pretrain 8 x p5e.48xlarge (60.00;
-# p5en is left out of EFA h200 pools, one EFA share per pool) = 480.00 -> 8 x
-# p6-b200.48xlarge (113.93) = 911.44; ckpt 2 -> 4 x p5e.48xlarge = 120.00 -> 240.00;
-# total 1511.44 -> 2062.88 (catalog prices, generator/catalog.tsv)
+# capacity (docs/plan.md, the markdown's lead): h200-pretrain 8 x p5en.48xlarge (63.30;
+# p5e, reserved-only, is left out of EFA h200 pools without reservations, one EFA share
+# per pool) = 506.40 -> 8 x p6-b200.48xlarge (113.93) = 911.44; ckpt 2 -> 4 x
+# p5en.48xlarge = 126.60 -> 253.20; total 1544.44 -> 2076.08 (catalog prices,
+# generator/catalog.tsv)
 gd --base HEAD specs/frontier.yaml
 text_order=$(printf '%s\n' "$OUT" | grep -E '^modified frontier/NodePool/' | tr '\n' ' ')
 gd --base HEAD --format markdown specs/frontier.yaml
@@ -126,8 +127,8 @@ check "1: markdown: node-replacing changes first in the table and the details (r
 	'[ "$RC" = 1 ] && [ "$text_order" = "modified frontier/NodePool/ckpt modified frontier/NodePool/h200-pretrain " ] &&
 	[ "$(sed -n "/^| node impact |/,\$p" "$WORK/got.md" | grep "^| " | sed -n 3p)" = "| **replaces nodes** | frontier | NodePool | h200-pretrain | modified |" ] &&
 	[ "$(grep -m1 "^<details>" "$WORK/got.md")" = "<details><summary>modified: frontier/NodePool/h200-pretrain (replaces nodes)</summary>" ] &&
-	grep -q "^\*\*\(Capacity: [^;]*; \)\{0,1\}1 node-replacing change (pool h200-pretrain), 0 may disrupt, [0-9]* no node effect; [0-9]* objects changed" "$WORK/got.md" &&
-	grep -q "^\*\*Capacity: max \$/hour 1511.44 → 2062.88 (+551.44), max GPUs 144 → 160 (+16), max nodes 18 → 20 (+2); " "$WORK/got.md"'
+	grep -q "^\*\*\(Capacity: [^;]*; \)\{0,1\}\(add-ons: [^;]*; \)\{0,1\}1 node-replacing change (pool h200-pretrain), 0 may disrupt, [0-9]* no node effect; [0-9]* objects changed" "$WORK/got.md" &&
+	grep -q "^\*\*Capacity: max \$/hour 1544.44 → 2076.08 (+531.64), max GPUs 144 → 160 (+16), max nodes 18 → 20 (+2); " "$WORK/got.md"'
 if ((update)); then
 	cp "$WORK/got.md" "$GOLDEN"
 	t_note "1: $GOLDEN updated (not a check; review it)"
