@@ -105,6 +105,7 @@ snap() {
 	curl -sf --noproxy '*' --max-time 20 --cacert "$ENV_DIR/tls.crt" -H "Authorization: Bearer $ADMIN_TOKEN" \
 		"$SERVER/api/v1/namespaces" "$SERVER/api/v1/configmaps" \
 		"$SERVER/apis/karpenter.k8s.aws/v1/ec2nodeclasses" "$SERVER/apis/karpenter.sh/v1/nodepools" \
+		"$SERVER/apis/karpenter.sh/v1alpha1/nodeoverlays" \
 		"$SERVER/apis/kueue.x-k8s.io/v1beta2/workloadpriorityclasses" \
 		"$SERVER/apis/kueue.x-k8s.io/v1beta2/resourceflavors" \
 		"$SERVER/apis/kueue.x-k8s.io/v1beta2/clusterqueues" "$SERVER/apis/kueue.x-k8s.io/v1beta2/localqueues" |
@@ -341,7 +342,7 @@ fault "LIST nodepools: truncated to invalid JSON with a matching Content-Length;
 GET /configmaps/gpuform-ml-prod 1 stall'
 fault "discovery (after a LIST answered 404): 503 Retry-After 1, then served" 4 "status 503" \
 	'GET /nodepools? 1 status 404
-GET /apis/karpenter.sh/v1!v1/ 1 status 503 1' \
+GET /apis/karpenter.sh/v1!1/ 1 status 503 1' \
 	'has_err "serves karpenter.sh/v1 NodePool but listing it failed" && has_err "404" &&
 	 [[ $(plog | grep -c "GET /apis/karpenter.sh/v1 ") == 2 && -z $FAULT_WRITES ]]'
 fault "every LIST of nodepools: 500" 4 "status 500" \
