@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 t_isolate
 # `make test` runs this under make SANITIZE=...: the makes here build their own
 # (release) variant, so they must not inherit its command line
-unset MAKEFLAGS MFLAGS MAKELEVEL
+unset MAKEFLAGS MFLAGS MAKELEVEL SANITIZE DEVELOPER TEST_SANITIZE
 t_git_isolate
 t_need git tar gzip sha256sum python3 make bash
 t_tmpdir W

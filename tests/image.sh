@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 t_isolate
 # `make test` runs this under make SANITIZE=...: the makes here build their own
 # (release) variant, so they must not inherit its command line
-unset MAKEFLAGS MFLAGS MAKELEVEL
+unset MAKEFLAGS MFLAGS MAKELEVEL SANITIZE DEVELOPER TEST_SANITIZE
 NCHECKS=13
 skip() {
 	echo "SKIP image: $* ($NCHECKS checks not run)"
