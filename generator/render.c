@@ -594,6 +594,27 @@ static int render_general_pool(cJSON *docs, const struct plan *p,
  * requirement scopes it to this pool (nodeoverlay/controller.go matches the
  * pool name), so pools never conflict.
  */
+/* the template context of a NodeOverlay of pool for the instance types
+ * types[0..n) (sorted here): its name (owned by the caller), the labels
+ * and the requirements; the caller adds the capacity */
+static cJSON *overlay_ctx(const struct plan *p, const struct plan_pool *pool,
+			  char *name, const char **types, size_t n)
+{
+	const char *np[1] = { pool->name };
+	cJSON *ctx = cJSON_CreateObject(), *req;
+
+	qsort(types, n, sizeof(char *), str_cmp);
+	cJSON_AddStringToObject(ctx, "name", name);
+	free(name);
+	cJSON_AddItemToObject(ctx, "labels", labels(p, pool->w->name));
+	req = cJSON_AddArrayToObject(ctx, "requirements");
+	cJSON_AddItemToArray(req, requirement("karpenter.sh/nodepool", "In", np,
+					      1));
+	cJSON_AddItemToArray(req, requirement("node.kubernetes.io/instance-type",
+					      "In", types, n));
+	return ctx;
+}
+
 static int render_overlays(cJSON *docs, const struct plan *p,
 			   const struct plan_pool *pool,
 			   const struct tmpl_set *t, struct err *err)
@@ -605,10 +626,8 @@ static int render_overlays(cJSON *docs, const struct plan *p,
 		return 0;
 	for (size_t i = 0; i < u->ntypes; i++) {
 		const char *types[UNITS_MAX_TYPES];
-		const char *np[1];
 		size_t n = 0;
-		cJSON *ctx, *req;
-		char *name;
+		cJSON *ctx;
 
 		if (done[i])
 			continue;
@@ -617,18 +636,9 @@ static int render_overlays(cJSON *docs, const struct plan *p,
 				types[n++] = u->types[j]->name;
 				done[j] = 1;
 			}
-		qsort(types, n, sizeof(char *), str_cmp);
-		np[0] = pool->name;
-		ctx = cJSON_CreateObject();
-		name = xasprintf("%s-gpu-%ld", pool->name, u->cap[i]);
-		cJSON_AddStringToObject(ctx, "name", name);
-		free(name);
-		cJSON_AddItemToObject(ctx, "labels", labels(p, pool->w->name));
-		req = cJSON_AddArrayToObject(ctx, "requirements");
-		cJSON_AddItemToArray(req, requirement("karpenter.sh/nodepool",
-						      "In", np, 1));
-		cJSON_AddItemToArray(req, requirement("node.kubernetes.io/instance-type",
-						      "In", types, n));
+		ctx = overlay_ctx(p, pool,
+				  xasprintf("%s-gpu-%ld", pool->name, u->cap[i]),
+				  types, n);
 		add_long_str(cJSON_AddObjectToObject(ctx, "capacity"),
 			     "nvidia.com/gpu", u->cap[i]);
 		if (tmpl_append(docs, t, "nodeoverlay", ctx, err) < 0)
@@ -671,10 +681,9 @@ static int render_hugepages_overlays(cJSON *docs, const struct plan *p,
 		return 0;
 	for (size_t i = 0; i < u->ntypes; i++) {
 		const char *types[UNITS_MAX_TYPES];
-		const char *np[1] = { pool->name };
 		size_t n = 0;
-		cJSON *ctx, *req;
-		char *name, qty[32];
+		cJSON *ctx;
+		char qty[32];
 
 		if (done[i])
 			continue;
@@ -683,18 +692,10 @@ static int render_hugepages_overlays(cJSON *docs, const struct plan *p,
 				types[n++] = u->types[j]->name;
 				done[j] = 1;
 			}
-		qsort(types, n, sizeof(char *), str_cmp);
-		ctx = cJSON_CreateObject();
-		name = xasprintf("%s-hugepages-%dcpu", pool->name,
-				 u->types[i]->vcpu);
-		cJSON_AddStringToObject(ctx, "name", name);
-		free(name);
-		cJSON_AddItemToObject(ctx, "labels", labels(p, pool->w->name));
-		req = cJSON_AddArrayToObject(ctx, "requirements");
-		cJSON_AddItemToArray(req, requirement("karpenter.sh/nodepool",
-						      "In", np, 1));
-		cJSON_AddItemToArray(req, requirement("node.kubernetes.io/instance-type",
-						      "In", types, n));
+		ctx = overlay_ctx(p, pool,
+				  xasprintf("%s-hugepages-%dcpu", pool->name,
+					    u->types[i]->vcpu),
+				  types, n);
 		snprintf(qty, sizeof(qty), "%ldMi",
 			 (long)u->types[i]->vcpu * BR_EFA_HUGEPAGES_PER_VCPU * 2);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "capacity"),
