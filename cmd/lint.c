@@ -123,11 +123,14 @@ static char *format_sarif(const struct lint_findings *f,
 	}
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diag *g = &d->items[i];
-		struct lint_finding dx = { &intent_rule,
+		const struct lint_rule *gr =
+			g->rule_id ? lint_rule_find(g->rule_id) : NULL;
+		struct lint_finding dx = { gr ? gr : &intent_rule,
 					   g->sev == DIAG_ERROR ? LINT_ERROR
 								: LINT_WARNING,
 					   g->file, g->line, g->col, g->msg };
-		sarif_add_result(results, &dx, lint_nrules);
+		sarif_add_result(results, &dx,
+				 gr ? (size_t)(gr - lint_rules) : lint_nrules);
 	}
 	s = cJSON_Print(root);
 	cJSON_Delete(root);
@@ -158,8 +161,11 @@ static char *format_json(const struct lint_findings *f,
 		cJSON_AddStringToObject(o, "severity", g->sev == DIAG_ERROR
 							       ? "error"
 							       : "warning");
-		cJSON_AddStringToObject(o, "rule", intent_rule.id);
-		cJSON_AddStringToObject(o, "name", intent_rule.name);
+		cJSON_AddStringToObject(o, "rule", g->rule_id ? g->rule_id
+							       : intent_rule.id);
+		cJSON_AddStringToObject(o, "name", g->rule_id
+							   ? g->rule_name
+							   : intent_rule.name);
 		cJSON_AddStringToObject(o, "message", g->msg);
 		if (g->hint)
 			cJSON_AddStringToObject(o, "hint", g->hint);

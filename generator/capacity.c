@@ -231,7 +231,8 @@ static void report_density(const struct intent *in, const struct workload *w,
 						: "from the ENI limit",
 			  UNITS_SYSTEM_PODS, buf_cstr(&msg));
 	else
-		diags_add(d, sev, in->file, AT(w->sharing_pos),
+		diags_add_rule(d, sev, INTENT_RULE_DENSE_TYPES, in->file,
+			  AT(w->sharing_pos),
 			  in->prefix_delegation
 				  ? "lower the replicas to use them"
 				  : "turn on spec.network.prefixDelegation "
@@ -278,7 +279,8 @@ static void report_efa_out(const struct intent *in, const struct capacity *c,
 		buf_release(&msg);
 		return;
 	}
-	diags_add(d, DIAG_WARNING, in->file, AT(w->efa_pos),
+	diags_add_rule(d, DIAG_WARNING, INTENT_RULE_EFA_SHARE, in->file,
+		       AT(w->efa_pos),
 		  "give that GPU class a workload of its own (its pods request "
 		  "their share)",
 		  "left out of the NodePool: each pod requests "
@@ -309,7 +311,8 @@ static void report_gang_memory(const struct intent *in,
 	}
 	if (!lo || lo->gpu_mem_mib == hi->gpu_mem_mib)
 		return;
-	diags_add(d, DIAG_WARNING, in->file, AT(w->gpu_pos),
+	diags_add_rule(d, DIAG_WARNING, INTENT_RULE_GANG_MEMORY, in->file,
+		       AT(w->gpu_pos),
 		  "name one GPU model (e.g. 'a100.80gb') or class for the gang",
 		  "gang of %ld pods may mix nodes with %d GiB (%s) and %d GiB "
 		  "(%s) per GPU: Karpenter picks each node's type on its own, "

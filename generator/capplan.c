@@ -362,6 +362,8 @@ static void md_findings(struct buf *out, const struct diags *f)
 		buf_addf(out, "- `%s:%d:%d` **%s**: ", g->file, g->line, g->col,
 			 g->sev == DIAG_ERROR ? "error" : "warning");
 		buf_adds(out, g->msg);
+		if (g->rule_id)
+			buf_addf(out, " [%s %s]", g->rule_id, g->rule_name);
 		if (g->hint)
 			buf_addf(out, " (%s)", g->hint);
 		buf_addc(out, '\n');
@@ -557,6 +559,8 @@ cJSON *capplan_json(const struct capplan *p, const struct diags *findings)
 		cJSON_AddStringToObject(o, "severity", g->sev == DIAG_ERROR
 							       ? "error"
 							       : "warning");
+		if (g->rule_id)
+			cJSON_AddStringToObject(o, "rule", g->rule_id);
 		cJSON_AddStringToObject(o, "message", g->msg);
 		if (g->hint)
 			cJSON_AddStringToObject(o, "hint", g->hint);

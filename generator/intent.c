@@ -681,7 +681,8 @@ static void read_ami(struct reader *r, struct intent *in, const struct ynode *v)
 			char *fixed = xasprintf("%.*s@v%s", (int)flen, in->ami,
 						in->ami_version);
 			char *hint = xasprintf("write 'ami: %s'", fixed);
-			diags_add(r->d, DIAG_WARNING, r->file, v->line, v->col,
+			diags_add_rule(r->d, DIAG_WARNING, INTENT_RULE_AMI_VERSION,
+				       r->file, v->line, v->col,
 				  hint,
 				  "AMI version '%.40s' read as 'v%.40s' "
 				  "(release names start with 'v')",

@@ -188,4 +188,21 @@ long long intent_parse_gib(const char *s);
 /* closest of `words` to `s` (edit distance <= 2 or prefix), or NULL */
 const char *intent_suggest(const char *s, const char *const *words);
 
+/*
+ * The rules of the intent's warnings (validate, render, plan, lint): id and
+ * name, as two arguments of diags_add_rule() and of the rule table
+ * (generator/lint_rules.c: summary and `gpuform explain` text).
+ * Stable; `spec.acknowledge` names them.
+ */
+#define INTENT_RULE_AMI_VERSION "INT001", "ami-version-normalized"
+#define INTENT_RULE_BLOCK_FALLBACK "INT002", "capacity-block-fallback"
+#define INTENT_RULE_NO_WINDOW "INT003", "no-maintenance-window"
+#define INTENT_RULE_DP_NS_IGNORED "INT004", "device-plugin-namespace-ignored"
+#define INTENT_RULE_EFA_SG_UNUSED "INT005", "efa-security-group-unused"
+#define INTENT_RULE_SPOT_TO_SPOT "INT006", "spot-pool-no-cheaper-replacement"
+#define INTENT_RULE_DENSE_TYPES "INT007", "instance-types-left-out"
+#define INTENT_RULE_EFA_SHARE "INT008", "efa-share-types-left-out"
+#define INTENT_RULE_GANG_MEMORY "INT009", "gang-mixed-gpu-memory"
+#define INTENT_RULE_TARGET_FEATURE "INT010", "target-lacks-feature"
+
 #endif

@@ -533,10 +533,7 @@ static int load_intent(struct lctx *c, const struct lint_input *x,
 	if (pipeline_render(&r, x->path, x->data, x->len, t, &own, err) < 0) {
 		/* what `gpuform validate` says, warnings included */
 		for (size_t i = 0; i < own.nr; i++)
-			diags_add(d, own.items[i].sev, own.items[i].file,
-					  own.items[i].line, own.items[i].col,
-					  own.items[i].hint, "%s",
-					  own.items[i].msg);
+			diags_copy(d, &own.items[i]);
 		if (err->code == ERR_INVALID && !own.errors)
 			diags_add(d, DIAG_ERROR, x->path, 0, 0, NULL, "%s",
 				  err_msg(err));
@@ -547,9 +544,7 @@ static int load_intent(struct lctx *c, const struct lint_input *x,
 	/* the warnings `gpuform validate` and `render` give for it */
 	for (size_t i = 0; i < own.nr; i++)
 		if (own.items[i].sev == DIAG_WARNING)
-			diags_add(d, DIAG_WARNING, own.items[i].file,
-				  own.items[i].line, own.items[i].col,
-				  own.items[i].hint, "%s", own.items[i].msg);
+			diags_copy(d, &own.items[i]);
 	GROW(c->intents, c->nintents + 1, c->aintents);
 	c->intents[c->nintents++] = in;
 	cJSON_ArrayForEach(it, r.docs)

@@ -5,6 +5,8 @@
  */
 #include "generator/lint.h"
 
+#include "generator/intent.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -303,6 +305,79 @@ const struct lint_rule lint_rules[] = {
 	  "EFA pools on Bottlerocket, with the NodeOverlay gate); on AL2023\n"
 	  "gpuform reserves none, so drop the hugepages request (libfabric\n"
 	  "falls back to regular pages).\n" },
+	/* the intent's own warnings (generator/intent.h INTENT_RULE_*):
+	 * given by validate, render, plan and lint for an intent */
+	{ INTENT_RULE_AMI_VERSION, LINT_WARNING,
+	  "intent AMI version written without the 'v' of release names",
+	  "Why: AMI release names start with 'v' (al2023@v20250505,\n"
+	  "bottlerocket@v1.26.1); an alias without it names no AMI, so gpuform\n"
+	  "reads the version with a 'v' and says so.\n"
+	  "Fix: write the version as released, e.g. 'ami: al2023@v20250505'.\n" },
+	{ INTENT_RULE_BLOCK_FALLBACK, LINT_WARNING,
+	  "Capacity Block workload that falls back to other capacity",
+	  "Why: Karpenter sees a Capacity Block only once it is active; before\n"
+	  "the block starts and after it ends, a pool with another\n"
+	  "'whenExhausted' launches on-demand or spot nodes for the gang.\n"
+	  "Fix: 'capacity.whenExhausted: wait' if the gang should run only on\n"
+	  "the block; otherwise acknowledge the rule (spec.acknowledge).\n" },
+	{ INTENT_RULE_NO_WINDOW, LINT_WARNING,
+	  "workload whose interruption class replaces nodes only inside a "
+	  "maintenance window, and no window is set",
+	  "Why: 'interruption: none' and 'checkpointed' let Karpenter replace\n"
+	  "drifted (e.g. after an AMI bump) and underutilized nodes only inside\n"
+	  "spec.maintenanceWindow; without one they are never replaced\n"
+	  "automatically and keep the old AMI.\n"
+	  "Fix: add spec.maintenanceWindow, or acknowledge the rule when nodes\n"
+	  "are rolled by hand.\n" },
+	{ INTENT_RULE_DP_NS_IGNORED, LINT_WARNING,
+	  "nvidiaDevicePlugin.namespace set on Bottlerocket",
+	  "Why: Bottlerocket's NVIDIA variant has the device plugin built in\n"
+	  "and configured through userData; the namespace has no effect.\n"
+	  "Fix: remove spec.nvidiaDevicePlugin.namespace.\n" },
+	{ INTENT_RULE_EFA_SG_UNUSED, LINT_WARNING,
+	  "efaSecurityGroup set but no workload uses EFA",
+	  "Why: the EFA security group is attached to the EFA node classes\n"
+	  "only; with no EFA workload it is rendered nowhere, which usually\n"
+	  "means a workload lost its 'efa: true'.\n"
+	  "Fix: remove spec.network.efaSecurityGroup, or set 'efa: true' on\n"
+	  "the workloads that need it.\n" },
+	{ INTENT_RULE_SPOT_TO_SPOT, LINT_WARNING,
+	  "spot pool in which no instance type has 15 cheaper ones",
+	  "Why: Karpenter's single-node spot-to-spot consolidation replaces a\n"
+	  "spot node only by one of at least 15 cheaper types in the pool; a\n"
+	  "narrow GPU class never gets that, so its spot nodes are never\n"
+	  "replaced by cheaper spot nodes (lint GPU016 for manifests).\n"
+	  "Fix: widen the GPU class (e.g. 'l4+'), or acknowledge the rule for\n"
+	  "a deliberately narrow pool.\n" },
+	{ INTENT_RULE_DENSE_TYPES, LINT_WARNING,
+	  "instance types left out of a shared-GPU pool: too few pods per node",
+	  "Why: with time-slicing or MIG every schedulable GPU is a pod; an\n"
+	  "instance type whose max pods (ENI limit, or 110 with prefix\n"
+	  "delegation, minus system pods) cannot hold them would strand GPUs,\n"
+	  "so gpuform leaves it out of the NodePool.\n"
+	  "Fix: turn on spec.network.prefixDelegation or lower the replicas.\n" },
+	{ INTENT_RULE_EFA_SHARE, LINT_WARNING,
+	  "instance types left out of an EFA pool: their EFA share differs",
+	  "Why: each pod requests vpc.amazonaws.com/efa, its share of the EFA\n"
+	  "devices of the pool's types; a type with another share would leave\n"
+	  "devices idle or pods pending, so gpuform leaves it out.\n"
+	  "Fix: give that GPU class a workload of its own.\n" },
+	{ INTENT_RULE_GANG_MEMORY, LINT_WARNING,
+	  "gang that may mix nodes with different GPU memory",
+	  "Why: Karpenter picks each node's type on its own, so a gang can land\n"
+	  "on 80 GiB and 141 GiB GPUs at once; every rank is bound by the\n"
+	  "smallest (a model sharded for 80 GiB does not fit 40 GiB).\n"
+	  "Fix: name one GPU model (e.g. 'a100.80gb') or class for the gang,\n"
+	  "or acknowledge the rule if the gang fits the smallest.\n" },
+	{ INTENT_RULE_TARGET_FEATURE, LINT_WARNING,
+	  "a feature the intent uses is missing from the targeted controller "
+	  "version",
+	  "Why: spec.targets names the Karpenter and Kueue versions the\n"
+	  "cluster runs; a setting they do not have is left out of the\n"
+	  "rendered values (node repair, recoveryTimeout, NodeOverlay), or\n"
+	  "needs the Helm values rolled out first (ReservedCapacity gate).\n"
+	  "Fix: target the version the message names, or acknowledge the rule\n"
+	  "until the upgrade.\n" },
 };
 
 const size_t lint_nrules = sizeof(lint_rules) / sizeof(lint_rules[0]);

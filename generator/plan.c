@@ -242,7 +242,8 @@ static int plan_gpu_pool(struct plan *p, struct plan_pool *pool,
 	 * spot prices) */
 	pool->s2s_types = spot_to_spot_replaceable(prices, nprices);
 	if (pool->spot && w->interruption == INT_TOLERANT && !pool->s2s_types)
-		diags_add(d, DIAG_WARNING, p->in->file, w->gpu_pos.line,
+		diags_add_rule(d, DIAG_WARNING, INTENT_RULE_SPOT_TO_SPOT,
+			       p->in->file, w->gpu_pos.line,
 			  w->gpu_pos.col,
 			  "widen the GPU class (e.g. 'l4+') if cheaper spot "
 			  "replacement matters for this pool",

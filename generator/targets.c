@@ -453,7 +453,8 @@ static void warn(struct ctx *c, enum targets_ctl ctl, const char *hint,
 	int line, col;
 
 	at_target(c, ctl, &line, &col);
-	diags_add(c->d, DIAG_WARNING, c->in->file, line, col, hint, "%s", msg);
+	diags_add_rule(c->d, DIAG_WARNING, INTENT_RULE_TARGET_FEATURE,
+		       c->in->file, line, col, hint, "%s", msg);
 }
 
 static void fit_karpenter_values(struct ctx *c, cJSON *vals)

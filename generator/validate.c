@@ -836,7 +836,8 @@ static void check_capacity(const struct intent *in, const struct workload *w,
 			  "them 30 minutes before, so 'interruption: none' "
 			  "cannot hold");
 	if (w->cap_type == CAP_BLOCK && w->cap_fallback != CAPF_WAIT)
-		diags_add(d, DIAG_WARNING, f, AT(w->cap_fallback_pos),
+		diags_add_rule(d, DIAG_WARNING, INTENT_RULE_BLOCK_FALLBACK, f,
+			       AT(w->cap_fallback_pos),
 			  "use 'whenExhausted: wait' if the gang should run "
 			  "only on the block",
 			  "Karpenter sees a Capacity Block only once it is "
@@ -1031,7 +1032,8 @@ static void check_workload(const struct intent *in, size_t idx,
 	 * happens (generator/interruption.h) */
 	if (interruption_allows(w->interruption, DR_DRIFTED) == DW_IN_WINDOW &&
 	    !in->window)
-		diags_add(d, DIAG_WARNING, f, AT(w->name_pos),
+		diags_add_rule(d, DIAG_WARNING, INTENT_RULE_NO_WINDOW, f,
+			       AT(w->name_pos),
 			  "add spec.maintenanceWindow so AMI bumps can roll "
 			  "out inside it",
 			  "workload '%s' is 'interruption: %s' and there is "
@@ -1227,7 +1229,8 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 				  "namespace '%.60s' is not a valid DNS label",
 				  in->dp_ns);
 		else if (in->ami_family == AMI_BOTTLEROCKET)
-			diags_add(d, DIAG_WARNING, f, AT(in->dp_ns_pos),
+			diags_add_rule(d, DIAG_WARNING, INTENT_RULE_DP_NS_IGNORED,
+				       f, AT(in->dp_ns_pos),
 				  "remove it: Bottlerocket's NVIDIA variant has "
 				  "the plugin built in and is configured through "
 				  "userData",
@@ -1267,7 +1270,8 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 		any_efa |= in->workloads[i].efa;
 	}
 	if (in->efa_sg && !any_efa)
-		diags_add(d, DIAG_WARNING, f, AT(in->efa_sg_pos),
+		diags_add_rule(d, DIAG_WARNING, INTENT_RULE_EFA_SG_UNUSED, f,
+			       AT(in->efa_sg_pos),
 			  "remove it, or set 'efa: true' on the workloads that "
 			  "need it",
 			  "efaSecurityGroup is set but no workload uses EFA");

@@ -234,6 +234,31 @@ lint json: $j"
 done
 expect 3 "lint of an invalid intent" "$GPUFORM" lint "$tmp/nospec.yaml"
 grep_in "$tmp/err" "gpuform lint: 1 file, 1 error" "  ... counts its error"
+# intent warnings carry a rule id: every INT rule `explain` lists has a
+# fixture tests/rules/ID.yaml whose warning validate, render, plan and lint
+# show as "[ID name]", and lint's SARIF and JSON name the rule
+"$GPUFORM" explain | awk '$1 ~ /^INT/ {print $1, $3}' >"$tmp/intrules"
+[ "$(wc -l <"$tmp/intrules")" -ge 10 ] && t_pass "explain lists the intent rules" || t_fail "explain lists the intent rules" "$(cat "$tmp/intrules")"
+bad=''
+while read -r id name; do
+	f=tests/rules/$id.yaml
+	[ -f "$f" ] || { bad="$bad $id(no-fixture)"; continue; }
+	for c in validate render plan lint; do
+		"$GPUFORM" $c "$f" >/dev/null 2>"$tmp/rerr"
+		# plan stops before the render stage (INT006, INT010)
+		[ $c = plan ] || grep -q ": warning: .* \[$id $name\]\$" "$tmp/rerr" || bad="$bad $id($c)"
+		grep ": warning: " "$tmp/rerr" | grep -qv ' \[INT[0-9]* [a-z0-9-]*\]$' && bad="$bad $id($c-untagged)"
+	done
+	"$GPUFORM" explain "$id" | head -1 | grep -q "^$id $name (warning)" || bad="$bad $id(explain)"
+	"$GPUFORM" lint -o sarif "$f" 2>/dev/null | jq -e --arg id "$id" '[.runs[0].results[] | select(.ruleId == $id)] | length > 0' >/dev/null || bad="$bad $id(sarif)"
+	"$GPUFORM" lint -o json "$f" 2>/dev/null | jq -e --arg id "$id" --arg n "$name" '[.findings[] | select(.rule == $id and .name == $n)] | length > 0' >/dev/null || bad="$bad $id(json)"
+done <"$tmp/intrules"
+[ -z "$bad" ] && t_pass "every intent warning has its rule id in validate/render/plan/lint, SARIF and JSON" || t_fail "intent rule ids:$bad"
+for f in tests/rules/*.yaml; do
+	grep -q "^$(basename "$f" .yaml) " "$tmp/intrules" || t_fail "tests/rules/$(basename "$f") is not a rule explain lists"
+done
+"$GPUFORM" lint -o sarif specs 2>/dev/null | jq -e '[.runs[0].results[] | select(.level == "warning" and .ruleId == "INTENT")] | length == 0' >/dev/null &&
+	t_pass "lint -o sarif specs: no intent warning under the catch-all INTENT rule" || t_fail "lint -o sarif specs: intent warnings under INTENT"
 # version, explain classes, completion, man
 expect 0 "version" "$GPUFORM" version
 grep_in "$tmp/out" "^commit: \([0-9a-f]\{7,\}\(-dirty\)\?\|unknown\) (\(release v$(cat VERSION)\|development build, not release v$(cat VERSION)\))$" "  ... names the commit it was built from, and whether it is the release"

@@ -28,13 +28,13 @@ void diag_escape(struct buf *out, const char *s, int keep_newlines)
 	}
 }
 
-void diags_add(struct diags *d, enum diag_severity sev, const char *file,
-	       int line, int col, const char *hint, const char *fmt, ...)
+static void vadd(struct diags *d, enum diag_severity sev, const char *id,
+		 const char *name, const char *file, int line, int col,
+		 const char *hint, const char *fmt, va_list ap)
 {
 	struct buf raw = BUF_INIT, msg = BUF_INIT;
 	struct diag *g;
 	size_t max = d->max ? d->max : 100;
-	va_list ap;
 
 	if (sev == DIAG_ERROR)
 		d->errors++;
@@ -42,9 +42,7 @@ void diags_add(struct diags *d, enum diag_severity sev, const char *file,
 		d->warnings++;
 	if (d->nr >= max)
 		return;
-	va_start(ap, fmt);
 	buf_vaddf(&raw, fmt, ap);
-	va_end(ap);
 	diag_escape(&msg, buf_cstr(&raw), 0);
 	GROW(d->items, d->nr + 1, d->alloc);
 	g = &d->items[d->nr++];
@@ -56,7 +54,36 @@ void diags_add(struct diags *d, enum diag_severity sev, const char *file,
 	g->col = col;
 	g->msg = buf_detach(&msg, NULL);
 	g->hint = hint ? xstrdup(hint) : NULL;
+	g->rule_id = id;
+	g->rule_name = name;
 	buf_release(&raw);
+}
+
+void diags_add(struct diags *d, enum diag_severity sev, const char *file,
+	       int line, int col, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd(d, sev, NULL, NULL, file, line, col, hint, fmt, ap);
+	va_end(ap);
+}
+
+void diags_add_rule(struct diags *d, enum diag_severity sev, const char *id,
+		    const char *name, const char *file, int line, int col,
+		    const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd(d, sev, id, name, file, line, col, hint, fmt, ap);
+	va_end(ap);
+}
+
+void diags_copy(struct diags *d, const struct diag *g)
+{
+	diags_add_rule(d, g->sev, g->rule_id, g->rule_name, g->file, g->line,
+		       g->col, g->hint, "%s", g->msg);
 }
 
 void diags_sort(struct diags *d)
@@ -87,15 +114,18 @@ void diags_format(const struct diags *d, struct buf *out)
 		const char *sev = g->sev == DIAG_ERROR ? "error" : "warning";
 
 		if (g->line > 0 && g->col > 0)
-			buf_addf(out, "%s:%d:%d: %s: %s\n", g->file, g->line,
+			buf_addf(out, "%s:%d:%d: %s: %s", g->file, g->line,
 				 g->col, sev, g->msg);
 		else if (g->line > 0)
-			buf_addf(out, "%s:%d: %s: %s\n", g->file, g->line, sev,
+			buf_addf(out, "%s:%d: %s: %s", g->file, g->line, sev,
 				 g->msg);
 		else if (*g->file)
-			buf_addf(out, "%s: %s: %s\n", g->file, sev, g->msg);
+			buf_addf(out, "%s: %s: %s", g->file, sev, g->msg);
 		else
-			buf_addf(out, "%s: %s\n", sev, g->msg);
+			buf_addf(out, "%s: %s", sev, g->msg);
+		if (g->rule_id)
+			buf_addf(out, " [%s %s]", g->rule_id, g->rule_name);
+		buf_addc(out, '\n');
 		if (g->hint)
 			buf_addf(out, "  hint: %s\n", g->hint);
 	}

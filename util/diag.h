@@ -22,6 +22,10 @@ struct diag {
 	int line, col;
 	char *msg;
 	char *hint; /* what to do; may be NULL */
+	/* the rule a warning is an instance of ("INT003",
+	 * "no-maintenance-window": static strings, `gpuform explain` knows
+	 * them), shown as "[INT003 no-maintenance-window]"; NULL for none */
+	const char *rule_id, *rule_name;
 };
 
 struct diags {
@@ -43,6 +47,14 @@ void diag_escape(struct buf *out, const char *s, int keep_newlines);
 void diags_add(struct diags *d, enum diag_severity sev, const char *file,
 	       int line, int col, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
+/* diags_add_rule: diags_add for a diagnostic of a rule (the id and name
+ * are static strings: generator/intent.h's INTENT_RULE_* give both) */
+void diags_add_rule(struct diags *d, enum diag_severity sev, const char *id,
+		    const char *name, const char *file, int line, int col,
+		    const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 9, 10)));
+/* diags_copy: appends a copy of g (from another list), rule included */
+void diags_copy(struct diags *d, const struct diag *g);
 /* diags_add_file_err: an error reading file `path` as a diagnostic whose
  * subject is `name`, without naming the file twice ("x: error: cannot
  * open: ..." rather than "x: error: cannot open 'x': ...") */
