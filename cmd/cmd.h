@@ -67,6 +67,9 @@ int cmd_print_help(const char *cmd);
 
 /* report.c: print diagnostics (stderr) and map an error to an exit code */
 void report_diags(const struct diags *d);
+/* cmd_strict: with --strict, the warnings left in *d (n more of others)
+ * fail: says so and returns EXIT_INVALID; else 0 */
+int cmd_strict(const char *cmd, int strict, const struct diags *d, size_t n);
 int report_err(const struct err *e);
 int exit_code_for(const struct err *e);
 

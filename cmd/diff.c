@@ -42,6 +42,9 @@ const struct cmd_opt diff_opts[] = {
 	  "text markdown json", CMD_OPT_HIDDEN },
 	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
 	  "template overrides (see render), both sides", "@dir", 0 },
+	{ "strict", 0, OPT_STRICT, CMD_ARG_NONE, NULL,
+	  "with --base: fail (exit 3) on a warning of the new version that "
+	  "spec.acknowledge does not accept", NULL, 0 },
 	CLUSTER_CMD_OPTS,
 	CMD_OPT_HELP,
 	CMD_OPT_END,
@@ -243,6 +246,7 @@ struct dbase {
 	char **paths; /* the INTENT arguments as paths in the repository */
 	size_t n;
 	struct err err;
+	int strict; /* --strict: the head's warnings fail */
 };
 
 /* the options; 0, -1 after --help (exit 0), or the exit code of a usage
@@ -271,6 +275,9 @@ static int dbase_parse(struct dbase *b, int argc, char **argv)
 			break;
 		case OPT_TEMPLATES:
 			b->templates = optarg;
+			break;
+		case OPT_STRICT:
+			b->strict = 1;
 			break;
 		case 'h':
 			cmd_print_help("diff");
@@ -351,6 +358,8 @@ static int dbase_render(struct dbase *b, char **args)
 	}
 	diags_sort(&b->head.d);
 	report_diags(&b->head.d); /* warnings of the new version only */
+	if (cmd_strict("diff", b->strict, &b->head.d, 0))
+		return EXIT_INVALID;
 	for (size_t i = 0; i < b->n; i++)
 		if (!b->base.r[i].docs && !b->head.r[i].docs) {
 			struct buf m = BUF_INIT;
@@ -478,7 +487,7 @@ static int diff_git(int argc, char **argv)
 	struct dbase b = { NULL, NULL, DIFF_TEXT,
 			   { "base", NULL, "", NULL, DIAGS_INIT, 0, CAPPLAN_INIT },
 			   { "head", NULL, "", NULL, DIAGS_INIT, 0, CAPPLAN_INIT },
-			   NULL, NULL, NULL, 0, ERR_INIT };
+			   NULL, NULL, NULL, 0, ERR_INIT, 0 };
 	int code;
 
 	if ((code = dbase_parse(&b, argc, argv)))

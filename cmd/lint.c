@@ -212,6 +212,7 @@ const struct cmd_opt lint_opts[] = {
 	  "text json sarif", 0 },
 	{ "format", 0, OPT_FORMAT, CMD_ARG_REQUIRED, "FORMAT", "same as -o",
 	  "text json sarif", CMD_OPT_HIDDEN },
+	CMD_OPT_STRICT,
 	{ "snapshot-size", 0, OPT_SNAPSHOT, CMD_ARG_REQUIRED, "snap-ID=SIZE",
 	  "the size of an image-cache snapshot (e.g. snap-0123...=150Gi), "
 	  "for GPU017; may be repeated",
@@ -237,7 +238,7 @@ int cmd_lint(int argc, char **argv)
 	struct lint_opts o;
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
-	int c, code = EXIT_OK, input_err = 0;
+	int c, code = EXIT_OK, input_err = 0, strict = 0;
 	size_t nin = 0;
 
 	while ((c = cmd_getopt("lint", argc, argv)) != -1) {
@@ -270,6 +271,9 @@ int cmd_lint(int argc, char **argv)
 					"not '%s'", optarg);
 			}
 			nsnaps++;
+			break;
+		case OPT_STRICT:
+			strict = 1;
 			break;
 		case 'h':
 			code = cmd_print_help("lint");
@@ -355,6 +359,10 @@ int cmd_lint(int argc, char **argv)
 	if (input_err)
 		code = input_err;
 	else if (f.counts[LINT_ERROR])
+		code = EXIT_DIFF;
+	/* --strict: a warning (finding or the intent's) fails like an
+	 * error finding, exit 1 */
+	else if (cmd_strict("lint", strict, &d, f.counts[LINT_WARNING]))
 		code = EXIT_DIFF;
 out:
 	lint_findings_release(&f);

@@ -34,6 +34,13 @@ struct cmd_opt {
 #define CMD_OPT_HELP                                                          \
 	{ "help", 'h', 'h', CMD_ARG_NONE, NULL, "show this help", NULL, 0 }
 #define CMD_OPT_END { NULL, 0, 0, CMD_ARG_NONE, NULL, NULL, NULL, 0 }
+/* --strict (validate, render, plan, lint, diff): a warning that
+ * spec.acknowledge does not accept fails the command (cmd_strict) */
+#define OPT_STRICT 900
+#define CMD_OPT_STRICT                                                        \
+	{ "strict", 0, OPT_STRICT, CMD_ARG_NONE, NULL,                        \
+	  "fail (exit 3) on a warning that spec.acknowledge does not accept", \
+	  NULL, 0 }
 
 struct cmd {
 	const char *name;

@@ -37,6 +37,7 @@ const struct cmd_opt plan_opts[] = {
 	  "the size of your capacity reservation there): an EFA gang that "
 	  "needs more is an error; without it, one-zone fit is not checked",
 	  NULL, 0 },
+	CMD_OPT_STRICT,
 	CMD_OPT_HELP,
 	CMD_OPT_END,
 };
@@ -101,10 +102,13 @@ int cmd_plan(int argc, char **argv)
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	struct buf out = BUF_INIT;
-	int c, code = EXIT_OK, invalid = 0, io = 0;
+	int c, code = EXIT_OK, invalid = 0, io = 0, strict = 0;
 
 	while ((c = cmd_getopt("plan", argc, argv)) != -1) {
 		switch (c) {
+		case OPT_STRICT:
+			strict = 1;
+			break;
 		case 'o':
 		case OPT_FORMAT:
 			{
@@ -222,6 +226,9 @@ int cmd_plan(int argc, char **argv)
 			cp.cap_errors == 1 ? "is" : "are");
 		code = EXIT_DIFF; /* 1: an error finding */
 	}
+	/* --strict: the plan is printed (a review comment), and fails */
+	if (!code)
+		code = cmd_strict("plan", strict, &d, 0);
 out:
 	pricelist_free(pl);
 	free(usd);

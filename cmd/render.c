@@ -43,6 +43,7 @@ const struct cmd_opt render_opts[] = {
 	  "cluster directories)", NULL, 0 },
 	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
 	  "override built-in templates by file name", "@dir", 0 },
+	CMD_OPT_STRICT,
 	CMD_OPT_HELP,
 	CMD_OPT_END,
 };
@@ -84,10 +85,13 @@ int cmd_render(int argc, char **argv)
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	struct buf out = BUF_INIT;
-	int c, code = EXIT_OK, per_cluster = 0;
+	int c, code = EXIT_OK, per_cluster = 0, strict = 0;
 
 	while ((c = cmd_getopt("render", argc, argv)) != -1) {
 		switch (c) {
+		case OPT_STRICT:
+			strict = 1;
+			break;
 		case 'o':
 		case OPT_FORMAT:
 			if (cmd_output_format("render", c, optarg, &fmt,
@@ -128,6 +132,9 @@ int cmd_render(int argc, char **argv)
 	}
 	diags_sort(&d);
 	report_diags(&d); /* warnings */
+	/* --strict: nothing written or printed */
+	if ((code = cmd_strict("render", strict, &d, 0)))
+		goto out;
 	if (dir) {
 		if (write_outputs(&ins, dir, t, fmt, per_cluster, &err) < 0) {
 			code = report_err(&err);

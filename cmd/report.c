@@ -19,6 +19,20 @@ void report_diags(const struct diags *d)
 	buf_release(&b);
 }
 
+int cmd_strict(const char *cmd, int strict, const struct diags *d, size_t n)
+{
+	size_t w = d->warnings + n;
+
+	if (!strict || !w)
+		return 0;
+	fprintf(stderr,
+		"gpuform %s: --strict: %zu warning%s not acknowledged (fix %s, "
+		"or accept %s in spec.acknowledge with a reason)\n",
+		cmd, w, w == 1 ? "" : "s", w == 1 ? "it" : "them",
+		w == 1 ? "it" : "them");
+	return EXIT_INVALID;
+}
+
 int exit_code_for(const struct err *e)
 {
 	switch (e->code) {

@@ -12,6 +12,7 @@ const struct cmd_opt validate_opts[] = {
 	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
 	  "accepted for symmetry with render (templates do not change what "
 	  "is valid)", "@dir", 0 },
+	CMD_OPT_STRICT,
 	CMD_OPT_HELP,
 	CMD_OPT_END,
 };
@@ -21,11 +22,14 @@ int cmd_validate(int argc, char **argv)
 	struct inputs ins = INPUTS_INIT;
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
-	int c, code = EXIT_OK;
+	int c, code = EXIT_OK, strict = 0;
 
 	while ((c = cmd_getopt("validate", argc, argv)) != -1) {
 		switch (c) {
 		case OPT_TEMPLATES:
+			break;
+		case OPT_STRICT:
+			strict = 1;
 			break;
 		case 'h':
 			return cmd_print_help("validate");
@@ -45,7 +49,10 @@ int cmd_validate(int argc, char **argv)
 		for (size_t j = 0; j < d.nr; j++)
 			w += d.items[j].sev == DIAG_WARNING && d.items[j].file &&
 			     !strcmp(d.items[j].file, ins.items[i].path);
-		if (w)
+		if (w && strict)
+			printf("%s: failed (--strict: %zu warning%s)\n",
+			       ins.items[i].path, w, w == 1 ? "" : "s");
+		else if (w)
 			printf("%s: ok (%zu warning%s)\n", ins.items[i].path, w,
 			       w == 1 ? "" : "s");
 		else
@@ -53,6 +60,8 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (code)
 		report_err(&err);
+	else
+		code = cmd_strict("validate", strict, &d, 0);
 	inputs_release(&ins);
 	diags_release(&d);
 	err_release(&err);

@@ -99,7 +99,7 @@ int capplan_add(struct capplan *p, const char *file, const char *data,
 	const struct catalog *cat = catalog_builtin();
 	struct capplan_cluster *cl;
 	struct intent in;
-	size_t before = d->errors;
+	size_t before = d->errors, from = d->nr;
 
 	if (intent_read(&in, file, data, len, d) < 0) {
 		intent_release(&in);
@@ -107,6 +107,7 @@ int capplan_add(struct capplan *p, const char *file, const char *data,
 	}
 	validate_intent_opts(&in, cat, 0, d);
 	if (d->errors != before) {
+		validate_acknowledge(&in, d, from, 0);
 		intent_release(&in);
 		return -1;
 	}
@@ -143,6 +144,9 @@ int capplan_add(struct capplan *p, const char *file, const char *data,
 	p->nodes_max += cl->nodes_max;
 	p->usd_max += cl->usd_max;
 	p->usd_unknown |= cl->usd_unknown;
+	/* plan stops before the render stage (INT006, INT010): an unused
+	 * acknowledgement is said by validate and render */
+	validate_acknowledge(&in, d, from, 0);
 	intent_release(&in);
 	return 0;
 }

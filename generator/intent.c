@@ -30,8 +30,10 @@ static const char *const metadata_keys[] = { "name", NULL };
 static const char *const spec_keys[] = {
 	"nodeRole", "instanceProfile", "ami", "discovery", "imageCache",
 	"network", "generalPurpose", "maintenanceWindow", "workloads",
-	"nvidiaDevicePlugin", "nodeRepair", "targets", NULL
+	"nvidiaDevicePlugin", "nodeRepair", "targets", "acknowledge", NULL
 };
+static const char *const ack_keys[] = { "rule", "reason", "workload", "pool",
+					NULL };
 static const char *const dp_keys[] = { "namespace", NULL };
 static const char *const cache_keys[] = { "snapshotID", "size",
 					  "initializationRate",
@@ -796,6 +798,68 @@ static void read_window(struct reader *r, struct intent *in,
 	}
 }
 
+/* spec.acknowledge: a list of {rule, reason, workload|pool}; the rule ids
+ * are checked in validate.c (validate_acknowledge) */
+static void read_acknowledge(struct reader *r, struct intent *in,
+			     const struct ynode *n)
+{
+	if (is_null(n))
+		return;
+	if (n->type != YNODE_SEQ) {
+		ERRAT(r, n, "write a list: '- {rule: INT003, reason: \"...\"}'",
+		      "'acknowledge' must be a list, not %s", kind_name(n));
+		return;
+	}
+	in->acks = xcalloc(n->nr ? n->nr : 1, sizeof(*in->acks));
+	for (size_t i = 0; i < n->nr; i++) {
+		const struct ynode *m = n->kids[i], *v, *wl, *pl;
+		struct intent_ack a = { pos_of(m), NULL, { 0, 0 }, NULL, NULL,
+					{ 0, 0 } };
+
+		if (check_map(r, m, "an 'acknowledge' entry", ack_keys) < 0)
+			continue;
+		if (is_null(v = ynode_get(m, "rule"))) {
+			ERRAT(r, m, "name the warning's rule, e.g. 'rule: INT003' "
+			      "(the id in brackets after the warning)",
+			      "acknowledgement without 'rule'");
+			continue;
+		}
+		a.rule = get_string(r, v, "rule");
+		a.rule_pos = pos_of(v);
+		v = ynode_get(m, "reason");
+		if (!is_null(v))
+			a.reason = get_string(r, v, "reason");
+		if (!is_null(v) && a.reason &&
+		    !a.reason[strspn(a.reason, " \t")]) {
+			ERRAT(r, v, "say why the warning is accepted",
+			      "the reason of an acknowledgement is empty");
+		} else if (is_null(v)) {
+			ERRAT(r, m, "add 'reason: \"...\"': why the warning is "
+			      "accepted (for the next reader)",
+			      "acknowledgement of '%.40s' without 'reason'",
+			      a.rule ? a.rule : "?");
+		}
+		wl = ynode_get(m, "workload");
+		pl = ynode_get(m, "pool");
+		if (!is_null(wl) && !is_null(pl))
+			ERRAT(r, pl, "keep one: a workload's pool has its name",
+			      "an acknowledgement names both 'workload' and "
+			      "'pool'");
+		v = !is_null(wl) ? wl : pl;
+		if (!is_null(v)) {
+			a.workload = get_string(r, v, v == wl ? "workload"
+							      : "pool");
+			a.workload_pos = pos_of(v);
+		}
+		if (!a.rule) {
+			free(a.reason);
+			free(a.workload);
+			continue;
+		}
+		in->acks[in->nacks++] = a;
+	}
+}
+
 static void read_spec(struct reader *r, struct intent *in,
 		      const struct ynode *spec)
 {
@@ -848,6 +912,7 @@ static void read_spec(struct reader *r, struct intent *in,
 			get_bool(r, v, "enabled", &in->general);
 	}
 	read_window(r, in, ynode_get(spec, "maintenanceWindow"));
+	read_acknowledge(r, in, ynode_get(spec, "acknowledge"));
 	if (!is_null(s = ynode_get(spec, "workloads"))) {
 		in->workloads_pos = pos_of(s);
 		in->workloads_malformed = s->type != YNODE_SEQ;
@@ -1138,5 +1203,11 @@ void intent_release(struct intent *in)
 	free(in->dp_ns);
 	free(in->window_schedule);
 	free(in->window_duration);
+	for (size_t i = 0; i < in->nacks; i++) {
+		free(in->acks[i].rule);
+		free(in->acks[i].reason);
+		free(in->acks[i].workload);
+	}
+	free(in->acks);
 	memset(in, 0, sizeof(*in));
 }

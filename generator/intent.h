@@ -57,6 +57,17 @@ struct cap_term {
 	struct pos owner_pos;
 };
 
+/* one entry of spec.acknowledge: the warnings of rule `rule` (an INT id,
+ * as written) are accepted, for one workload (or its pool) or all */
+struct intent_ack {
+	struct pos pos; /* the list item */
+	char *rule;
+	struct pos rule_pos;
+	char *reason;
+	char *workload; /* NULL: anywhere in the intent */
+	struct pos workload_pos;
+};
+
 struct workload {
 	struct pos pos; /* the list item */
 	char *name;
@@ -168,6 +179,9 @@ struct intent {
 	struct pos workloads_pos;
 	/* spec.targets: the Karpenter and Kueue releases rendered for */
 	struct targets targets;
+	/* spec.acknowledge: accepted warnings (validate_acknowledge) */
+	struct intent_ack *acks;
+	size_t nacks;
 };
 
 /*
@@ -204,5 +218,6 @@ const char *intent_suggest(const char *s, const char *const *words);
 #define INTENT_RULE_EFA_SHARE "INT008", "efa-share-types-left-out"
 #define INTENT_RULE_GANG_MEMORY "INT009", "gang-mixed-gpu-memory"
 #define INTENT_RULE_TARGET_FEATURE "INT010", "target-lacks-feature"
+#define INTENT_RULE_ACK_UNUSED "INT011", "acknowledgement-unused"
 
 #endif

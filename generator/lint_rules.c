@@ -378,6 +378,12 @@ const struct lint_rule lint_rules[] = {
 	  "needs the Helm values rolled out first (ReservedCapacity gate).\n"
 	  "Fix: target the version the message names, or acknowledge the rule\n"
 	  "until the upgrade.\n" },
+	{ INTENT_RULE_ACK_UNUSED, LINT_WARNING,
+	  "spec.acknowledge entry that accepts no warning",
+	  "Why: an acknowledgement is a decision about one warning; when the\n"
+	  "warning is gone (the intent changed, or the entry names the wrong\n"
+	  "workload) the entry would silently accept the next one of its rule.\n"
+	  "Fix: remove the entry, or correct its 'workload'/'pool'.\n" },
 };
 
 const size_t lint_nrules = sizeof(lint_rules) / sizeof(lint_rules[0]);

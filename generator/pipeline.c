@@ -15,7 +15,7 @@ int pipeline_render(struct rendered *out, const char *file, const char *data,
 	const struct catalog *cat = catalog_builtin();
 	struct intent in;
 	struct plan p;
-	size_t before = d->errors;
+	size_t before = d->errors, from = d->nr;
 	int ret = -1;
 
 	if (intent_read(&in, file, data, len, d) < 0) {
@@ -54,8 +54,12 @@ int pipeline_render(struct rendered *out, const char *file, const char *data,
 		ret = 0;
 	}
 	plan_release(&p);
+	/* spec.acknowledge: the accepted warnings go; an acknowledgement
+	 * that accepted none is said (every stage has run) */
+	validate_acknowledge(&in, d, from, ret == 0);
 	goto out;
 invalid:
+	validate_acknowledge(&in, d, from, 0);
 	err_set(err, ERR_INVALID, "'%s' has %zu error%s", file,
 		d->errors - before, d->errors - before == 1 ? "" : "s");
 out:

@@ -6,12 +6,14 @@
 #include "generator/validate.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "generator/capacity.h"
 #include "generator/interruption.h"
+#include "generator/lint.h"
 #include "generator/units.h"
 #include "generator/window.h"
 #include "util/xalloc.h"
@@ -1185,6 +1187,8 @@ static void check_placement_groups(const struct intent *in, struct diags *d)
 		}
 }
 
+static void check_acknowledge(const struct intent *in, struct diags *d);
+
 size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 			    int capacity, struct diags *d)
 {
@@ -1202,6 +1206,7 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 		return d->errors - before;
 	check_role(in, d);
 	check_ami(in, d);
+	check_acknowledge(in, d);
 	if (in->discovery &&
 	    !matches_charset(in->discovery, "+=,.@_-:/ ", 256))
 		diags_add(d, DIAG_ERROR, f, AT(in->discovery_pos),
@@ -1276,4 +1281,118 @@ size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 			  "need it",
 			  "efaSecurityGroup is set but no workload uses EFA");
 	return d->errors - before;
+}
+
+/* ---- spec.acknowledge ----------------------------------------------------- */
+
+/* the rule an acknowledgement names: an intent rule (INT...), by id or
+ * name; NULL if it names none */
+static const struct lint_rule *ack_rule(const struct intent_ack *a)
+{
+	const struct lint_rule *r = lint_rule_find(a->rule);
+
+	return r && !strncmp(r->id, "INT", 3) ? r : NULL;
+}
+
+static const struct workload *find_workload(const struct intent *in,
+					    const char *name, size_t *idx)
+{
+	for (size_t i = 0; i < in->nworkloads; i++)
+		if (in->workloads[i].name && !strcmp(in->workloads[i].name, name)) {
+			if (idx)
+				*idx = i;
+			return &in->workloads[i];
+		}
+	return NULL;
+}
+
+static void check_acknowledge(const struct intent *in, struct diags *d)
+{
+	const char *f = in->file;
+
+	for (size_t i = 0; i < in->nacks; i++) {
+		const struct intent_ack *a = &in->acks[i];
+		const struct lint_rule *r = lint_rule_find(a->rule);
+
+		if (!r)
+			diags_add(d, DIAG_ERROR, f, AT(a->rule_pos),
+				  "use the id in brackets after the warning, "
+				  "e.g. 'rule: INT003'; 'gpuform explain' lists "
+				  "the rules (INT001... are the intent's)",
+				  "unknown rule '%.40s'", a->rule);
+		else if (strncmp(r->id, "INT", 3))
+			diags_add(d, DIAG_ERROR, f, AT(a->rule_pos),
+				  "acknowledge the intent's own warnings "
+				  "(INT001...); lint rules are about manifests",
+				  "rule '%.40s' (%s) is a lint rule, not an "
+				  "intent warning", a->rule, r->id);
+		if (a->workload && !find_workload(in, a->workload, NULL)) {
+			struct buf names = BUF_INIT;
+			for (size_t j = 0; j < in->nworkloads; j++)
+				if (in->workloads[j].name)
+					buf_addf(&names, "%s'%s'", j ? ", " : "",
+						 in->workloads[j].name);
+			char *hint = xasprintf("name one of the workloads: %s",
+					       names.len ? buf_cstr(&names)
+							 : "(none)");
+			diags_add(d, DIAG_ERROR, f, AT(a->workload_pos), hint,
+				  "the intent has no workload '%.60s'",
+				  a->workload);
+			free(hint);
+			buf_release(&names);
+		}
+	}
+}
+
+void validate_acknowledge(const struct intent *in, struct diags *d,
+			  size_t from, int report_unused)
+{
+	char *used;
+
+	if (!in->nacks)
+		return;
+	used = xcalloc(in->nacks, 1);
+	for (size_t i = from; i < d->nr;) {
+		const struct diag *g = &d->items[i];
+		int drop = 0;
+
+		for (size_t k = 0; g->sev == DIAG_WARNING && g->rule_id &&
+				   k < in->nacks && !drop; k++) {
+			const struct intent_ack *a = &in->acks[k];
+			const struct lint_rule *r = ack_rule(a);
+			size_t wi;
+
+			if (!r || strcmp(r->id, g->rule_id))
+				continue;
+			if (a->workload) {
+				int lo, hi;
+				if (!find_workload(in, a->workload, &wi))
+					continue;
+				lo = in->workloads[wi].pos.line;
+				hi = wi + 1 < in->nworkloads
+					     ? in->workloads[wi + 1].pos.line
+					     : INT_MAX;
+				if (g->line < lo || g->line >= hi)
+					continue;
+			}
+			drop = 1;
+			used[k] = 1;
+		}
+		if (drop)
+			diags_drop(d, i);
+		else
+			i++;
+	}
+	for (size_t k = 0; report_unused && k < in->nacks; k++) {
+		const struct intent_ack *a = &in->acks[k];
+		if (used[k] || !ack_rule(a))
+			continue;
+		diags_add_rule(d, DIAG_WARNING, INTENT_RULE_ACK_UNUSED, in->file,
+			       AT(a->pos),
+			       "remove it: the warning it accepted is gone",
+			       "acknowledgement of %s%s%s matches no warning",
+			       ack_rule(a)->id, a->workload ? " for " : "",
+			       a->workload ? a->workload : "");
+	}
+	free(used);
 }

@@ -36,6 +36,16 @@ size_t validate_intent(const struct intent *in, const struct catalog *cat,
 size_t validate_intent_opts(const struct intent *in, const struct catalog *cat,
 			    int capacity, struct diags *d);
 
+/*
+ * validate_acknowledge: drops the warnings d->items[from...] that an entry
+ * of in->acks (spec.acknowledge) accepts: same rule, and inside the named
+ * workload's list item if it names one. With report_unused, an entry that
+ * accepted nothing is a warning itself (INT011). validate_intent checks
+ * the entries (known INT rule, known workload).
+ */
+void validate_acknowledge(const struct intent *in, struct diags *d,
+			  size_t from, int report_unused);
+
 /* DNS-1123 label (lower-case alphanumerics and '-', max `max` chars). */
 int validate_dns_label(const char *s, size_t max);
 

@@ -259,6 +259,40 @@ for f in tests/rules/*.yaml; do
 done
 "$GPUFORM" lint -o sarif specs 2>/dev/null | jq -e '[.runs[0].results[] | select(.level == "warning" and .ruleId == "INTENT")] | length == 0' >/dev/null &&
 	t_pass "lint -o sarif specs: no intent warning under the catch-all INTENT rule" || t_fail "lint -o sarif specs: intent warnings under INTENT"
+# spec.acknowledge silences a warning (by rule, for one workload or all);
+# --strict fails on the warnings left (exit 3; lint: 1), render then writes
+# nothing
+sed 's/^  workloads:$/  acknowledge:\
+    - {rule: INT006, workload: notebooks, reason: "a narrow pool on purpose"}\
+    - {rule: gang-mixed-gpu-memory, reason: "the model fits 80 GiB"}\
+  workloads:/' specs/research-mig.yaml >"$tmp/acked.yaml"
+expect 0 "validate --strict of an intent whose warnings are acknowledged" "$GPUFORM" validate --strict "$tmp/acked.yaml"
+grep_in "$tmp/out" "acked.yaml: ok$" "  ... says ok, without warnings"
+[ -s "$tmp/err" ] && t_fail "  ... and prints no warning" "$(cat "$tmp/err")" || t_pass "  ... and prints no warning"
+for c in render plan lint; do
+	expect 0 "$c --strict of the acknowledged intent" "$GPUFORM" $c --strict "$tmp/acked.yaml"
+	grep -q ': warning: ' "$tmp/err" && t_fail "  ... $c prints no warning" "$(cat "$tmp/err")" || t_pass "  ... $c prints no warning"
+done
+sed 's/workload: notebooks/workload: spot-jupyter/' "$tmp/acked.yaml" >"$tmp/acked2.yaml"
+sed -n 's/^    - name: //p' specs/research-mig.yaml | grep -qx spot-jupyter && t_fail "research-mig.yaml grew a workload spot-jupyter"
+expect 3 "an acknowledgement for an unknown workload is an error" "$GPUFORM" validate "$tmp/acked2.yaml"
+sed 's/^  workloads:$/  acknowledge:\
+    - {rule: INT006, workload: finetune, reason: "the wrong workload"}\
+  workloads:/' specs/research-mig.yaml >"$tmp/acked3.yaml"
+expect 0 "validate: an acknowledgement for another workload accepts nothing" "$GPUFORM" validate "$tmp/acked3.yaml"
+grep_in "$tmp/err" "\\[INT006 spot-pool-no-cheaper-replacement\\]$" "  ... the warning stays"
+grep_in "$tmp/err" ": warning: acknowledgement of INT006 for finetune matches no warning \\[INT011 acknowledgement-unused\\]$" "  ... and the unused acknowledgement is a warning (INT011)"
+expect 3 "validate --strict with a warning left: exit 3" "$GPUFORM" validate --strict specs/research-mig.yaml
+grep_in "$tmp/out" "research-mig.yaml: failed (--strict: 2 warnings)" "  ... says failed, not ok"
+grep_in "$tmp/err" "gpuform validate: --strict: 2 warnings not acknowledged" "  ... and why"
+expect 0 "validate without --strict: warnings do not fail" "$GPUFORM" validate specs/research-mig.yaml
+expect 3 "render --strict with a warning left: exit 3" "$GPUFORM" render --strict specs/research-mig.yaml
+[ -s "$tmp/out" ] && t_fail "  ... prints nothing on stdout" || t_pass "  ... prints nothing on stdout"
+expect 3 "render --strict --output-dir with a warning left: exit 3" "$GPUFORM" render --strict --output-dir "$tmp/strict-out" specs/research-mig.yaml
+[ -e "$tmp/strict-out" ] && t_fail "  ... writes no directory" || t_pass "  ... writes no directory"
+expect 3 "plan --strict with a warning left: exit 3" "$GPUFORM" plan --strict specs/research-mig.yaml
+expect 1 "lint --strict with a warning left: exit 1 (as an error finding)" "$GPUFORM" lint --strict specs/research-mig.yaml
+expect 0 "lint without --strict: exit 0" "$GPUFORM" lint specs/research-mig.yaml
 # version, explain classes, completion, man
 expect 0 "version" "$GPUFORM" version
 grep_in "$tmp/out" "^commit: \([0-9a-f]\{7,\}\(-dirty\)\?\|unknown\) (\(release v$(cat VERSION)\|development build, not release v$(cat VERSION)\))$" "  ... names the commit it was built from, and whether it is the release"

@@ -134,6 +134,21 @@ void diags_format(const struct diags *d, struct buf *out)
 			 d->errors + d->warnings - d->nr);
 }
 
+void diags_drop(struct diags *d, size_t i)
+{
+	struct diag *g = &d->items[i];
+
+	if (g->sev == DIAG_ERROR)
+		d->errors--;
+	else
+		d->warnings--;
+	free(g->file);
+	free(g->msg);
+	free(g->hint);
+	memmove(g, g + 1, (d->nr - i - 1) * sizeof(*g));
+	d->nr--;
+}
+
 void diags_release(struct diags *d)
 {
 	for (size_t i = 0; i < d->nr; i++) {

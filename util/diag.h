@@ -55,6 +55,8 @@ void diags_add_rule(struct diags *d, enum diag_severity sev, const char *id,
 	__attribute__((format(printf, 9, 10)));
 /* diags_copy: appends a copy of g (from another list), rule included */
 void diags_copy(struct diags *d, const struct diag *g);
+/* diags_drop: removes entry i (counts adjusted), keeping the order */
+void diags_drop(struct diags *d, size_t i);
 /* diags_add_file_err: an error reading file `path` as a diagnostic whose
  * subject is `name`, without naming the file twice ("x: error: cannot
  * open: ..." rather than "x: error: cannot open 'x': ...") */
