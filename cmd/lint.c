@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <cjson/cJSON.h>
@@ -20,6 +22,7 @@
 #include "generator/catalog.h"
 #include "generator/intent.h"
 #include "generator/lint.h"
+#include "generator/preflight.h"
 #include "util/yaml.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -222,6 +225,10 @@ const struct cmd_opt lint_opts[] = {
 };
 
 const struct cmd_opt explain_opts[] = {
+	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
+	  "explain classes: text (a terminal table; the default on a "
+	  "terminal) or markdown (the default otherwise)", "text markdown",
+	  0 },
 	CMD_OPT_HELP,
 	CMD_OPT_END,
 };
@@ -383,18 +390,28 @@ out:
 
 /* explain_classes: the GPU classes of the built-in catalog as a Markdown
  * table (docs/intent-reference.md embeds it; tests/docs.sh compares) */
-static void explain_classes(void)
+static void print_text_table(char *const *cells, size_t nrows);
+
+static void explain_classes(int markdown)
 {
 	const struct catalog *cat = catalog_builtin();
+	char **cells = xcalloc(3 * (cat->nclasses + 1), sizeof(*cells));
+	struct buf b = BUF_INIT;
 
-	printf("| class | instance families (GPU, GPUs per instance, "
-	       "GPU memory) | `class+` also allows |\n"
-	       "|---|---|---|\n");
+	cells[0] = xstrdup("CLASS");
+	cells[1] = xstrdup("FAMILIES (GPU, GPUS, GPU MEMORY)");
+	cells[2] = xstrdup("CLASS+ ALSO ALLOWS");
+	if (markdown)
+		printf("| class | instance families (GPU, GPUs per instance, "
+		       "GPU memory) | `class+` also allows |\n"
+		       "|---|---|---|\n");
 	for (size_t i = 0; i < cat->nclasses; i++) {
 		const struct cat_class *k = &cat->classes[i];
 		int first = 1;
-
-		printf("| `%s` | ", k->name);
+		/* a cell is written with Markdown's backticks; the terminal
+		 * table drops them */
+		buf_reset(&b);
+		buf_addf(&b, "| `%s` | ", k->name);
 		for (size_t j = 0; j < k->nfamilies; j++) {
 			const struct cat_family *f =
 				catalog_family(cat, k->families[j]);
@@ -409,33 +426,127 @@ static void explain_classes(void)
 					hi = t[m].gpus;
 				mem = t[m].gpu_mem_mib;
 			}
-			printf("%s`%s` (%s, ", j ? "; " : "", k->families[j],
+			buf_addf(&b, "%s`%s` (%s, ", j ? "; " : "", k->families[j],
 			       f && f->gpu ? f->gpu : "?");
 			if (lo == hi)
-				printf("%d", lo);
+				buf_addf(&b, "%d", lo);
 			else
-				printf("%d-%d", lo, hi);
-			printf(", %d GiB)", mem / 1024);
+				buf_addf(&b, "%d-%d", lo, hi);
+			buf_addf(&b, ", %d GiB)", mem / 1024);
 		}
-		printf(" | ");
+		buf_addf(&b, " | ");
 		for (size_t j = 0; j < cat->nclasses; j++)
 			if (j != i && cat->classes[j].rank >= k->rank) {
-				printf("%s`%s`", first ? "" : ", ",
+				buf_addf(&b, "%s`%s`", first ? "" : ", ",
 				       cat->classes[j].name);
 				first = 0;
 			}
-		printf("%s |\n", first ? "(none: the best class)" : "");
+		buf_addf(&b, "%s |\n", first ? "(none: the best class)" : "");
+		if (markdown) {
+			fputs(buf_cstr(&b), stdout);
+			continue;
+		}
+		/* "| a | b | c |\n" -> three cells without backticks */
+		{
+			char *s = buf_detach(&b, NULL), *p = s + 2;
+			for (int c = 0; c < 3; c++) {
+				char *e = strstr(p, " | ");
+				struct buf cell = BUF_INIT;
+				if (!e)
+					e = p + strcspn(p, "|\n") - 1;
+				for (char *q = p; q < e; q++)
+					if (*q != '`')
+						buf_addc(&cell, *q);
+				cells[3 * (i + 1) + (size_t)c] =
+					buf_detach(&cell, NULL);
+				p = e + 3;
+			}
+			free(s);
+		}
 	}
+	buf_release(&b);
+	if (!markdown)
+		print_text_table(cells, cat->nclasses + 1);
+	for (size_t i = 0; i < 3 * (cat->nclasses + 1); i++)
+		free(cells[i]);
+	free(cells);
+}
+
+/* a table of 3 columns for a terminal: padded columns, the last one
+ * wrapped at word boundaries to the terminal's width (COLUMNS, else 100) */
+static void print_text_table(char *const *cells, size_t nrows)
+{
+	size_t w[3] = { 0, 0, 0 }, width = 100;
+	const char *cols = getenv("COLUMNS");
+
+	if (cols && atoi(cols) >= 40)
+		width = (size_t)atoi(cols);
+	for (size_t r = 0; r < nrows; r++)
+		for (int c = 0; c < 2; c++)
+			if (strlen(cells[3 * r + c]) > w[c])
+				w[c] = strlen(cells[3 * r + c]);
+	if (w[1] > width / 2)
+		w[1] = width / 2;
+	for (size_t r = 0; r < nrows; r++) {
+		/* the families column wraps at "; ", the last at ", " */
+		const char *p1 = cells[3 * r + 1], *p2 = cells[3 * r + 2];
+		int first = 1;
+
+		while (first || *p1 || *p2) {
+			size_t n1 = strlen(p1), n2 = strlen(p2);
+			size_t room2 = width > 4 + w[0] + w[1] + 20
+					       ? width - 4 - w[0] - w[1]
+					       : 20;
+			if (n1 > w[1]) {
+				size_t k = w[1];
+				while (k > 0 && p1[k] != ' ')
+					k--;
+				n1 = k ? k : w[1];
+			}
+			if (n2 > room2) {
+				size_t k = room2;
+				while (k > 0 && p2[k] != ' ')
+					k--;
+				n2 = k ? k : room2;
+			}
+			printf("%-*s  %-*.*s  %.*s\n", (int)w[0],
+			       first ? cells[3 * r] : "", (int)w[1], (int)n1,
+			       p1, (int)n2, p2);
+			p1 += n1;
+			p2 += n2;
+			while (*p1 == ' ')
+				p1++;
+			while (*p2 == ' ')
+				p2++;
+			first = 0;
+		}
+	}
+}
+
+static int explain_one(const struct lint_rule *r)
+{
+	printf("%s %s (%s)\n\n%s.\n\n%s", r->id, r->name,
+	       lint_severity_names[r->severity], r->summary, r->explain);
+	return EXIT_OK;
 }
 
 int cmd_explain(int argc, char **argv)
 {
 	const struct lint_rule *r;
-	int c;
+	int c, markdown = !isatty(STDOUT_FILENO);
 
 	while ((c = cmd_getopt("explain", argc, argv)) != -1) {
 		if (c == 'h')
 			return cmd_print_help("explain");
+		if (c == 'o') {
+			static const char *const names[] = { "text", "markdown",
+							     NULL };
+			int i = cmd_format("explain", optarg, names, 0, NULL);
+			if (i < 0)
+				return EXIT_USAGE;
+			markdown = i == 1;
+			continue;
+		}
 		return EXIT_USAGE;
 	}
 	if (argc - optind > 1)
@@ -448,15 +559,26 @@ int cmd_explain(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[optind], "classes")) {
-		explain_classes();
+		explain_classes(markdown);
+		return EXIT_OK;
+	}
+	/* the preflight rules (PF000...): what SARIF of preflight names */
+	if (!strcmp(argv[optind], "preflight")) {
+		for (size_t i = 0; i < pf_nrules; i++)
+			printf("%-7s %-8s %-28s %s\n", pf_rules[i].id,
+			       lint_severity_names[pf_rules[i].severity],
+			       pf_rules[i].name, pf_rules[i].summary);
 		return EXIT_OK;
 	}
 	r = lint_rule_find(argv[optind]);
-	if (!r)
-		return cmd_usage_error("explain",
-				       "unknown rule '%s' ('gpuform explain' "
-				       "lists them)", argv[optind]);
-	printf("%s %s (%s)\n\n%s.\n\n%s", r->id, r->name,
-	       lint_severity_names[r->severity], r->summary, r->explain);
-	return EXIT_OK;
+	if (r)
+		return explain_one(r);
+	for (size_t i = 0; i < pf_nrules; i++)
+		if (!strcasecmp(pf_rules[i].id, argv[optind]) ||
+		    !strcmp(pf_rules[i].name, argv[optind]))
+			return explain_one(&pf_rules[i]);
+	return cmd_usage_error("explain",
+			       "unknown rule '%s' ('gpuform explain' lists the "
+			       "lint and intent rules, 'gpuform explain "
+			       "preflight' the preflight rules)", argv[optind]);
 }

@@ -271,14 +271,17 @@ const struct cmd cmd_table[] = {
 	  "file.",
 	  "@file", 0 },
 	{ "explain", cmd_explain,
-	  "explain a lint rule, list them all, or list the GPU classes",
-	  "[RULE]\nclasses",
-	  "Without RULE, list every lint rule: id, severity, name, summary.\n"
-	  "With RULE (an id such as GPU003, or a name such as\n"
+	  "explain a lint, intent or preflight rule, list them, or list the GPU classes",
+	  "[RULE]\npreflight\n[-o text|markdown] classes",
+	  "Without RULE, list every lint rule and the intent's warning rules\n"
+	  "(INT001...): id, severity, name, summary; 'gpuform explain\n"
+	  "preflight' lists the preflight rules (PF000...).\n"
+	  "With RULE (an id such as GPU003, INT003 or PF003, or a name such as\n"
 	  "gpu-family-allowlist), print why it matters and how to fix it.\n"
 	  "'gpuform explain classes' prints the GPU classes an intent's 'gpu:'\n"
 	  "may name and the instance families each one selects, from the\n"
-	  "built-in catalog (a Markdown table).\n",
+	  "built-in catalog: a table on a terminal, Markdown otherwise or with\n"
+	  "-o markdown.\n",
 	  explain_opts, NULL, NULL, "@rule", 0 },
 	PREFLIGHT_CMD,
 	{ "install", cmd_install,

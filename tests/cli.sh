@@ -301,6 +301,43 @@ expect 0 "version -o json" "$GPUFORM" version -o json
 [ "$(jq -r '.karpenter + " " + .kueue' "$tmp/out")" = "v1.14.1 v0.19.2" ] && t_pass "  ... has karpenter and kueue" || t_fail "  ... has karpenter and kueue" "$(cat "$tmp/out")"
 expect 0 "explain classes" "$GPUFORM" explain classes
 grep_in "$tmp/out" '^| `h100` | `p5`' "  ... maps h100 to p5"
+# explain classes: a terminal table on a terminal (a pty), Markdown with
+# -o markdown or when stdout is not a terminal
+pty_run() { # ARGS...: stdout of gpuform ARGS run on a pseudo-terminal
+	python3 -c '
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        d = os.read(fd, 65536)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+sys.stdout.write(out.decode().replace("\r\n", "\n"))' "$GPUFORM" "$@"
+}
+pty_run explain classes >"$tmp/tty"
+grep -q '^CLASS  *FAMILIES' "$tmp/tty" && ! grep -q '^|' "$tmp/tty" && grep -q '^h100  *p5 (h100' "$tmp/tty" &&
+	t_pass "explain classes on a terminal: a table with a header, no Markdown" || t_fail "explain classes on a terminal: a table" "$(head -5 "$tmp/tty")"
+pty_run explain -o markdown classes >"$tmp/tty"
+grep -q '^| `h100` | `p5`' "$tmp/tty" && t_pass "explain -o markdown classes on a terminal: Markdown" || t_fail "explain -o markdown classes on a terminal: Markdown" "$(head -5 "$tmp/tty")"
+expect 0 "explain -o text classes (not a terminal)" "$GPUFORM" explain -o text classes
+grep_in "$tmp/out" "^CLASS  *FAMILIES" "  ... the table"
+expect 2 "explain -o xml classes: usage error" "$GPUFORM" explain -o xml classes
+# preflight rules are explained like lint rules
+expect 0 "explain PF003" "$GPUFORM" explain PF003
+grep_in "$tmp/out" "^PF003 efa-security-group (error)$" "  ... names the preflight rule"
+expect 0 "explain pf005 (any case)" "$GPUFORM" explain pf005
+grep_in "$tmp/out" "^PF005 instance-type-not-offered" "  ... finds it"
+expect 0 "explain preflight" "$GPUFORM" explain preflight
+[ "$(grep -c '^PF0[0-9][0-9] ' "$tmp/out")" -ge 8 ] && t_pass "  ... lists PF000-PF007" || t_fail "  ... lists PF000-PF007" "$(cat "$tmp/out")"
+expect 2 "explain PF999: exit 2" "$GPUFORM" explain PF999
+grep_in "$tmp/err" "explain preflight" "  ... and points at the preflight list"
 expect 0 "completion bash" "$GPUFORM" completion bash
 if bash -c ". \"$tmp/out\" && COMP_WORDS=(gpuform rend) COMP_CWORD=1 && _gpuform && [ \"\${COMPREPLY[*]}\" = render ] &&
 	COMP_WORDS=(gpuform render --out) COMP_CWORD=2 && _gpuform && [ \"\${COMPREPLY[*]}\" = '--output --output-dir' ] &&
