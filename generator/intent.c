@@ -263,6 +263,14 @@ static int get_enum(struct reader *r, const struct ynode *n, const char *key,
 	ERRAT(r, n, buf_cstr(&hint), "'%s' has unknown value '%.60s'", key, s);
 	buf_release(&hint);
 	free(s);
+	/* one mistake, one error: with a near value, the rest is checked
+	 * as if it were written (1: *out is the suggestion, the error is
+	 * reported) */
+	for (int i = 0; sugg && names[i]; i++)
+		if (names[i] == sugg) {
+			*out = i;
+			return 1;
+		}
 	return -1;
 }
 
@@ -591,7 +599,9 @@ static void read_workload(struct reader *r, struct workload *w,
 	}
 	if (!is_null(v = ynode_get(n, "type"))) {
 		w->type_pos = pos_of(v);
-		if (get_enum(r, v, "type", wl_type_names, &e) == 0)
+		/* a misspelt value (read as the near one) does not hide the
+		 * workload's other errors */
+		if (get_enum(r, v, "type", wl_type_names, &e) >= 0)
 			w->type = (enum wl_type)e;
 		else
 			bad = 1;
@@ -604,7 +614,7 @@ static void read_workload(struct reader *r, struct workload *w,
 	if (!is_null(v = ynode_get(n, "interruption"))) {
 		w->interruption_pos = pos_of(v);
 		if (get_enum(r, v, "interruption", wl_interruption_names,
-			     &e) == 0)
+			     &e) >= 0)
 			w->interruption = (enum wl_interruption)e;
 		else
 			bad = 1;

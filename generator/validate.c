@@ -127,11 +127,40 @@ static void unknown_class(const struct catalog *cat, const char *what,
 			  const char *written, const char *tail,
 			  struct buf *why)
 {
-	const char *names[64];
-	const char *sugg;
+	const char *names[128];
+	const char *sugg = NULL;
+	char *model = xstrdup(what);
+	size_t n;
 
-	class_names(cat, names, 64);
-	sugg = intent_suggest(what, names);
+	/* a GPU model with the wrong separator ("a100-80gb", "A100_80GB")
+	 * is that model, not the class its prefix names */
+	for (char *p = model; *p; p++)
+		*p = *p == '-' || *p == '_' || *p == ' '
+			     ? '.'
+			     : (char)tolower((unsigned char)*p);
+	for (size_t i = 0; i < cat->nfamilies && !sugg; i++)
+		if (cat->families[i].mig_model &&
+		    !strcmp(cat->families[i].mig_model, model))
+			sugg = cat->families[i].mig_model;
+	if (!sugg) {
+		/* else the nearest class or GPU model */
+		class_names(cat, names, 64);
+		for (n = 0; names[n]; n++)
+			;
+		for (size_t i = 0; i < cat->nfamilies && n < 127; i++) {
+			const char *m = cat->families[i].mig_model;
+			int seen = 0;
+			if (!m)
+				continue;
+			for (size_t j = 0; j < n; j++)
+				seen |= !strcmp(names[j], m);
+			if (!seen)
+				names[n++] = m;
+		}
+		names[n] = NULL;
+		sugg = intent_suggest(what, names);
+	}
+	free(model);
 	buf_addf(why, "unknown GPU class '%.40s'", written);
 	if (sugg)
 		buf_addf(why, "; did you mean '%s%s'?", sugg, tail);
