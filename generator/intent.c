@@ -276,6 +276,14 @@ static int get_enum(struct reader *r, const struct ynode *n, const char *key,
 
 /* require a mapping; report unknown keys (with a suggestion); returns -1
  * if not a map, else the number of unknown keys */
+static int is_word(const char *s, const char *const *words)
+{
+	for (; *words; words++)
+		if (!strcmp(s, *words))
+			return 1;
+	return 0;
+}
+
 static int check_map(struct reader *r, const struct ynode *n,
 		     const char *what, const char *const *keys)
 {
@@ -315,6 +323,16 @@ static int check_map(struct reader *r, const struct ynode *n,
 			}
 			if (sugg)
 				buf_addf(&hint, "did you mean '%s'?", sugg);
+			else if (keys == spec_keys &&
+				 is_word(k->value, workload_keys))
+				/* a workload's key dedented out of its list
+				 * item lands in spec */
+				buf_addf(&hint,
+					 "'%.40s' is a workload key: line %d is "
+					 "indented by %d spaces, which puts it in "
+					 "'spec'; indent it like the keys of the "
+					 "workload above it",
+					 k->value, k->line, k->col - 1);
 			else {
 				buf_adds(&hint, "known keys:");
 				for (const char *const *w = keys; *w; w++)
@@ -962,6 +980,63 @@ static const char *line_at(const char *data, size_t len, int line, size_t *n)
 	return p;
 }
 
+/* the indentation of line l[0..n), and where its key starts ("- " items) */
+static size_t indent_of(const char *l, size_t n, size_t *key)
+{
+	size_t i = 0;
+
+	while (i < n && l[i] == ' ')
+		i++;
+	*key = i;
+	while (*key + 1 < n && l[*key] == '-' && l[*key + 1] == ' ') {
+		*key += 2;
+		while (*key < n && l[*key] == ' ')
+			(*key)++;
+	}
+	return i;
+}
+
+/*
+ * indent_hint: line `line` (l[0..n)) is indented to no level the lines
+ * above open: a list item whose '-' is not under the list's other items, or
+ * a key not under the keys of its mapping. Says which line to align with.
+ */
+static char *indent_hint(const char *data, size_t len, int line,
+			 const char *l, size_t n)
+{
+	size_t key, ind = indent_of(l, n, &key);
+	int item = key != ind;
+
+	for (int k = line - 1; k >= 1; k--) {
+		size_t m = 0, pk, pi;
+		const char *p = line_at(data, len, k, &m);
+
+		if (!p)
+			break;
+		pi = indent_of(p, m, &pk);
+		if (pi >= m || p[pi] == '#')
+			continue;
+		if (item) {
+			/* the list's items above: a '-' at another column */
+			if (pk == pi || pi == ind)
+				continue;
+			return xasprintf("line %d is a list item with its '-' "
+					 "at column %zu, but the items of the "
+					 "list are at column %zu (line %d): "
+					 "indent it by %zu spaces, like line %d",
+					 line, ind + 1, pi + 1, k, pi, k);
+		}
+		if (pk == ind)
+			break;
+		return xasprintf("line %d is indented by %zu space%s, but the "
+				 "keys of the mapping above it are at %zu (line "
+				 "%d): indent it by %zu spaces, like line %d "
+				 "(list items and their keys line up exactly)",
+				 line, ind, ind == 1 ? "" : "s", pk, k, pk, k);
+	}
+	return NULL;
+}
+
 /*
  * yaml_hint: what a person most likely did, for a libyaml syntax error at
  * line:col: a tab in the indentation, a key without its ':', a quote never
@@ -1041,6 +1116,12 @@ static char *yaml_hint(const char *data, size_t len, int line, int col,
 		}
 		return xstrdup("a value contains ': ' (colon and space): put it "
 			       "in quotes");
+	}
+	if ((strstr(msg, "did not find expected key") ||
+	     strstr(msg, "did not find expected '-' indicator")) && l) {
+		char *h = indent_hint(data, len, line, l, n);
+		if (h)
+			return h;
 	}
 	(void)col;
 	return xstrdup("fix the YAML at that position");
