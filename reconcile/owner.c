@@ -17,6 +17,7 @@ void owner_facts_of(struct owner_facts *f, const cJSON *obj)
 	f->part_of = json_str_at(md, "labels", OWNER_PART_OF);
 	f->cluster_label = json_str_at(md, "labels", OWNER_CLUSTER_LABEL);
 	f->uid = json_str_at(md, "uid", NULL);
+	f->deleting_since = json_str_at(md, "deletionTimestamp", NULL);
 	if (f->uid && !*f->uid)
 		f->uid = NULL;
 }
@@ -54,6 +55,15 @@ enum owner_write owner_write_decision(enum owner_class c, int adopt,
 		return adopt ? OW_ADOPT : OW_CONFLICT;
 	}
 	return OW_CONFLICT;
+}
+
+enum owner_write owner_write_decide(const struct owner_facts *f,
+				    enum owner_class c, int adopt,
+				    int equal_but_owner)
+{
+	if (f->exists && f->deleting_since)
+		return OW_TERMINATING;
+	return owner_write_decision(c, adopt, equal_but_owner);
 }
 
 enum prune_verdict owner_prune_decision(const struct prune_facts *f)

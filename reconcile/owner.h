@@ -48,6 +48,9 @@ struct owner_facts {
 	const char *uid;           /* live UID */
 	int listed;                /* our inventory lists this identity */
 	const char *listed_uid;    /* its entry's UID (NULL: none recorded) */
+	/* metadata.deletionTimestamp: being deleted (a Namespace stays
+	 * Terminating until its content is gone); NULL: not */
+	const char *deleting_since;
 };
 
 enum owner_class {
@@ -67,6 +70,8 @@ enum owner_write {
 	OW_SHARE,    /* another gpuform's, equal to ours: record as shared,
 		      * write nothing */
 	OW_CONFLICT, /* not ours: nothing is written */
+	OW_TERMINATING, /* being deleted: nothing is written, whoever owns
+			 * it (--adopt does not help; wait until it is gone) */
 };
 
 /*
@@ -76,6 +81,11 @@ enum owner_write {
  */
 enum owner_write owner_write_decision(enum owner_class c, int adopt,
 				      int equal_but_owner);
+/* owner_write_decide: the same from the facts: an object being deleted
+ * is OW_TERMINATING before anything else */
+enum owner_write owner_write_decide(const struct owner_facts *f,
+				    enum owner_class c, int adopt,
+				    int equal_but_owner);
 
 struct prune_facts {
 	const char *entry_uid; /* our inventory entry's UID (NULL: none) */

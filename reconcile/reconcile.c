@@ -1443,11 +1443,22 @@ static int decide_owner(struct run *r, struct want *x)
 	struct recon_item *it = &r->rep->items[x->item];
 	struct buf why = BUF_INIT;
 	const char *other = json_meta_at(x->live, "labels", OWNER_CLUSTER_LABEL);
+	struct owner_facts f;
 	int conflict = 0;
 
-	x->ow = owner_write_decision(x->cls, r->o->adopt,
-				     equal_but_owner(x->obj, x->live));
+	owner_facts_of(&f, x->live);
+	x->ow = owner_write_decide(&f, x->cls, r->o->adopt,
+				   equal_but_owner(x->obj, x->live));
 	switch (x->ow) {
+	case OW_TERMINATING:
+		x->needs_write = 0;
+		buf_addf(&why, "is being deleted (Terminating since %s); nothing "
+			       "written — wait until it is gone (a Namespace "
+			       "waits for its content) and run again",
+			 f.deleting_since);
+		set_action(r->rep, it, RA_CONFLICT, buf_cstr(&why));
+		conflict = 1;
+		break;
 	case OW_WRITE:
 		break;
 	case OW_ADOPT:

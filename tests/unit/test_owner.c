@@ -15,7 +15,8 @@ static enum owner_class classify(const char *part_of, const char *cluster,
 				 const char *uid, int listed,
 				 const char *listed_uid)
 {
-	struct owner_facts f = { 1, part_of, cluster, uid, listed, listed_uid };
+	struct owner_facts f = { 1, part_of, cluster, uid, listed, listed_uid,
+				 NULL };
 	return owner_classify(&f, OURS);
 }
 
@@ -60,6 +61,42 @@ START_TEST(test_write_decision)
 	ck_assert_int_eq(owner_write_decision(OWNER_GPUFORM, 0, 0), OW_CONFLICT);
 	ck_assert_int_eq(owner_write_decision(OWNER_GPUFORM, 0, 1), OW_SHARE);
 	ck_assert_int_eq(owner_write_decision(OWNER_GPUFORM, 1, 1), OW_SHARE);
+}
+END_TEST
+
+/* a namespace still Terminating: not written, and the cause is the
+ * deletion, not the owner (no "pass --adopt") */
+START_TEST(test_write_decide_terminating)
+{
+	cJSON *ns = cJSON_Parse(
+		"{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+		"\"metadata\":{\"name\":\"team\",\"uid\":\"u1\","
+		"\"deletionTimestamp\":\"2026-12-02T06:00:00Z\"},"
+		"\"status\":{\"phase\":\"Terminating\"}}");
+	struct owner_facts f = { 0 };
+
+	ck_assert_ptr_nonnull(ns);
+	owner_facts_of(&f, ns);
+	ck_assert_str_eq(f.deleting_since, "2026-12-02T06:00:00Z");
+	ck_assert_int_eq(owner_write_decide(&f, OWNER_FOREIGN, 0, 0),
+			 OW_TERMINATING);
+	ck_assert_int_eq(owner_write_decide(&f, OWNER_FOREIGN, 1, 0),
+			 OW_TERMINATING); /* --adopt does not help */
+	ck_assert_int_eq(owner_write_decide(&f, OWNER_OURS, 0, 0),
+			 OW_TERMINATING);
+	ck_assert_int_eq(owner_write_decide(&f, OWNER_GPUFORM, 0, 1),
+			 OW_TERMINATING);
+	/* not being deleted: the owner decides, as before */
+	cJSON_DeleteItemFromObjectCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(ns, "metadata"),
+		"deletionTimestamp");
+	owner_facts_of(&f, ns);
+	ck_assert_ptr_null(f.deleting_since);
+	ck_assert_int_eq(owner_write_decide(&f, OWNER_FOREIGN, 0, 0),
+			 OW_CONFLICT);
+	ck_assert_int_eq(owner_write_decide(&f, OWNER_FOREIGN, 1, 0), OW_ADOPT);
+	ck_assert_int_eq(owner_write_decide(&f, OWNER_OURS, 0, 0), OW_WRITE);
+	cJSON_Delete(ns);
 }
 END_TEST
 
@@ -315,6 +352,7 @@ Suite *owner_suite(void)
 
 	tcase_add_test(tc, test_classify);
 	tcase_add_test(tc, test_write_decision);
+	tcase_add_test(tc, test_write_decide_terminating);
 	tcase_add_test(tc, test_prune_decision);
 	tcase_add_test(tc, test_applied_label);
 	tcase_add_test(tc, test_proof);
