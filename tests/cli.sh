@@ -521,5 +521,22 @@ if command -v git >/dev/null 2>&1; then
 	(cd "$tmp/shallow" && "$GPUFORM" diff --base HEAD~1 specs/minimal.yaml) >"$tmp/out" 2>"$tmp/err"
 	grep_in "$tmp/err" "the clone is shallow .*'fetch-depth: 0'" "diff --base HEAD~1 in a shallow clone names the cause and fetch-depth: 0"
 fi
+# diff --base --strict: the new version's unacknowledged warnings fail
+if command -v git >/dev/null 2>&1; then
+	mkdir -p "$tmp/strict/specs" && cp specs/research-mig.yaml "$tmp/strict/specs/"
+	(cd "$tmp/strict" && git init -q && git add . && git -c user.name=t -c user.email=t@e commit -qm 1) >/dev/null 2>&1
+	(cd "$tmp/strict" && "$GPUFORM" diff --base HEAD specs/research-mig.yaml) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 0 ] && t_pass "diff --base HEAD without --strict: warnings do not fail" || t_fail "diff --base HEAD without --strict: exit $rc" "$(cat "$tmp/err")"
+	(cd "$tmp/strict" && "$GPUFORM" diff --base HEAD --strict specs/research-mig.yaml) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 3 ] && grep -q 'gpuform diff: --strict: 2 warnings not acknowledged' "$tmp/err" &&
+		t_pass "diff --base HEAD --strict: exit 3, the warnings named" || t_fail "diff --base HEAD --strict: exit $rc, want 3" "$(cat "$tmp/err")"
+	cp "$tmp/acked.yaml" "$tmp/strict/specs/research-mig.yaml"
+	(cd "$tmp/strict" && "$GPUFORM" diff --base HEAD --strict specs/research-mig.yaml) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 1 ] && ! grep -q -- '--strict' "$tmp/err" &&
+		t_pass "diff --base HEAD --strict with the warnings acknowledged in the work tree: no --strict failure" || t_fail "diff --base --strict acknowledged: exit $rc" "$(cat "$tmp/err")"
+fi
 
 t_summary
