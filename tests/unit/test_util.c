@@ -402,6 +402,43 @@ START_TEST(test_diag_format_exact)
 }
 END_TEST
 
+/* a rule's diagnostic ends in "[ID name]"; a copy keeps it; dropping one
+ * keeps the order and the counts */
+START_TEST(test_diag_rule_copy_drop)
+{
+	struct diags d = DIAGS_INIT, e = DIAGS_INIT;
+	struct buf b = BUF_INIT;
+
+	diags_add_rule(&d, DIAG_WARNING, "INT003", "no-maintenance-window",
+		       "a.yaml", 3, 5, "add one", "no window for '%s'", "api");
+	diags_add(&d, DIAG_ERROR, "a.yaml", 4, 1, NULL, "bad");
+	diags_add_rule(&d, DIAG_WARNING, "INT009", "gang-mixed-gpu-memory",
+		       "a.yaml", 5, 1, NULL, "mixed");
+	diags_format(&d, &b);
+	ck_assert_str_eq(buf_cstr(&b),
+			 "a.yaml:3:5: warning: no window for 'api' "
+			 "[INT003 no-maintenance-window]\n"
+			 "  hint: add one\n"
+			 "a.yaml:4:1: error: bad\n"
+			 "a.yaml:5:1: warning: mixed [INT009 gang-mixed-gpu-memory]\n");
+	diags_copy(&e, &d.items[0]);
+	ck_assert_str_eq(e.items[0].rule_id, "INT003");
+	ck_assert_str_eq(e.items[0].hint, "add one");
+	ck_assert_uint_eq(e.warnings, 1);
+	diags_drop(&d, 0);
+	ck_assert_uint_eq(d.nr, 2);
+	ck_assert_uint_eq(d.warnings, 1);
+	ck_assert_uint_eq(d.errors, 1);
+	ck_assert_str_eq(d.items[0].msg, "bad");
+	ck_assert_str_eq(d.items[1].rule_id, "INT009");
+	diags_drop(&d, 0);
+	ck_assert_uint_eq(d.errors, 0);
+	buf_release(&b);
+	diags_release(&d);
+	diags_release(&e);
+}
+END_TEST
+
 START_TEST(test_diag_sort_stable)
 {
 	static const struct {
@@ -1343,6 +1380,7 @@ Suite *util_suite(void)
 	tc = tcase_create("diag");
 	tcase_add_test(tc, test_diag_format_exact);
 	tcase_add_test(tc, test_diag_sort_stable);
+	tcase_add_test(tc, test_diag_rule_copy_drop);
 	tcase_add_test(tc, test_diag_cap_line);
 	tcase_add_test(tc, test_diag_default_cap_100);
 	tcase_add_test(tc, test_diag_unknown_column_not_printed);
