@@ -1357,6 +1357,41 @@ START_TEST(test_dns_label)
 }
 END_TEST
 
+/* spec.acknowledge: an entry drops the warnings of its rule inside its
+ * workload's list item only; one that dropped nothing is INT011 */
+START_TEST(test_acknowledge)
+{
+	struct intent in;
+	struct diags d = DIAGS_INIT;
+	size_t from;
+
+	run(&in, &d, NULL,
+	    HEAD
+	    "  acknowledge:\n"                                     /* 8 */
+	    "    - {rule: INT003, workload: b, reason: \"by hand\"}\n" /* 9 */
+	    "    - {rule: INT009, reason: \"fits\"}\n"                /* 10 */
+	    "  workloads:\n"                                       /* 11 */
+	    "    - {name: a, type: inference, gpu: l4, maxGpus: 4}\n" /* 12 */
+	    "    - {name: b, type: inference, gpu: l4, maxGpus: 4}\n");/* 13 */
+	ck_assert_uint_eq(d.errors, 0);
+	from = d.nr;
+	diags_add_rule(&d, DIAG_WARNING, INTENT_RULE_NO_WINDOW, FILE_NAME, 12,
+		       7, NULL, "a");
+	diags_add_rule(&d, DIAG_WARNING, INTENT_RULE_NO_WINDOW, FILE_NAME, 13,
+		       7, NULL, "b");
+	diags_add(&d, DIAG_WARNING, FILE_NAME, 13, 7, NULL, "no rule");
+	validate_acknowledge(&in, &d, from, 1);
+	/* a's stays, b's goes, the rule-less one stays; INT009 unused */
+	ck_assert_uint_eq(d.nr - from, 3);
+	ck_assert_str_eq(d.items[from].msg, "a");
+	ck_assert_str_eq(d.items[from + 1].msg, "no rule");
+	ck_assert_str_eq(d.items[from + 2].rule_id, "INT011");
+	ck_assert_int_eq(d.items[from + 2].line, 10);
+	ck_assert_ptr_nonnull(strstr(d.items[from + 2].msg, "INT009"));
+	done(&in, &d);
+}
+END_TEST
+
 Suite *validate_suite(void)
 {
 	Suite *s = suite_create("validate");
@@ -1364,6 +1399,7 @@ Suite *validate_suite(void)
 
 	tc = tcase_create("rules");
 	tcase_add_test(tc, test_valid_intent);
+	tcase_add_test(tc, test_acknowledge);
 	tcase_add_test(tc, test_ami_rules);
 	tcase_add_test(tc, test_ami_missing);
 	tcase_add_loop_test(tc, test_workload_rule, 0,
