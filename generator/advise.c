@@ -621,6 +621,7 @@ static void check_rec(struct advise_rec *a, size_t i, const char *file,
 				 buf_cstr(&msg));
 		} else {
 			a->usd_after = cp.c[0].w[a->wl].usd_max;
+			a->floor_after = cp.c[0].w[a->wl].usd_min;
 			a->impact = impact_of(file, data, len, buf_cstr(&ed),
 					      ed.len, t, &e);
 			ok = 1;
@@ -666,6 +667,7 @@ int advise_decide(struct advise_result *out, const char *file,
 		a->wl = i;
 		a->obs = obs[i];
 		a->usd_before = a->usd_after = c->usd_max;
+		a->floor_before = a->floor_after = c->usd_min;
 		rule(a, &in.workloads[i], c, &obs[i], o);
 		if (changes(a))
 			check_rec(a, i, file, data, len, &in, out, t,
@@ -725,7 +727,16 @@ static void cost_text(struct buf *out, const struct advise_rec *a)
 	if (a->usd_before >= 0 && a->usd_after >= 0)
 		buf_addf(out, " (%+.2f USD/h, %+.0f USD/month)",
 			 a->usd_after - a->usd_before,
-			 (a->usd_after - a->usd_before) * 730);
+			 (a->usd_after - a->usd_before) *
+				 CAPACITY_HOURS_PER_MONTH);
+	buf_adds(out, "; floor ");
+	usd_text(out, a->floor_before);
+	buf_adds(out, " -> ");
+	usd_text(out, a->floor_after);
+	if (a->floor_before >= 0 && a->floor_after >= 0)
+		buf_addf(out, " (%+.0f USD/month)",
+			 (a->floor_after - a->floor_before) *
+				 CAPACITY_HOURS_PER_MONTH);
 }
 
 void advise_text(struct buf *out, const char *file, const struct intent *in,
@@ -849,6 +860,14 @@ cJSON *advise_json(const char *file, const struct intent *in,
 			if (a->usd_after >= 0)
 				cJSON_AddNumberToObject(x, "usdPerHourAfter",
 							a->usd_after);
+			if (a->floor_before >= 0)
+				cJSON_AddNumberToObject(x,
+							"floorUsdPerHourBefore",
+							a->floor_before);
+			if (a->floor_after >= 0)
+				cJSON_AddNumberToObject(x,
+							"floorUsdPerHourAfter",
+							a->floor_after);
 			cJSON_AddStringToObject(x, "nodeImpact",
 						a->impact ? a->impact : "");
 		}

@@ -80,6 +80,7 @@ struct advise_rec {
 	char *why;                 /* one sentence: the evidence */
 	char *note;                /* a refusal or a caveat; may be NULL */
 	double usd_before, usd_after; /* plan's ceiling, USD/h; < 0 unknown */
+	double floor_before, floor_after; /* plan's floor, USD/h; < 0 unknown */
 	char *impact;              /* node impact of this change alone */
 	struct advise_obs obs;     /* what it was decided from */
 };

@@ -24,6 +24,45 @@ void capacity_builtin_prices(struct capacity_prices *out,
 	out->date = CAPACITY_BUILTIN_DATE;
 }
 
+double capacity_month(double usd_per_hour)
+{
+	return usd_per_hour < 0 ? -1 : usd_per_hour * CAPACITY_HOURS_PER_MONTH;
+}
+
+double capacity_min_usd(const long *cap, const long *pods, const double *usd,
+			size_t n, long need, long limit, int *bound)
+{
+	double best = -1, ratio = -1;
+
+	*bound = 0;
+	if (!n || need <= 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		long nodes;
+		double v;
+
+		if (usd[i] < 0)
+			return -1;
+		if (pods[i] < 1 || cap[i] < 1)
+			continue;
+		v = usd[i] / (double)pods[i];
+		if (ratio < 0 || v < ratio)
+			ratio = v;
+		nodes = (need + pods[i] - 1) / pods[i];
+		if (nodes > limit / cap[i])
+			continue;
+		v = (double)nodes * usd[i];
+		if (best < 0 || v < best)
+			best = v;
+	}
+	if (best >= 0)
+		return best;
+	if (ratio < 0)
+		return 0;
+	*bound = 1;
+	return (double)need * ratio;
+}
+
 static long gcd(long a, long b)
 {
 	while (b) {
@@ -141,7 +180,7 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 		      const struct capacity_prices *prices,
 		      const struct capacity_opts *opts)
 {
-	long caps[UNITS_MAX_TYPES];
+	long caps[UNITS_MAX_TYPES], pods[UNITS_MAX_TYPES];
 	double usds[UNITS_MAX_TYPES];
 	size_t nfit = 0;
 
@@ -179,6 +218,7 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 		if (!out->nodes_max || out->units / ty->cap > out->nodes_max)
 			out->nodes_max = out->units / ty->cap;
 		caps[nfit] = ty->cap;
+		pods[nfit] = ty->pods;
 		usds[nfit++] = ty->usd;
 		c.ty = ty;
 		c.nodes = (out->gang + ty->pods - 1) / ty->pods;
@@ -191,6 +231,8 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 	}
 	out->usd_max = capacity_max_usd(caps, usds, nfit, out->units,
 					&out->usd_bound);
+	out->usd_min = capacity_min_usd(caps, pods, usds, nfit, out->pods_max,
+					out->units, &out->usd_min_bound);
 	if (out->zone_max_nodes > 0 && out->largest.ty)
 		out->zone_fits = out->largest.nodes <= out->zone_max_nodes;
 	return out->ntypes;

@@ -849,6 +849,85 @@ START_TEST(test_pricelist_price_decimal_bounded)
 }
 END_TEST
 
+/*
+ * The floor: the quota on the one type that runs it cheapest, whole nodes
+ * within the limit. Types as g4dn.12xlarge (4 GPUs, 3.912) and g4dn.xlarge
+ * (1 GPU, 0.526), one GPU a pod.
+ */
+START_TEST(test_min_usd)
+{
+	long cap[] = { 4, 1 }, pods[] = { 4, 1 };
+	double usd[] = { 3.912, 0.526 };
+	double unk[] = { 3.912, -1 };
+	int bound;
+
+	/* 24 pods, limit 24: 6 x 3.912 = 23.472 or 24 x 0.526 = 12.624 */
+	USD_EQ(capacity_min_usd(cap, pods, usd, 2, 24, 24, &bound), 12.624);
+	ck_assert_int_eq(bound, 0);
+	/* the cheaper type first: the order does not matter */
+	{
+		long c2[] = { 1, 4 }, p2[] = { 1, 4 };
+		double u2[] = { 0.526, 3.912 };
+		USD_EQ(capacity_min_usd(c2, p2, u2, 2, 24, 24, &bound), 12.624);
+	}
+	/* a 4-GPU node per GPU cheaper than 1-GPU nodes (3.912 vs 4 x 1.204
+	 * = 4.816): 24 pods -> 6 x 3.912 = 23.472 */
+	{
+		double u3[] = { 3.912, 1.204 };
+		USD_EQ(capacity_min_usd(cap, pods, u3, 2, 24, 24, &bound),
+		       23.472);
+		/* 5 pods, limit 5: 2 x 4-GPU nodes are 8 > 5 GPUs, so only
+		 * 5 x 1.204 = 6.02; 8 pods, limit 8: 2 x 3.912 = 7.824
+		 * beats 8 x 1.204 = 9.632 */
+		USD_EQ(capacity_min_usd(cap, pods, u3, 2, 5, 5, &bound), 6.02);
+		USD_EQ(capacity_min_usd(cap, pods, u3, 2, 8, 8, &bound),
+		       7.824);
+	}
+	/* no single type holds 3 pods within limit 3 (only 4-GPU nodes):
+	 * the per-pod bound 3 x 3.912 / 4 = 2.934, flagged */
+	USD_EQ(capacity_min_usd(cap, pods, usd, 1, 3, 3, &bound), 2.934);
+	ck_assert_int_eq(bound, 1);
+	/* a type without a price: unknown, as the ceiling */
+	ck_assert(capacity_min_usd(cap, pods, unk, 2, 24, 24, &bound) < 0);
+	USD_EQ(capacity_min_usd(cap, pods, usd, 2, 0, 24, &bound), 0.0);
+	USD_EQ(capacity_min_usd(cap, pods, usd, 0, 24, 24, &bound), 0.0);
+	/* a month is 730 hours: 12.624 x 730 = 9215.52; unknown stays */
+	USD_EQ(CAPACITY_HOURS_PER_MONTH, 730.0);
+	USD_EQ(capacity_month(12.624), 9215.52);
+	USD_EQ(capacity_month(880.64), 642867.2);
+	ck_assert(capacity_month(-1) < 0);
+}
+END_TEST
+
+/*
+ * Floor beside ceiling on a real pool: gpu t4, maxGpus 24, one GPU a pod.
+ * Rows: g4dn.xlarge 1 GPU 0.526, .2xlarge 1 0.752, .4xlarge 1 1.204,
+ * .8xlarge 1 2.176, .12xlarge 4 3.912, .16xlarge 1 4.352, .metal 8 7.824.
+ * Floor: 24 x g4dn.xlarge = 24 x 0.526 = 12.624 (the 4- and 8-GPU types
+ * are 0.978 a GPU). Ceiling: 24 x g4dn.16xlarge = 24 x 4.352 = 104.448.
+ */
+START_TEST(test_floor_and_ceiling)
+{
+	struct fx fx;
+
+	model(&fx, AL, NULL,
+	      "    - name: serve\n"
+	      "      type: inference\n"
+	      "      gpu: t4\n"
+	      "      maxGpus: 24\n"
+	      "      interruption: tolerant\n",
+	      0);
+	ck_assert_int_eq(fx.c.pods_max, 24);
+	USD_EQ(fx.c.usd_min, 12.624);
+	ck_assert_int_eq(fx.c.usd_min_bound, 0);
+	USD_EQ(fx.c.usd_max, 104.448);
+	ck_assert_int_eq(fx.c.usd_bound, 0);
+	USD_EQ(capacity_month(fx.c.usd_min), 9215.52);
+	USD_EQ(capacity_month(fx.c.usd_max), 76247.04);
+	fx_release(&fx);
+}
+END_TEST
+
 Suite *capacity_suite(void)
 {
 	Suite *s = suite_create("capacity");
@@ -864,6 +943,8 @@ Suite *capacity_suite(void)
 	tcase_add_test(tc, test_class_range_mixed);
 	tcase_add_test(tc, test_findings);
 	tcase_add_test(tc, test_max_usd);
+	tcase_add_test(tc, test_min_usd);
+	tcase_add_test(tc, test_floor_and_ceiling);
 	tcase_add_test(tc, test_agrees_with_render);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pricelist");
