@@ -811,7 +811,7 @@ void capplan_diff_markdown(struct buf *out, const struct capplan *a,
 		free(v);
 		return;
 	}
-	buf_adds(out, "At most, on-demand USD/hour (");
+	buf_adds(out, "On-demand USD (");
 	capplan_prices_label(out, b);
 	buf_adds(out, "; spot pools fall back to on-demand, the ceiling "
 		      "shown; " MONEY_NOTE "):\n\n"
