@@ -113,8 +113,10 @@ print(ok)")" = True ]'
 gf "${A[@]}" "$WORK/repo/fleet.yaml"
 check 'text: the time-slicing change replaces the nodes of pool chat' \
 	'has_out "node impact: 1 node-replacing change (pool chat)"'
-check 'text: the cost effect in USD/h and USD/month' \
-	'has_out "plan'"'"'s ceiling 440.32 USD/h -> 165.12 USD/h (-275.20 USD/h, -200896 USD/month)"'
+# finetune 64 -> 24 H100s on p5.48xlarge (55.04, the only type): ceiling and floor
+# are both 8 -> 3 nodes, 440.32 -> 165.12; (165.12 - 440.32) x 730 = -200896
+check 'text: the cost effect in USD/h and USD/month, ceiling and floor' \
+	'has_out "plan'"'"'s ceiling 440.32 USD/h -> 165.12 USD/h (-275.20 USD/h, -200896 USD/month); floor 440.32 USD/h -> 165.12 USD/h (-200896 USD/month)"'
 gf "${A[@]}" -o markdown "$WORK/repo/fleet.yaml"
 check 'markdown: a table for the pull request body' \
 	'has_out "| workload | recommendation | evidence | cost | node impact |" && has_out "| \`chat\` | \`sharing: none -> {timeSlicing: 4}, maxGpus: 16 -> 3\` |"'
