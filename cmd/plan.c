@@ -15,11 +15,12 @@
 #include "generator/capplan.h"
 #include "generator/catalog.h"
 #include "generator/pricelist.h"
+#include "generator/spotprices.h"
 #include "util/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
-enum { OPT_FORMAT = 256, OPT_PRICES, OPT_ZONE };
+enum { OPT_FORMAT = 256, OPT_PRICES, OPT_ZONE, OPT_SPOT };
 
 const struct cmd_opt plan_opts[] = {
 	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
@@ -31,6 +32,11 @@ const struct cmd_opt plan_opts[] = {
 	  "on-demand prices from an AWS Price List offer file for AmazonEC2 in "
 	  "one region (index.json or index.csv as AWS publishes it, read as a "
 	  "stream) instead of the built-in approximate us-east-1 prices",
+	  "@file", 0 },
+	{ "spot-prices", 0, OPT_SPOT, CMD_ARG_REQUIRED, "FILE",
+	  "spot estimates for spot pools from the JSON of `aws ec2 "
+	  "describe-spot-price-history` (per type, the median over zones of "
+	  "each zone's newest price): a SPOT $/H column, floor .. max",
 	  "@file", 0 },
 	{ "zone-max-nodes", 0, OPT_ZONE, CMD_ARG_REQUIRED, "N",
 	  "nodes of one instance type one Availability Zone can give (e.g. "
@@ -90,10 +96,44 @@ out:
 	return p; /* out points into it */
 }
 
+/* the most a spot price history file may hold (a year of one region's
+ * GPU types is a few MiB) */
+#define SPOT_MAX_FILE (64u << 20)
+
+/* read FILE's spot prices into pr (with the on-demand prices already in
+ * it); spot[] and src are the caller's to free */
+static int read_spot(const char *path, struct capacity_prices *pr,
+		     double *spot, char **src, struct err *err)
+{
+	struct buf data = BUF_INIT;
+	struct spotprices_info info;
+	int ret = -1;
+
+	if (fs_read_file(&data, path, SPOT_MAX_FILE, err) < 0)
+		goto out;
+	if (spotprices_parse(path, buf_cstr(&data), data.len,
+			     catalog_builtin(), spot, &info, err) < 0)
+		goto out;
+	if (!info.types)
+		fprintf(stderr,
+			"gpuform plan: warning: '%s' has no Linux/UNIX spot "
+			"price for any catalog instance type\n", path);
+	*src = xasprintf("%s (%zu types, newest %s)", path, info.types,
+			 info.newest[0] ? info.newest : "?");
+	pr->spot = spot;
+	pr->spot_source = *src;
+	ret = 0;
+out:
+	buf_release(&data);
+	return ret;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	enum { F_TEXT, F_MARKDOWN, F_JSON } fmt = F_TEXT;
-	const char *prices = NULL;
+	const char *prices = NULL, *spot_file = NULL;
+	double *spot = NULL;
+	char *spot_src = NULL;
 	struct capplan cp = CAPPLAN_INIT;
 	struct capacity_prices pr;
 	struct pricelist *pl = NULL;
@@ -122,6 +162,9 @@ int cmd_plan(int argc, char **argv)
 		case OPT_PRICES:
 			prices = optarg;
 			break;
+		case OPT_SPOT:
+			spot_file = optarg;
+			break;
 		case OPT_ZONE: {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -147,6 +190,19 @@ int cmd_plan(int argc, char **argv)
 	if (prices) {
 		usd = xcalloc(catalog_builtin()->ntypes + 1, sizeof(*usd));
 		if (!(pl = read_prices(prices, &pr, usd, &err))) {
+			code = report_err(&err);
+			goto out;
+		}
+		cp.prices = &pr;
+	}
+	if (spot_file) {
+		if (!prices) {
+			usd = xcalloc(catalog_builtin()->ntypes + 1,
+				      sizeof(*usd));
+			capacity_builtin_prices(&pr, catalog_builtin(), usd);
+		}
+		spot = xcalloc(catalog_builtin()->ntypes + 1, sizeof(*spot));
+		if (read_spot(spot_file, &pr, spot, &spot_src, &err) < 0) {
 			code = report_err(&err);
 			goto out;
 		}
@@ -225,6 +281,8 @@ int cmd_plan(int argc, char **argv)
 out:
 	pricelist_free(pl);
 	free(usd);
+	free(spot);
+	free(spot_src);
 	capplan_release(&cp);
 	diags_release(&d);
 	err_release(&err);

@@ -22,6 +22,8 @@ void capacity_builtin_prices(struct capacity_prices *out,
 	out->source = "built-in catalog (approximate)";
 	out->region = CAPACITY_BUILTIN_REGION;
 	out->date = CAPACITY_BUILTIN_DATE;
+	out->spot = NULL;
+	out->spot_source = NULL;
 }
 
 double capacity_month(double usd_per_hour)
@@ -180,9 +182,10 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 		      const struct capacity_prices *prices,
 		      const struct capacity_opts *opts)
 {
-	long caps[UNITS_MAX_TYPES], pods[UNITS_MAX_TYPES];
-	double usds[UNITS_MAX_TYPES];
+	long caps[UNITS_MAX_TYPES] = { 0 }, pods[UNITS_MAX_TYPES] = { 0 };
+	double usds[UNITS_MAX_TYPES] = { 0 }, spots[UNITS_MAX_TYPES] = { 0 };
 	size_t nfit = 0;
+	int sb;
 
 	memset(out, 0, sizeof(*out));
 	out->w = w;
@@ -212,6 +215,8 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 		ty->pods = nd.pods;
 		ty->usd = !prices ? t->price
 			  : idx < prices->n ? prices->usd[idx] : -1;
+		ty->spot = prices && prices->spot && idx < prices->n
+				   ? prices->spot[idx] : -1;
 		/* Karpenter never launches a type larger than the limit */
 		if (ty->cap > out->units || ty->pods < 1)
 			continue;
@@ -219,6 +224,7 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 			out->nodes_max = out->units / ty->cap;
 		caps[nfit] = ty->cap;
 		pods[nfit] = ty->pods;
+		spots[nfit] = ty->spot;
 		usds[nfit++] = ty->usd;
 		c.ty = ty;
 		c.nodes = (out->gang + ty->pods - 1) / ty->pods;
@@ -233,6 +239,13 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 					&out->usd_bound);
 	out->usd_min = capacity_min_usd(caps, pods, usds, nfit, out->pods_max,
 					out->units, &out->usd_min_bound);
+	out->spot_min = out->spot_max = -1;
+	if (prices && prices->spot && nfit) {
+		out->spot_min = capacity_min_usd(caps, pods, spots, nfit,
+						 out->pods_max, out->units, &sb);
+		out->spot_max = capacity_max_usd(caps, spots, nfit, out->units,
+						 &sb);
+	}
 	if (out->zone_max_nodes > 0 && out->largest.ty)
 		out->zone_fits = out->largest.nodes <= out->zone_max_nodes;
 	return out->ntypes;

@@ -45,6 +45,11 @@ struct capacity_prices {
 	const char *source; /* "built-in catalog", "AWS Price List (file)" */
 	const char *region; /* "us-east-1" */
 	const char *date;   /* "2026-12-01" (publication date of a file) */
+	/* spot USD/hour per catalog type from a describe-spot-price-history
+	 * file (generator/spotprices.h), n entries, < 0 not known; NULL: no
+	 * spot estimate */
+	const double *spot;
+	const char *spot_source; /* "FILE (newest TIMESTAMP)" */
 };
 
 /* the built-in prices of the catalog (static storage, for cat) */
@@ -69,6 +74,7 @@ struct capacity_type {
 	long slots;  /* workload pod slots (max pods less system pods) */
 	long pods;   /* workload pods a node holds: min(cap / per pod, slots) */
 	double usd;  /* on-demand USD/hour, < 0 unknown */
+	double spot; /* spot USD/hour, < 0 unknown or not given */
 };
 
 /* how a gang would be placed on one instance type */
@@ -101,6 +107,9 @@ struct capacity {
 	double usd_min;
 	int usd_min_bound; /* no single type holds the quota within the
 			    * limit: the per-pod price bound (never above) */
+	/* the same floor and ceiling at spot prices (prices->spot); < 0 when
+	 * not given or a type has no spot price */
+	double spot_min, spot_max;
 	/* the gang (1 pod for workloads without one) */
 	long gang;
 	struct capacity_choice cheapest, largest;

@@ -59,6 +59,8 @@ static void wl_fill(struct capplan_wl *o, const struct workload *w,
 	o->usd_bound = c->usd_bound;
 	o->usd_min = c->usd_min;
 	o->usd_min_bound = c->usd_min_bound;
+	o->spot_min = o->spot ? c->spot_min : -1;
+	o->spot_max = o->spot ? c->spot_max : -1;
 	o->needs_one_zone = c->needs_one_zone;
 	o->zone_fits = c->zone_fits;
 	if (c->ntypes == 1)
@@ -208,7 +210,7 @@ static void usd_floor(struct buf *out, double v, int bound)
 
 /* ---- a table with aligned columns ----------------------------------------- */
 
-#define TCOLS 15
+#define TCOLS 16
 struct table {
 	char **cells; /* rows x TCOLS */
 	size_t rows, alloc;
@@ -299,6 +301,13 @@ static void wl_cells(struct cells *c, const struct capplan_wl *w)
 	usd(&c->b[12], w->usd_max, w->usd_bound);
 	usd_floor(&c->b[13], capacity_month(w->usd_min), w->usd_min_bound);
 	usd(&c->b[14], capacity_month(w->usd_max), w->usd_bound);
+	if (!w->spot) {
+		buf_adds(&c->b[15], "-");
+	} else {
+		usd(&c->b[15], w->spot_min, 0);
+		buf_adds(&c->b[15], " .. ");
+		usd(&c->b[15], w->spot_max, 0);
+	}
 }
 
 static void cells_release(struct cells *c)
@@ -310,8 +319,14 @@ static void cells_release(struct cells *c)
 static const char *const heads[TCOLS] = {
 	"WORKLOAD", "GPU", "SHARING", "CAPACITY", "TYPES", "MAX GPUS",
 	"UNITS", "QUOTA", "MAX NODES", "GANG", "GANG ON (CHEAPEST)",
-	"FLOOR $/H", "MAX $/H", "FLOOR $/MO", "MAX $/MO",
+	"FLOOR $/H", "MAX $/H", "FLOOR $/MO", "MAX $/MO", "SPOT $/H",
 };
+
+/* the spot column only with a spot price file */
+static size_t ncols(const struct capplan *p)
+{
+	return p->prices && p->prices->spot ? TCOLS : TCOLS - 1;
+}
 
 /* what the money columns mean, under the price label */
 #define MONEY_NOTE                                                          \
@@ -338,11 +353,17 @@ void capplan_text(struct buf *out, const struct capplan *p)
 {
 	buf_adds(out, "prices: on-demand USD/hour, ");
 	capplan_prices_label(out, p);
-	buf_adds(out, " (spot not estimated; spot pools fall back to "
-		      "on-demand, the ceiling shown)\n" MONEY_NOTE "\n");
+	if (p->prices && p->prices->spot)
+		buf_addf(out, "; spot: %s, the median over zones of the newest "
+			      "price, floor .. max for spot pools\n",
+			 p->prices->spot_source);
+	else
+		buf_adds(out, " (spot not estimated; spot pools fall back "
+			      "to on-demand, the ceiling shown)\n");
+	buf_adds(out, MONEY_NOTE "\n");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct capplan_cluster *cl = &p->c[i];
-		struct table t = { NULL, 0, 0, TCOLS, "lllllrrrrllrrrr" };
+		struct table t = { NULL, 0, 0, ncols(p), "lllllrrrrllrrrrr" };
 		struct buf a = BUF_INIT, b = BUF_INIT, c = BUF_INIT;
 		struct buf f = BUF_INIT, fm = BUF_INIT, cm = BUF_INIT;
 		const char *tot[TCOLS] = { "total" };
@@ -421,24 +442,31 @@ void capplan_markdown(struct buf *out, const struct capplan *p,
 {
 	buf_adds(out, "### gpuform plan\n\nPrices: on-demand USD/hour, ");
 	capplan_prices_label(out, p);
-	buf_adds(out, ". Spot is not estimated: spot pools fall back to "
-		      "on-demand, the ceiling shown. " MONEY_NOTE ".\n");
+	if (p->prices && p->prices->spot)
+		buf_addf(out, ". Spot: %s, the median over zones of the "
+			      "newest price (SPOT $/H: floor .. max, spot "
+			      "pools). " MONEY_NOTE ".\n",
+			 p->prices->spot_source);
+	else
+		buf_adds(out, ". Spot is not estimated: spot pools fall back "
+			      "to on-demand, the ceiling shown. " MONEY_NOTE
+			      ".\n");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct capplan_cluster *cl = &p->c[i];
 
 		buf_addf(out, "\n#### Cluster `%s` (`%s`)\n\n", cl->name,
 			 cl->file);
-		for (size_t k = 0; k < TCOLS; k++)
+		for (size_t k = 0; k < ncols(p); k++)
 			md_cell(out, heads[k]);
 		buf_adds(out, "|\n");
-		for (size_t k = 0; k < TCOLS; k++)
+		for (size_t k = 0; k < ncols(p); k++)
 			buf_adds(out, k >= 5 && k != 9 && k != 10 ? "| ---: "
 								  : "| --- ");
 		buf_adds(out, "|\n");
 		for (size_t j = 0; j < cl->n; j++) {
 			struct cells ce;
 			wl_cells(&ce, &cl->w[j]);
-			for (size_t k = 0; k < TCOLS; k++)
+			for (size_t k = 0; k < ncols(p); k++)
 				md_cell(out, buf_cstr(&ce.b[k]));
 			buf_adds(out, "|\n");
 			cells_release(&ce);
@@ -489,7 +517,10 @@ static cJSON *prices_json(const struct capplan *p)
 	cJSON_AddStringToObject(o, "currency", "USD");
 	cJSON_AddStringToObject(o, "term", "OnDemand");
 	cJSON_AddNumberToObject(o, "hoursPerMonth", CAPACITY_HOURS_PER_MONTH);
-	cJSON_AddNullToObject(o, "spot");
+	if (p->prices && p->prices->spot)
+		cJSON_AddStringToObject(o, "spot", p->prices->spot_source);
+	else
+		cJSON_AddNullToObject(o, "spot");
 	cJSON_AddNullToObject(o, "reserved");
 	return o;
 }
@@ -557,6 +588,12 @@ static cJSON *wl_json(const struct capplan_wl *w)
 	cJSON_AddBoolToObject(o, "floorUsdIsBound", w->usd_min_bound);
 	cJSON_AddItemToObject(o, "floorUsdPerMonth",
 			      num_or_null(capacity_month(w->usd_min)));
+	if (w->spot_min >= 0 || w->spot_max >= 0) {
+		cJSON_AddItemToObject(o, "spotFloorUsdPerHour",
+				      num_or_null(w->spot_min));
+		cJSON_AddItemToObject(o, "spotMaxUsdPerHour",
+				      num_or_null(w->spot_max));
+	}
 	g = cJSON_AddObjectToObject(o, "gang");
 	cJSON_AddNumberToObject(g, "pods", (double)w->gang);
 	cJSON_AddNumberToObject(g, "gpusPerPod", (double)w->per_pod);

@@ -38,6 +38,7 @@ struct capplan_wl {
 	int usd_bound;
 	double usd_min; /* the floor (capacity.h), < 0 unknown */
 	int usd_min_bound;
+	double spot_min, spot_max; /* at spot prices; < 0 unknown / none */
 	char *cheapest, *largest; /* "16 x p5.48xlarge" or NULL */
 	double cheapest_usd, largest_usd;
 	long gang_efa;

@@ -22,6 +22,7 @@
 #include "generator/intent.h"
 #include "generator/plan.h"
 #include "generator/pricelist.h"
+#include "generator/spotprices.h"
 #include "generator/validate.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
@@ -928,6 +929,136 @@ START_TEST(test_floor_and_ceiling)
 }
 END_TEST
 
+static size_t type_idx(const char *name)
+{
+	const struct catalog *cat = catalog_builtin();
+	for (size_t i = 0; i < cat->ntypes; i++)
+		if (!strcmp(cat->types[i].name, name))
+			return i;
+	ck_abort_msg("no type %s", name);
+	return 0;
+}
+
+/*
+ * Spot prices: per zone the newest row, per type the median over zones.
+ * g6.xlarge: 1a 0.30 (10:00) then 0.25 (12:00) -> 0.25; 1b 0.35; 1c 0.40;
+ * a Windows row 0.90 is not Linux: median of {0.25, 0.35, 0.40} = 0.35.
+ * p5.48xlarge: 1a 30, 1b 34: the mean of the middle two, 32.
+ */
+START_TEST(test_spot_prices)
+{
+	const struct catalog *cat = catalog_builtin();
+	double *usd = calloc(cat->ntypes, sizeof(*usd));
+	struct spotprices_info info;
+	struct err err = ERR_INIT;
+	const char *j =
+		"{\"SpotPriceHistory\": [\n"
+		"{\"AvailabilityZone\": \"us-east-1a\", \"InstanceType\": "
+		"\"g6.xlarge\", \"ProductDescription\": \"Linux/UNIX\", "
+		"\"SpotPrice\": \"0.300000\", \"Timestamp\": "
+		"\"2026-11-30T10:00:00+00:00\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1a\", \"InstanceType\": "
+		"\"g6.xlarge\", \"SpotPrice\": \"0.250000\", \"Timestamp\": "
+		"\"2026-11-30T12:00:00+00:00\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1b\", \"InstanceType\": "
+		"\"g6.xlarge\", \"SpotPrice\": \"0.35\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1c\", \"InstanceType\": "
+		"\"g6.xlarge\", \"SpotPrice\": \"0.40\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1a\", \"InstanceType\": "
+		"\"g6.xlarge\", \"ProductDescription\": \"Windows\", "
+		"\"SpotPrice\": \"0.90\", \"Timestamp\": "
+		"\"2026-11-30T13:00:00+00:00\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1a\", \"InstanceType\": "
+		"\"p5.48xlarge\", \"SpotPrice\": \"30\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1b\", \"InstanceType\": "
+		"\"p5.48xlarge\", \"SpotPrice\": \"34\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1b\", \"InstanceType\": "
+		"\"x9.huge\", \"SpotPrice\": \"1\"}\n"
+		"], \"NextToken\": \"\"}\n";
+
+	ck_assert_int_eq(spotprices_parse("s.json", j, strlen(j), cat, usd,
+					  &info, &err), 0);
+	USD_EQ(usd[type_idx("g6.xlarge")], 0.35);
+	USD_EQ(usd[type_idx("p5.48xlarge")], 32.0);
+	ck_assert(usd[type_idx("g6.2xlarge")] < 0);
+	ck_assert_uint_eq(info.types, 2);
+	ck_assert_str_eq(info.newest, "2026-11-30T12:00:00+00:00");
+	{
+		double v[] = { 3, 1, 2 }, w[] = { 4, 1 };
+		USD_EQ(spotprices_median(v, 3), 2.0);
+		USD_EQ(spotprices_median(w, 2), 2.5);
+		ck_assert(spotprices_median(w, 0) < 0);
+	}
+	/* the spot floor and ceiling of a p5 gang: 16 nodes x 32 = 512 */
+	{
+		struct fx fx;
+		struct capacity_prices pr;
+		const struct cat_family *fams[VALIDATE_MAX_FAMILIES];
+		struct buf why = BUF_INIT;
+		double *od = calloc(cat->ntypes, sizeof(*od));
+		int n;
+
+		model(&fx, AL, EFA_NET,
+		      "    - name: train\n"
+		      "      type: training\n"
+		      "      gpu: h100\n"
+		      "      gpusPerPod: 8\n"
+		      "      gang: 16\n"
+		      "      efa: true\n"
+		      "      interruption: checkpointed\n"
+		      "      maxGpus: 128\n",
+		      0);
+		capacity_builtin_prices(&pr, cat, od);
+		pr.spot = usd;
+		n = validate_families(&fx.in.workloads[0], cat, fams, &why);
+		capacity_build(&fx.c, &fx.in, &fx.in.workloads[0], fams,
+			       (size_t)n, cat, &pr, NULL);
+		USD_EQ(fx.c.spot_min, 512.0);
+		USD_EQ(fx.c.spot_max, 512.0);
+		USD_EQ(fx.c.usd_min, 880.64);
+		buf_release(&why);
+		free(od);
+		fx_release(&fx);
+	}
+	free(usd);
+}
+END_TEST
+
+/* a bad spot file: FILE:LINE:COL */
+START_TEST(test_spot_prices_bad)
+{
+	const struct catalog *cat = catalog_builtin();
+	double *usd = calloc(cat->ntypes, sizeof(*usd));
+	struct spotprices_info info;
+	struct err err = ERR_INIT;
+	const char *trunc = "{\"SpotPriceHistory\": [\n  {\"InstanceType\": ";
+	const char *price = "{\"SpotPriceHistory\": [\n"
+			    "{\"AvailabilityZone\": \"a\", \"InstanceType\": "
+			    "\"g6.xlarge\", \"SpotPrice\": \"1\"},\n"
+			    "  {\"AvailabilityZone\": \"a\", \"InstanceType\": "
+			    "\"g6.xlarge\",\n   \"SpotPrice\": \"-1\"}]}";
+	const char *none = "{\"Other\": []}";
+
+	ck_assert_int_eq(spotprices_parse("t.json", trunc, strlen(trunc), cat,
+					  usd, &info, &err), -1);
+	ck_assert_int_eq(err.code, ERR_INVALID);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "t.json:2:"));
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "not valid JSON"));
+	err_release(&err);
+	ck_assert_int_eq(spotprices_parse("p.json", price, strlen(price), cat,
+					  usd, &info, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err),
+				     "p.json:4:4: SpotPriceHistory[1]: "
+				     "SpotPrice '-1' is not a price"));
+	err_release(&err);
+	ck_assert_int_eq(spotprices_parse("n.json", none, strlen(none), cat,
+					  usd, &info, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "n.json:1:1: no "));
+	err_release(&err);
+	free(usd);
+}
+END_TEST
+
 Suite *capacity_suite(void)
 {
 	Suite *s = suite_create("capacity");
@@ -945,6 +1076,8 @@ Suite *capacity_suite(void)
 	tcase_add_test(tc, test_max_usd);
 	tcase_add_test(tc, test_min_usd);
 	tcase_add_test(tc, test_floor_and_ceiling);
+	tcase_add_test(tc, test_spot_prices);
+	tcase_add_test(tc, test_spot_prices_bad);
 	tcase_add_test(tc, test_agrees_with_render);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pricelist");
