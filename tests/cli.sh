@@ -327,6 +327,19 @@ grep_in "$tmp/err" "hex.csv:7: '0x1p10' is not a price in USD" "  ... with the f
 sed 's/"55.0400000000"/"1e-400"/' tests/fixtures/prices/ec2-us-east-1-sample.csv >"$tmp/tiny.csv"
 expect 3 "plan --prices refuses a price that underflows to 0" "$GPUFORM" plan --prices "$tmp/tiny.csv" specs/ml-prod.yaml
 
+# spot estimates (tests/fixtures/prices/spot-us-east-1-sample.json): p5.48xlarge's newest prices
+# are 30 (1a) and 34 (1b), median 32, so llm-pretrain's 16 nodes cost 16 x 32 = 512 at spot
+# (its floor and ceiling, one type); ml-prod's llm-pretrain is on-demand: '-'
+expect 0 "plan --spot-prices" "$GPUFORM" plan --spot-prices tests/fixtures/prices/spot-us-east-1-sample.json tests/advise/fleet.yaml
+grep_in "$tmp/out" "spot: tests/fixtures/prices/spot-us-east-1-sample.json (2 types, newest 2026-11-30T12:00:00+00:00), the median over zones" "  ... names the file"
+grep_in "$tmp/out" "pretrain .* 220.16 .* 128.00 .. 128.00$" "  ... pretrain: 4 x p5.48xlarge at the median 32 = 128.00 (on-demand 220.16)"
+expect 0 "plan --spot-prices -o json" "$GPUFORM" plan --spot-prices tests/fixtures/prices/spot-us-east-1-sample.json -o json tests/advise/fleet.yaml
+grep_in "$tmp/out" '"spotFloorUsdPerHour":[[:space:]]*256,' "  ... finetune: 8 x 32 = 256 in the JSON"
+printf '{"SpotPriceHistory": [\n  {"InstanceType": "g6.xlarge",\n   "AvailabilityZone": "us-east-1a", "SpotPrice": "cheap"}]}\n' >"$tmp/spot-bad.json"
+expect 3 "plan --spot-prices refuses a price that is not a number" "$GPUFORM" plan --spot-prices "$tmp/spot-bad.json" specs/ml-prod.yaml
+grep_in "$tmp/err" "spot-bad.json:3:38: SpotPriceHistory\[0\]: SpotPrice 'cheap' is not a price in USD" "  ... with file:line:col"
+[ -s "$tmp/out" ] && t_fail "  ... prints no plan" "$(head -3 "$tmp/out")" || t_pass "  ... prints no plan"
+
 # ---- render directories that cannot delete (issue 24) -------------------------
 # A Flux Kustomization (prune: true) or an Argo CD Application pointed at a root
 # with `resources: []` deletes everything it applied before: a root always lists
