@@ -14,8 +14,7 @@
 
 #include "generator/capplan.h"
 #include "generator/catalog.h"
-#include "generator/pricelist.h"
-#include "generator/spotprices.h"
+#include "cmd/prices.h"
 #include "util/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
@@ -47,97 +46,12 @@ const struct cmd_opt plan_opts[] = {
 	CMD_OPT_END,
 };
 
-/* read FILE in 1 MiB chunks into the streaming Price List parser */
-static struct pricelist *read_prices(const char *path,
-				     struct capacity_prices *out, double *usd,
-				     struct err *err)
-{
-	struct pricelist *p = pricelist_new(catalog_builtin(), path);
-	char *chunk = xmalloc(1 << 20);
-	size_t missing = 0;
-	int fd = open(path, O_RDONLY), ret = -1;
-
-	if (fd < 0) {
-		err_set(err, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
-			"cannot open '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, chunk, 1 << 20);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err_set(err, ERR_IO, "cannot read '%s': %s", path,
-				strerror(errno));
-			goto out;
-		}
-		if (!n)
-			break;
-		if (pricelist_feed(p, chunk, (size_t)n, err) < 0)
-			goto out;
-	}
-	if (pricelist_finish(p, out, usd, &missing, err) < 0)
-		goto out;
-	if (missing)
-		fprintf(stderr,
-			"gpuform plan: warning: '%s' has no on-demand Linux "
-			"price for %zu of the catalog's %zu instance types; "
-			"pools that may launch them show n/a\n",
-			path, missing, catalog_builtin()->ntypes);
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(chunk);
-	if (ret < 0) {
-		pricelist_free(p);
-		return NULL;
-	}
-	return p; /* out points into it */
-}
-
-/* the most a spot price history file may hold (a year of one region's
- * GPU types is a few MiB) */
-#define SPOT_MAX_FILE (64u << 20)
-
-/* read FILE's spot prices into pr (with the on-demand prices already in
- * it); spot[] and src are the caller's to free */
-static int read_spot(const char *path, struct capacity_prices *pr,
-		     double *spot, char **src, struct err *err)
-{
-	struct buf data = BUF_INIT;
-	struct spotprices_info info;
-	int ret = -1;
-
-	if (fs_read_file(&data, path, SPOT_MAX_FILE, err) < 0)
-		goto out;
-	if (spotprices_parse(path, buf_cstr(&data), data.len,
-			     catalog_builtin(), spot, &info, err) < 0)
-		goto out;
-	if (!info.types)
-		fprintf(stderr,
-			"gpuform plan: warning: '%s' has no Linux/UNIX spot "
-			"price for any catalog instance type\n", path);
-	*src = xasprintf("%s (%zu types, newest %s)", path, info.types,
-			 info.newest[0] ? info.newest : "?");
-	pr->spot = spot;
-	pr->spot_source = *src;
-	ret = 0;
-out:
-	buf_release(&data);
-	return ret;
-}
-
 int cmd_plan(int argc, char **argv)
 {
 	enum { F_TEXT, F_MARKDOWN, F_JSON } fmt = F_TEXT;
 	const char *prices = NULL, *spot_file = NULL;
-	double *spot = NULL;
-	char *spot_src = NULL;
+	struct cmd_prices cpr = CMD_PRICES_INIT;
 	struct capplan cp = CAPPLAN_INIT;
-	struct capacity_prices pr;
-	struct pricelist *pl = NULL;
-	double *usd = NULL;
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	struct buf out = BUF_INIT;
@@ -187,27 +101,11 @@ int cmd_plan(int argc, char **argv)
 		return cmd_usage_error("plan", "no intent file given");
 
 	/* the prices first: a bad price file prints no plan at all */
-	if (prices) {
-		usd = xcalloc(catalog_builtin()->ntypes + 1, sizeof(*usd));
-		if (!(pl = read_prices(prices, &pr, usd, &err))) {
-			code = report_err(&err);
-			goto out;
-		}
-		cp.prices = &pr;
+	if (cmd_prices_load(&cpr, "plan", prices, spot_file, &err) < 0) {
+		code = report_err(&err);
+		goto out;
 	}
-	if (spot_file) {
-		if (!prices) {
-			usd = xcalloc(catalog_builtin()->ntypes + 1,
-				      sizeof(*usd));
-			capacity_builtin_prices(&pr, catalog_builtin(), usd);
-		}
-		spot = xcalloc(catalog_builtin()->ntypes + 1, sizeof(*spot));
-		if (read_spot(spot_file, &pr, spot, &spot_src, &err) < 0) {
-			code = report_err(&err);
-			goto out;
-		}
-		cp.prices = &pr;
-	}
+	cp.prices = cmd_prices_of(&cpr);
 	for (int i = optind; i < argc; i++) {
 		int is_stdin = !strcmp(argv[i], "-");
 		const char *name = is_stdin ? "<stdin>" : argv[i];
@@ -279,10 +177,7 @@ int cmd_plan(int argc, char **argv)
 		code = EXIT_DIFF; /* 1: an error finding */
 	}
 out:
-	pricelist_free(pl);
-	free(usd);
-	free(spot);
-	free(spot_src);
+	cmd_prices_release(&cpr);
 	capplan_release(&cp);
 	diags_release(&d);
 	err_release(&err);

@@ -732,6 +732,12 @@ static double f_of(const struct capplan_wl *w)
 	return w && w->modelled && w->usd_min > 0 ? w->usd_min : 0;
 }
 
+/* the spot ceiling; 0 when absent, not spot or unknown */
+static double s_of(const struct capplan_wl *w)
+{
+	return w && w->modelled && w->spot_max > 0 ? w->spot_max : 0;
+}
+
 static long c100(double v)
 {
 	return (long)(v * 100 + 0.5);
@@ -815,6 +821,11 @@ void capplan_diff_text(struct buf *out, const struct capplan *a,
 		buf_adds(out, ", $/month ");
 		arrow_u(out, capacity_month(u_of(v[i].a)),
 			capacity_month(u_of(v[i].b)), "->");
+		if (b->prices && b->prices->spot &&
+		    ((v[i].a && v[i].a->spot) || (v[i].b && v[i].b->spot))) {
+			buf_adds(out, ", spot max $/hour ");
+			arrow_u(out, s_of(v[i].a), s_of(v[i].b), "->");
+		}
 		buf_addc(out, '\n');
 	}
 	buf_adds(out, "  total: ");
@@ -916,6 +927,9 @@ static cJSON *side_json(const struct capplan_wl *w)
 	cJSON_AddNumberToObject(o, "maxUsdPerMonth",
 				cents(capacity_month(u_of(w))));
 	cJSON_AddNumberToObject(o, "floorUsdPerHour", cents(f_of(w)));
+	if (w->spot_max >= 0)
+		cJSON_AddNumberToObject(o, "spotMaxUsdPerHour",
+					cents(s_of(w)));
 	return o;
 }
 

@@ -340,6 +340,20 @@ expect 3 "plan --spot-prices refuses a price that is not a number" "$GPUFORM" pl
 grep_in "$tmp/err" "spot-bad.json:3:38: SpotPriceHistory\[0\]: SpotPrice 'cheap' is not a price in USD" "  ... with file:line:col"
 [ -s "$tmp/out" ] && t_fail "  ... prints no plan" "$(head -3 "$tmp/out")" || t_pass "  ... prints no plan"
 
+# diff --base --spot-prices: finetune 64 -> 24 H100 is 8 -> 3 p5.48xlarge, at the median spot
+# price 32: 256.00 -> 96.00
+if command -v git >/dev/null 2>&1; then
+	spotf=$(pwd)/tests/fixtures/prices/spot-us-east-1-sample.json
+	mkdir -p "$tmp/spotrepo" && cp tests/advise/fleet.yaml "$tmp/spotrepo/"
+	(cd "$tmp/spotrepo" && git init -q && git add . && git -c user.name=t -c user.email=t@e commit -qm 1 &&
+		sed -i '0,/maxGpus: 64/s//maxGpus: 24/' fleet.yaml) >/dev/null 2>&1
+	(cd "$tmp/spotrepo" && "$GPUFORM" diff --base HEAD --spot-prices "$spotf" fleet.yaml) >"$tmp/out" 2>"$tmp/err"
+	grep_in "$tmp/out" "fleet/finetune: GPUs 64 -> 24 (-40), .*floor \$/hour 440.32 -> 165.12 (-275.20), \$/month 321433.60 -> 120537.60 (-200896.00), spot max \$/hour 256.00 -> 96.00 (-160.00)$" "diff --base --spot-prices: floor, month and spot per workload"
+	(cd "$tmp/spotrepo" && "$GPUFORM" diff --base HEAD --prices "$tmp/trunc.json" fleet.yaml) >"$tmp/out" 2>"$tmp/err"
+	grep_in "$tmp/err" "trunc.json:[0-9]*: the file ends inside the JSON" "diff --base --prices: a truncated price file is an error"
+	[ -s "$tmp/out" ] && t_fail "  ... prints no diff" "$(head -3 "$tmp/out")" || t_pass "  ... prints no diff"
+fi
+
 # ---- render directories that cannot delete (issue 24) -------------------------
 # A Flux Kustomization (prune: true) or an Argo CD Application pointed at a root
 # with `resources: []` deletes everything it applied before: a root always lists
