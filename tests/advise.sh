@@ -117,6 +117,15 @@ check 'text: the time-slicing change replaces the nodes of pool chat' \
 # are both 8 -> 3 nodes, 440.32 -> 165.12; (165.12 - 440.32) x 730 = -200896
 check 'text: the cost effect in USD/h and USD/month, ceiling and floor' \
 	'has_out "plan'"'"'s ceiling 440.32 USD/h -> 165.12 USD/h (-275.20 USD/h, -200896 USD/month); floor 440.32 USD/h -> 165.12 USD/h (-200896 USD/month)"'
+# with spot prices (tests/fixtures/prices/spot-us-east-1-sample.json: p5.48xlarge's median
+# over zones 32): finetune 8 -> 3 nodes, 256.00 -> 96.00, (96 - 256) x 730 = -116800
+gf "${A[@]}" --spot-prices "$root/tests/fixtures/prices/spot-us-east-1-sample.json" "$WORK/repo/fleet.yaml"
+check 'text: --spot-prices adds the cost at spot prices' \
+	'has_out "; at spot prices 256.00 USD/h -> 96.00 USD/h (-116800 USD/month)"'
+printf '{"SpotPriceHistory": [\n' >"$WORK/spot-trunc.json"
+gf "${A[@]}" --spot-prices "$WORK/spot-trunc.json" "$WORK/repo/fleet.yaml"
+check 'a truncated --spot-prices file: exit 3, file:line:col, nothing printed' \
+	'[ $RC -eq 3 ] && has_err "spot-trunc.json:1:23: not valid JSON" && [ -z "$OUT" ]'
 gf "${A[@]}" -o markdown "$WORK/repo/fleet.yaml"
 check 'markdown: a table for the pull request body' \
 	'has_out "| workload | recommendation | evidence | cost | node impact |" && has_out "| \`chat\` | \`sharing: none -> {timeSlicing: 4}, maxGpus: 16 -> 3\` |"'
