@@ -226,6 +226,38 @@ done
 check 'escape sequences from Prometheus never reach the terminal' \
 	'! grep -q "$(printf "\033")" "$WORK/stderr"'
 
+# ---- --prometheus-token-file: a bearer token, through the same HTTP client ------
+# the real Prometheus has no auth; promfake.py auth answers 401 unless the header is right
+mkdir -p "$WORK/fake-auth"
+printf 's3cret-TOKEN-42\n' >"$WORK/fake-auth/token"
+python3 tests/tools/promfake.py "$WORK/fake-auth" auth &
+t_on_exit "kill $! 2>/dev/null"
+for i in $(seq 1 100); do [ -f "$WORK/fake-auth/port" ] && break; sleep 0.1; done
+[ -f "$WORK/fake-auth/port" ] || t_abort "promfake.py auth"
+FAKE="http://127.0.0.1:$(cat "$WORK/fake-auth/port")"
+printf 's3cret-TOKEN-42\n' >"$WORK/token"
+gf advise --prometheus "$FAKE" --at "$END" --timeout 5s --prometheus-token-file "$WORK/token" "$WORK/repo/fleet.yaml"
+check 'token file: every request carries Authorization: Bearer TOKEN (accepted)' \
+	'[ $RC -ne 4 ] && [ -s "$WORK/fake-auth/auth" ] && ! grep -vqx "Bearer s3cret-TOKEN-42" "$WORK/fake-auth/auth"'
+check 'token file: the token is never printed' \
+	'! printf "%s\n%s\n" "$OUT" "$ERR" | grep -q "s3cret-TOKEN-42"'
+: >"$WORK/fake-auth/auth"
+gf advise --prometheus "$FAKE" --at "$END" --timeout 5s "$WORK/repo/fleet.yaml"
+check 'without the token: no Authorization header, the 401 is a clear error (exit 4)' \
+	'[ $RC -eq 4 ] && has_err "HTTP 401" && grep -qx -- "-" "$WORK/fake-auth/auth"'
+# re-read per run: a rotated token is used by the next run
+printf 'rotated-TOKEN-43\n' >"$WORK/token"
+printf 'rotated-TOKEN-43\n' >"$WORK/fake-auth/token"
+: >"$WORK/fake-auth/auth"
+gf advise --prometheus "$FAKE" --at "$END" --timeout 5s --prometheus-token-file "$WORK/token" "$WORK/repo/fleet.yaml"
+check 'token file: re-read at every run (the rotated token is sent)' \
+	'[ $RC -ne 4 ] && grep -qx "Bearer rotated-TOKEN-43" "$WORK/fake-auth/auth"'
+: >"$WORK/fake-auth/auth"
+printf '' >"$WORK/empty-token"
+gf advise --prometheus "$FAKE" --at "$END" --prometheus-token-file "$WORK/empty-token" "$WORK/repo/fleet.yaml"
+check 'an empty token file: exit 3, names the file, no request sent' \
+	'[ $RC -eq 3 ] && has_err "empty-token: the token file is empty" && [ ! -s "$WORK/fake-auth/auth" ]'
+
 # ---- usage ------------------------------------------------------------------
 gf advise "$WORK/repo/fleet.yaml"
 check 'advise without --prometheus: usage error' '[ $RC -eq 2 ] && has_err "--prometheus URL is required"'
