@@ -6,6 +6,7 @@
  * applied to a cluster.
  */
 #include "cmd/cmd.h"
+#include "cmd/prices.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@
 
 enum {
 	OPT_PROM = 256, OPT_WINDOW, OPT_AT, OPT_STEP, OPT_WRITE, OPT_COMMIT,
-	OPT_BRANCH, OPT_TIMEOUT, OPT_TEMPLATES,
+	OPT_BRANCH, OPT_TIMEOUT, OPT_TEMPLATES, OPT_PRICES, OPT_SPOT_PRICES, OPT_TOKEN_FILE,
 };
 
 const struct cmd_opt advise_opts[] = {
@@ -62,6 +63,18 @@ const struct cmd_opt advise_opts[] = {
 	{ "templates", 0, OPT_TEMPLATES, CMD_ARG_REQUIRED, "DIR",
 	  "templates for the node-impact render, as render takes them",
 	  "@dir", 0 },
+	{ "prometheus-token-file", 0, OPT_TOKEN_FILE, CMD_ARG_REQUIRED,
+	  "FILE",
+	  "send the token in FILE as 'Authorization: Bearer' to Prometheus "
+	  "(read at every run, e.g. a mounted service-account token; never "
+	  "printed)",
+	  "@file", 0 },
+	{ "prices", 0, OPT_PRICES, CMD_ARG_REQUIRED, "FILE",
+	  "on-demand prices of the cost effect from an AWS Price List offer "
+	  "file (as plan --prices)", "@file", 0 },
+	{ "spot-prices", 0, OPT_SPOT_PRICES, CMD_ARG_REQUIRED, "FILE",
+	  "spot estimates of the cost effect from describe-spot-price-history "
+	  "JSON (as plan --spot-prices)", "@file", 0 },
 	CMD_OPT_HELP,
 	CMD_OPT_END,
 };
@@ -73,6 +86,10 @@ struct advise_run {
 	long long at;
 	int write, commit;
 	const char *branch, *templates;
+	const char *prices, *spot_prices;
+	struct cmd_prices cpr;
+	const char *token_file;
+	struct buf token;
 	/* per intent file */
 	size_t n;
 	char **files;
@@ -189,6 +206,15 @@ static int parse_args(struct advise_run *a, int argc, char **argv)
 			break;
 		case OPT_TEMPLATES:
 			a->templates = optarg;
+			break;
+		case OPT_PRICES:
+			a->prices = optarg;
+			break;
+		case OPT_TOKEN_FILE:
+			a->token_file = optarg;
+			break;
+		case OPT_SPOT_PRICES:
+			a->spot_prices = optarg;
 			break;
 		case 'h':
 			return cmd_print_help("advise");
@@ -417,6 +443,48 @@ static void run_release(struct advise_run *a)
 	free(a->obs);
 	free(a->res);
 	tmpl_set_free(a->t);
+	cmd_prices_release(&a->cpr);
+	if (a->token.len)
+		memset(a->token.ptr, 0, a->token.len);
+	buf_release(&a->token);
+}
+
+/* the bearer token of --prometheus-token-file: one line, trailing
+ * whitespace dropped; empty or with control characters is an error that
+ * names the file, never the content */
+#define TOKEN_MAX 16384
+static int read_token(struct advise_run *a, struct err *err)
+{
+	size_t n;
+
+	if (fs_read_file(&a->token, a->token_file, TOKEN_MAX, err) < 0) {
+		err_wrap(err, "--prometheus-token-file");
+		return -1;
+	}
+	n = a->token.len;
+	while (n && strchr(" \t\r\n", a->token.ptr[n - 1]))
+		n--;
+	if (n)
+		a->token.ptr[n] = '\0';
+	a->token.len = n;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)a->token.ptr[i] < 0x20 ||
+		    a->token.ptr[i] == 0x7f) {
+			err_set(err, ERR_INVALID,
+				"%s: the token has a control character or more "
+				"than one line (byte %zu); give a file holding "
+				"only the token",
+				a->token_file, i + 1);
+			return -1;
+		}
+	if (!n) {
+		err_set(err, ERR_INVALID,
+			"%s: the token file is empty; give a file holding the "
+			"bearer token", a->token_file);
+		return -1;
+	}
+	a->prom.token = a->token.ptr;
+	return 0;
 }
 
 int cmd_advise(int argc, char **argv)
@@ -443,7 +511,16 @@ int cmd_advise(int argc, char **argv)
 	}
 	if (tmpl_set_load(&a.t, a.templates, &err) < 0)
 		goto fail;
+	/* the token, read now (a rotated token is picked up by the next
+	 * run); its text is never in a message */
+	if (a.token_file && read_token(&a, &err) < 0)
+		goto fail;
+	/* the price files before any query: a bad one sends none */
+	if (cmd_prices_load(&a.cpr, "advise", a.prices, a.spot_prices,
+			    &err) < 0)
+		goto fail;
 	advise_opts_init(&o, (double)a.window_s);
+	o.prices = cmd_prices_of(&a.cpr);
 	/* every query first: a Prometheus error prints and writes nothing */
 	for (size_t i = 0; i < a.n; i++)
 		if (prom_observe(&a.prom, &a.in[i], a.window_s, a.step_s, a.at,

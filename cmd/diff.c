@@ -13,6 +13,7 @@
 
 #include "cmd/live.h"
 #include "generator/addondiff.h"
+#include "cmd/prices.h"
 #include "generator/capplan.h"
 #include "generator/objdiff.h"
 #include "generator/pipeline.h"
@@ -45,6 +46,12 @@ const struct cmd_opt diff_opts[] = {
 	{ "strict", 0, OPT_STRICT, CMD_ARG_NONE, NULL,
 	  "with --base: fail (exit 3) on a warning of the new version that "
 	  "spec.acknowledge does not accept", NULL, 0 },
+	{ "prices", 0, OPT_PRICES, CMD_ARG_REQUIRED, "FILE",
+	  "with --base: on-demand prices from an AWS Price List offer file "
+	  "(as plan --prices), both sides", "@file", 0 },
+	{ "spot-prices", 0, OPT_SPOT_PRICES, CMD_ARG_REQUIRED, "FILE",
+	  "with --base: spot estimates from describe-spot-price-history JSON "
+	  "(as plan --spot-prices), both sides", "@file", 0 },
 	CLUSTER_CMD_OPTS,
 	CMD_OPT_HELP,
 	CMD_OPT_END,
@@ -247,6 +254,8 @@ struct dbase {
 	size_t n;
 	struct err err;
 	int strict; /* --strict: the head's warnings fail */
+	const char *prices, *spot_prices; /* --prices, --spot-prices */
+	struct cmd_prices cpr;
 };
 
 /* the options; 0, -1 after --help (exit 0), or the exit code of a usage
@@ -278,6 +287,12 @@ static int dbase_parse(struct dbase *b, int argc, char **argv)
 			break;
 		case OPT_STRICT:
 			b->strict = 1;
+			break;
+		case OPT_PRICES:
+			b->prices = optarg;
+			break;
+		case OPT_SPOT_PRICES:
+			b->spot_prices = optarg;
 			break;
 		case 'h':
 			cmd_print_help("diff");
@@ -487,14 +502,24 @@ static int diff_git(int argc, char **argv)
 	struct dbase b = { NULL, NULL, DIFF_TEXT,
 			   { "base", NULL, "", NULL, DIAGS_INIT, 0, CAPPLAN_INIT },
 			   { "head", NULL, "", NULL, DIAGS_INIT, 0, CAPPLAN_INIT },
-			   NULL, NULL, NULL, 0, ERR_INIT, 0 };
+			   NULL, NULL, NULL, 0, ERR_INIT, 0, NULL, NULL,
+			   CMD_PRICES_INIT };
 	int code;
 
 	if ((code = dbase_parse(&b, argc, argv)))
 		return code < 0 ? EXIT_OK : code;
+	/* the price files first: a bad one prints no diff at all */
+	if (cmd_prices_load(&b.cpr, "diff", b.prices, b.spot_prices,
+			    &b.err) < 0) {
+		code = report_err(&b.err);
+		goto out;
+	}
+	b.base.cap.prices = b.head.cap.prices = cmd_prices_of(&b.cpr);
 	if (!(code = dbase_open(&b, argc, argv)) &&
 	    !(code = dbase_render(&b, argv + optind)))
 		code = dbase_compare(&b);
+out:
+	cmd_prices_release(&b.cpr);
 	side_release(&b.base, b.n);
 	side_release(&b.head, b.n);
 	for (size_t i = 0; b.paths && i < b.n; i++)

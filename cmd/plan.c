@@ -14,12 +14,12 @@
 
 #include "generator/capplan.h"
 #include "generator/catalog.h"
-#include "generator/pricelist.h"
+#include "cmd/prices.h"
 #include "util/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
-enum { OPT_FORMAT = 256, OPT_PRICES, OPT_ZONE };
+enum { OPT_FORMAT = 256, OPT_PRICES, OPT_ZONE, OPT_SPOT };
 
 const struct cmd_opt plan_opts[] = {
 	{ "output", 'o', 'o', CMD_ARG_REQUIRED, "FORMAT",
@@ -32,6 +32,11 @@ const struct cmd_opt plan_opts[] = {
 	  "one region (index.json or index.csv as AWS publishes it, read as a "
 	  "stream) instead of the built-in approximate us-east-1 prices",
 	  "@file", 0 },
+	{ "spot-prices", 0, OPT_SPOT, CMD_ARG_REQUIRED, "FILE",
+	  "spot estimates for spot pools from the JSON of `aws ec2 "
+	  "describe-spot-price-history` (per type, the median over zones of "
+	  "each zone's newest price): a SPOT $/H column, floor .. max",
+	  "@file", 0 },
 	{ "zone-max-nodes", 0, OPT_ZONE, CMD_ARG_REQUIRED, "N",
 	  "nodes of one instance type one Availability Zone can give (e.g. "
 	  "the size of your capacity reservation there): an EFA gang that "
@@ -42,63 +47,12 @@ const struct cmd_opt plan_opts[] = {
 	CMD_OPT_END,
 };
 
-/* read FILE in 1 MiB chunks into the streaming Price List parser */
-static struct pricelist *read_prices(const char *path,
-				     struct capacity_prices *out, double *usd,
-				     struct err *err)
-{
-	struct pricelist *p = pricelist_new(catalog_builtin(), path);
-	char *chunk = xmalloc(1 << 20);
-	size_t missing = 0;
-	int fd = open(path, O_RDONLY), ret = -1;
-
-	if (fd < 0) {
-		err_set(err, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
-			"cannot open '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, chunk, 1 << 20);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err_set(err, ERR_IO, "cannot read '%s': %s", path,
-				strerror(errno));
-			goto out;
-		}
-		if (!n)
-			break;
-		if (pricelist_feed(p, chunk, (size_t)n, err) < 0)
-			goto out;
-	}
-	if (pricelist_finish(p, out, usd, &missing, err) < 0)
-		goto out;
-	if (missing)
-		fprintf(stderr,
-			"gpuform plan: warning: '%s' has no on-demand Linux "
-			"price for %zu of the catalog's %zu instance types; "
-			"pools that may launch them show n/a\n",
-			path, missing, catalog_builtin()->ntypes);
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(chunk);
-	if (ret < 0) {
-		pricelist_free(p);
-		return NULL;
-	}
-	return p; /* out points into it */
-}
-
 int cmd_plan(int argc, char **argv)
 {
 	enum { F_TEXT, F_MARKDOWN, F_JSON } fmt = F_TEXT;
-	const char *prices = NULL;
+	const char *prices = NULL, *spot_file = NULL;
+	struct cmd_prices cpr = CMD_PRICES_INIT;
 	struct capplan cp = CAPPLAN_INIT;
-	struct capacity_prices pr;
-	struct pricelist *pl = NULL;
-	double *usd = NULL;
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	struct buf out = BUF_INIT;
@@ -126,6 +80,9 @@ int cmd_plan(int argc, char **argv)
 		case OPT_PRICES:
 			prices = optarg;
 			break;
+		case OPT_SPOT:
+			spot_file = optarg;
+			break;
 		case OPT_ZONE: {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -148,14 +105,11 @@ int cmd_plan(int argc, char **argv)
 		return cmd_usage_error("plan", "no intent file given");
 
 	/* the prices first: a bad price file prints no plan at all */
-	if (prices) {
-		usd = xcalloc(catalog_builtin()->ntypes + 1, sizeof(*usd));
-		if (!(pl = read_prices(prices, &pr, usd, &err))) {
-			code = report_err(&err);
-			goto out;
-		}
-		cp.prices = &pr;
+	if (cmd_prices_load(&cpr, "plan", prices, spot_file, &err) < 0) {
+		code = report_err(&err);
+		goto out;
 	}
+	cp.prices = cmd_prices_of(&cpr);
 	for (int i = optind; i < argc; i++) {
 		int is_stdin = !strcmp(argv[i], "-");
 		const char *name = is_stdin ? "<stdin>" : argv[i];
@@ -230,8 +184,7 @@ int cmd_plan(int argc, char **argv)
 	if (!code)
 		code = cmd_strict("plan", strict, &d, 0);
 out:
-	pricelist_free(pl);
-	free(usd);
+	cmd_prices_release(&cpr);
 	capplan_release(&cp);
 	diags_release(&d);
 	err_release(&err);

@@ -41,6 +41,7 @@ void advise_opts_init(struct advise_opts *o, double window_s)
 	o->full_share = 0.9;
 	o->share_util = 25;
 	o->share_fb = 0.25;
+	o->prices = NULL;
 }
 
 /* ---- the queries --------------------------------------------------------- */
@@ -568,10 +569,14 @@ out:
 
 /* the plan of text; -1 when it does not validate (the first error in msg) */
 static int plan_of(struct capplan *cp, const char *file, const char *data,
-		   size_t len, struct buf *msg)
+		   size_t len, const struct capacity_prices *prices,
+		   struct buf *msg)
 {
 	struct diags d = DIAGS_INIT;
-	int ret = capplan_add(cp, file, data, len, &d);
+	int ret;
+
+	cp->prices = prices;
+	ret = capplan_add(cp, file, data, len, &d);
 	if (ret == 0 && cp->cap_errors)
 		ret = -1;
 	if (ret < 0) {
@@ -601,7 +606,7 @@ static int changes(const struct advise_rec *a)
 static void check_rec(struct advise_rec *a, size_t i, const char *file,
 		      const char *data, size_t len, const struct intent *in,
 		      const struct advise_result *r, const struct tmpl_set *t,
-		      long step)
+		      long step, const struct capacity_prices *prices)
 {
 	for (int tries = 0; tries < 64; tries++) {
 		struct buf ed = BUF_INIT, msg = BUF_INIT;
@@ -611,7 +616,8 @@ static void check_rec(struct advise_rec *a, size_t i, const char *file,
 
 		if (advise_edit(&ed, file, data, len, in, r, i, &e) < 0) {
 			set_note(a, "%s", err_msg(&e));
-		} else if (plan_of(&cp, file, buf_cstr(&ed), ed.len, &msg) < 0) {
+		} else if (plan_of(&cp, file, buf_cstr(&ed), ed.len, prices,
+				   &msg) < 0) {
 			if (a->kind == ADVISE_LOWER_MAX &&
 			    a->new_max + step < a->old_max) {
 				a->new_max += step;
@@ -621,6 +627,8 @@ static void check_rec(struct advise_rec *a, size_t i, const char *file,
 				 buf_cstr(&msg));
 		} else {
 			a->usd_after = cp.c[0].w[a->wl].usd_max;
+			a->floor_after = cp.c[0].w[a->wl].usd_min;
+			a->spot_after = cp.c[0].w[a->wl].spot_max;
 			a->impact = impact_of(file, data, len, buf_cstr(&ed),
 					      ed.len, t, &e);
 			ok = 1;
@@ -650,7 +658,7 @@ int advise_decide(struct advise_result *out, const char *file,
 	int ret = -1;
 
 	intent_read(&in, file, data, len, &d);
-	if (plan_of(&cp, file, data, len, &msg) < 0 || d.errors ||
+	if (plan_of(&cp, file, data, len, o->prices, &msg) < 0 || d.errors ||
 	    cp.n != 1 || cp.c[0].n != in.nworkloads ||
 	    nobs != in.nworkloads) {
 		err_set(err, ERR_INVALID, "%s: %s", file,
@@ -666,10 +674,12 @@ int advise_decide(struct advise_result *out, const char *file,
 		a->wl = i;
 		a->obs = obs[i];
 		a->usd_before = a->usd_after = c->usd_max;
+		a->floor_before = a->floor_after = c->usd_min;
+		a->spot_before = a->spot_after = c->spot_max;
 		rule(a, &in.workloads[i], c, &obs[i], o);
 		if (changes(a))
 			check_rec(a, i, file, data, len, &in, out, t,
-				  node_gpus(c));
+				  node_gpus(c), o->prices);
 		if (changes(a))
 			out->changes++;
 	}
@@ -725,7 +735,22 @@ static void cost_text(struct buf *out, const struct advise_rec *a)
 	if (a->usd_before >= 0 && a->usd_after >= 0)
 		buf_addf(out, " (%+.2f USD/h, %+.0f USD/month)",
 			 a->usd_after - a->usd_before,
-			 (a->usd_after - a->usd_before) * 730);
+			 (a->usd_after - a->usd_before) *
+				 CAPACITY_HOURS_PER_MONTH);
+	buf_adds(out, "; floor ");
+	usd_text(out, a->floor_before);
+	buf_adds(out, " -> ");
+	usd_text(out, a->floor_after);
+	if (a->floor_before >= 0 && a->floor_after >= 0)
+		buf_addf(out, " (%+.0f USD/month)",
+			 (a->floor_after - a->floor_before) *
+				 CAPACITY_HOURS_PER_MONTH);
+	if (a->spot_before >= 0 && a->spot_after >= 0)
+		buf_addf(out, "; at spot prices %.2f USD/h -> %.2f USD/h "
+			      "(%+.0f USD/month)",
+			 a->spot_before, a->spot_after,
+			 (a->spot_after - a->spot_before) *
+				 CAPACITY_HOURS_PER_MONTH);
 }
 
 void advise_text(struct buf *out, const char *file, const struct intent *in,
@@ -849,6 +874,22 @@ cJSON *advise_json(const char *file, const struct intent *in,
 			if (a->usd_after >= 0)
 				cJSON_AddNumberToObject(x, "usdPerHourAfter",
 							a->usd_after);
+			if (a->floor_before >= 0)
+				cJSON_AddNumberToObject(x,
+							"floorUsdPerHourBefore",
+							a->floor_before);
+			if (a->floor_after >= 0)
+				cJSON_AddNumberToObject(x,
+							"floorUsdPerHourAfter",
+							a->floor_after);
+			if (a->spot_before >= 0 && a->spot_after >= 0) {
+				cJSON_AddNumberToObject(x,
+							"spotUsdPerHourBefore",
+							a->spot_before);
+				cJSON_AddNumberToObject(x,
+							"spotUsdPerHourAfter",
+							a->spot_after);
+			}
 			cJSON_AddStringToObject(x, "nodeImpact",
 						a->impact ? a->impact : "");
 		}

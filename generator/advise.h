@@ -60,6 +60,9 @@ struct advise_opts {
 	double full_share;     /* and the peak at this share of quota: 0.9 */
 	double share_util;     /* busiest GPU p95 utilisation at most: 25 */
 	double share_fb;       /* and p95 framebuffer share at most: 0.25 */
+	/* the prices of the cost model (plan --prices, --spot-prices);
+	 * NULL: the catalog's */
+	const struct capacity_prices *prices;
 };
 void advise_opts_init(struct advise_opts *o, double window_s);
 
@@ -80,6 +83,9 @@ struct advise_rec {
 	char *why;                 /* one sentence: the evidence */
 	char *note;                /* a refusal or a caveat; may be NULL */
 	double usd_before, usd_after; /* plan's ceiling, USD/h; < 0 unknown */
+	double floor_before, floor_after; /* plan's floor, USD/h; < 0 unknown */
+	double spot_before, spot_after; /* the ceiling at spot prices; < 0
+					 * unknown or no spot file */
 	char *impact;              /* node impact of this change alone */
 	struct advise_obs obs;     /* what it was decided from */
 };

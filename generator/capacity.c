@@ -22,6 +22,47 @@ void capacity_builtin_prices(struct capacity_prices *out,
 	out->source = "built-in catalog (approximate)";
 	out->region = CAPACITY_BUILTIN_REGION;
 	out->date = CAPACITY_BUILTIN_DATE;
+	out->spot = NULL;
+	out->spot_source = NULL;
+}
+
+double capacity_month(double usd_per_hour)
+{
+	return usd_per_hour < 0 ? -1 : usd_per_hour * CAPACITY_HOURS_PER_MONTH;
+}
+
+double capacity_min_usd(const long *cap, const long *pods, const double *usd,
+			size_t n, long need, long limit, int *bound)
+{
+	double best = -1, ratio = -1;
+
+	*bound = 0;
+	if (!n || need <= 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		long nodes;
+		double v;
+
+		if (usd[i] < 0)
+			return -1;
+		if (pods[i] < 1 || cap[i] < 1)
+			continue;
+		v = usd[i] / (double)pods[i];
+		if (ratio < 0 || v < ratio)
+			ratio = v;
+		nodes = (need + pods[i] - 1) / pods[i];
+		if (nodes > limit / cap[i])
+			continue;
+		v = (double)nodes * usd[i];
+		if (best < 0 || v < best)
+			best = v;
+	}
+	if (best >= 0)
+		return best;
+	if (ratio < 0)
+		return 0;
+	*bound = 1;
+	return (double)need * ratio;
 }
 
 static long gcd(long a, long b)
@@ -141,9 +182,10 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 		      const struct capacity_prices *prices,
 		      const struct capacity_opts *opts)
 {
-	long caps[UNITS_MAX_TYPES];
-	double usds[UNITS_MAX_TYPES];
+	long caps[UNITS_MAX_TYPES] = { 0 }, pods[UNITS_MAX_TYPES] = { 0 };
+	double usds[UNITS_MAX_TYPES] = { 0 }, spots[UNITS_MAX_TYPES] = { 0 };
 	size_t nfit = 0;
+	int sb;
 
 	memset(out, 0, sizeof(*out));
 	out->w = w;
@@ -173,12 +215,16 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 		ty->pods = nd.pods;
 		ty->usd = !prices ? t->price
 			  : idx < prices->n ? prices->usd[idx] : -1;
+		ty->spot = prices && prices->spot && idx < prices->n
+				   ? prices->spot[idx] : -1;
 		/* Karpenter never launches a type larger than the limit */
 		if (ty->cap > out->units || ty->pods < 1)
 			continue;
 		if (!out->nodes_max || out->units / ty->cap > out->nodes_max)
 			out->nodes_max = out->units / ty->cap;
 		caps[nfit] = ty->cap;
+		pods[nfit] = ty->pods;
+		spots[nfit] = ty->spot;
 		usds[nfit++] = ty->usd;
 		c.ty = ty;
 		c.nodes = (out->gang + ty->pods - 1) / ty->pods;
@@ -191,6 +237,15 @@ size_t capacity_build(struct capacity *out, const struct intent *in,
 	}
 	out->usd_max = capacity_max_usd(caps, usds, nfit, out->units,
 					&out->usd_bound);
+	out->usd_min = capacity_min_usd(caps, pods, usds, nfit, out->pods_max,
+					out->units, &out->usd_min_bound);
+	out->spot_min = out->spot_max = -1;
+	if (prices && prices->spot && nfit) {
+		out->spot_min = capacity_min_usd(caps, pods, spots, nfit,
+						 out->pods_max, out->units, &sb);
+		out->spot_max = capacity_max_usd(caps, spots, nfit, out->units,
+						 &sb);
+	}
 	if (out->zone_max_nodes > 0 && out->largest.ty)
 		out->zone_fits = out->largest.nodes <= out->zone_max_nodes;
 	return out->ntypes;

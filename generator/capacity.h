@@ -30,6 +30,13 @@
 #define CAPACITY_BUILTIN_REGION "us-east-1"
 #define CAPACITY_BUILTIN_DATE "2026-12-01"
 
+/* hours in the month every $/month of gpuform is (plan, diff, advise):
+ * 365 x 24 / 12 = 730, the figure AWS's pricing pages and calculator use */
+#define CAPACITY_HOURS_PER_MONTH 730.0
+
+/* capacity_month: USD/hour -> USD/month (negative, i.e. unknown, stays -1) */
+double capacity_month(double usd_per_hour);
+
 /* on-demand USD/hour per catalog type (index = type - cat->types); a
  * negative price means "not known" */
 struct capacity_prices {
@@ -38,6 +45,11 @@ struct capacity_prices {
 	const char *source; /* "built-in catalog", "AWS Price List (file)" */
 	const char *region; /* "us-east-1" */
 	const char *date;   /* "2026-12-01" (publication date of a file) */
+	/* spot USD/hour per catalog type from a describe-spot-price-history
+	 * file (generator/spotprices.h), n entries, < 0 not known; NULL: no
+	 * spot estimate */
+	const double *spot;
+	const char *spot_source; /* "FILE (newest TIMESTAMP)" */
 };
 
 /* the built-in prices of the catalog (static storage, for cat) */
@@ -62,6 +74,7 @@ struct capacity_type {
 	long slots;  /* workload pod slots (max pods less system pods) */
 	long pods;   /* workload pods a node holds: min(cap / per pod, slots) */
 	double usd;  /* on-demand USD/hour, < 0 unknown */
+	double spot; /* spot USD/hour, < 0 unknown or not given */
 };
 
 /* how a gang would be placed on one instance type */
@@ -88,6 +101,15 @@ struct capacity {
 			    * < 0 when a type has no price */
 	int usd_bound;     /* usd_max is the ratio bound (limit too large for
 			    * the exact sum; never below the exact one) */
+	/* the floor: the full quota (pods_max pods) on the one instance type
+	 * that runs it cheapest, whole nodes within the limit; < 0 when a
+	 * type has no price */
+	double usd_min;
+	int usd_min_bound; /* no single type holds the quota within the
+			    * limit: the per-pod price bound (never above) */
+	/* the same floor and ceiling at spot prices (prices->spot); < 0 when
+	 * not given or a type has no spot price */
+	double spot_min, spot_max;
 	/* the gang (1 pod for workloads without one) */
 	long gang;
 	struct capacity_choice cheapest, largest;
@@ -139,5 +161,13 @@ long capacity_node_units(long gpus, long per_gpu);
  * was used. -1 when a price is unknown. */
 double capacity_max_usd(const long *cap, const double *usd, size_t n,
 			long limit, int *bound);
+
+/* capacity_min_usd: the floor — the fewest dollars for `need` pods when
+ * all nodes are of one type i (cap[i] units, pods[i] pods per node, usd[i]
+ * per hour) and ceil(need / pods[i]) x cap[i] stays within limit; when no
+ * type can, the bound need x min(usd[i] / pods[i]) with *bound set. -1
+ * when a price is unknown; 0 when need <= 0. */
+double capacity_min_usd(const long *cap, const long *pods, const double *usd,
+			size_t n, long need, long limit, int *bound);
 
 #endif

@@ -57,6 +57,10 @@ static void wl_fill(struct capplan_wl *o, const struct workload *w,
 	o->nodes_max = c->nodes_max;
 	o->usd_max = c->usd_max;
 	o->usd_bound = c->usd_bound;
+	o->usd_min = c->usd_min;
+	o->usd_min_bound = c->usd_min_bound;
+	o->spot_min = o->spot ? c->spot_min : -1;
+	o->spot_max = o->spot ? c->spot_max : -1;
 	o->needs_one_zone = c->needs_one_zone;
 	o->zone_fits = c->zone_fits;
 	if (c->ntypes == 1)
@@ -135,14 +139,17 @@ int capplan_add(struct capplan *p, const char *file, const char *data,
 			continue;
 		cl->max_gpus += c.max_gpus;
 		cl->nodes_max += c.nodes_max;
-		if (c.usd_max < 0)
+		if (c.usd_max < 0 || c.usd_min < 0)
 			cl->usd_unknown = 1;
-		else
+		if (c.usd_max >= 0)
 			cl->usd_max += c.usd_max;
+		if (c.usd_min >= 0)
+			cl->usd_min += c.usd_min;
 	}
 	p->max_gpus += cl->max_gpus;
 	p->nodes_max += cl->nodes_max;
 	p->usd_max += cl->usd_max;
+	p->usd_min += cl->usd_min;
 	p->usd_unknown |= cl->usd_unknown;
 	/* plan stops before the render stage (INT006, INT010): an unused
 	 * acknowledgement is said by validate and render */
@@ -196,9 +203,18 @@ static void usd_total(struct buf *out, double v, int unknown)
 	buf_addf(out, "%.2f%s", v, unknown ? "+" : "");
 }
 
+/* the floor: ">=" when it is the per-pod bound */
+static void usd_floor(struct buf *out, double v, int bound)
+{
+	if (v < 0)
+		buf_adds(out, "n/a");
+	else
+		buf_addf(out, "%s%.2f", bound ? ">=" : "", v);
+}
+
 /* ---- a table with aligned columns ----------------------------------------- */
 
-#define TCOLS 12
+#define TCOLS 16
 struct table {
 	char **cells; /* rows x TCOLS */
 	size_t rows, alloc;
@@ -285,7 +301,17 @@ static void wl_cells(struct cells *c, const struct capplan_wl *w)
 	} else {
 		buf_adds(&c->b[10], "cannot launch");
 	}
-	usd(&c->b[11], w->usd_max, w->usd_bound);
+	usd_floor(&c->b[11], w->usd_min, w->usd_min_bound);
+	usd(&c->b[12], w->usd_max, w->usd_bound);
+	usd_floor(&c->b[13], capacity_month(w->usd_min), w->usd_min_bound);
+	usd(&c->b[14], capacity_month(w->usd_max), w->usd_bound);
+	if (!w->spot) {
+		buf_adds(&c->b[15], "-");
+	} else {
+		usd(&c->b[15], w->spot_min, 0);
+		buf_adds(&c->b[15], " .. ");
+		usd(&c->b[15], w->spot_max, 0);
+	}
 }
 
 static void cells_release(struct cells *c)
@@ -297,19 +323,53 @@ static void cells_release(struct cells *c)
 static const char *const heads[TCOLS] = {
 	"WORKLOAD", "GPU", "SHARING", "CAPACITY", "TYPES", "MAX GPUS",
 	"UNITS", "QUOTA", "MAX NODES", "GANG", "GANG ON (CHEAPEST)",
-	"MAX $/H",
+	"FLOOR $/H", "MAX $/H", "FLOOR $/MO", "MAX $/MO", "SPOT $/H",
 };
+
+/* the spot column only with a spot price file */
+static size_t ncols(const struct capplan *p)
+{
+	return p->prices && p->prices->spot ? TCOLS : TCOLS - 1;
+}
+
+/* what the money columns mean, under the price label */
+#define MONEY_NOTE                                                          \
+	"floor: the full quota on the one instance type that runs it "      \
+	"cheapest; max: the costliest nodes within the limit; a month is "  \
+	"730 hours"
+
+/* "FLOOR..MAX USD/hour" and the month, for the summary lines */
+static void span_total(struct buf *out, const char *what, double lo,
+		       double hi, int unknown)
+{
+	buf_addf(out, "%s", what);
+	usd_total(out, lo, unknown);
+	buf_adds(out, " .. ");
+	usd_total(out, hi, unknown);
+	buf_adds(out, " USD/hour on-demand (");
+	usd_total(out, capacity_month(lo), unknown);
+	buf_adds(out, " .. ");
+	usd_total(out, capacity_month(hi), unknown);
+	buf_adds(out, " USD/month)");
+}
 
 void capplan_text(struct buf *out, const struct capplan *p)
 {
 	buf_adds(out, "prices: on-demand USD/hour, ");
 	capplan_prices_label(out, p);
-	buf_adds(out, " (spot not estimated; spot pools fall back to "
-		      "on-demand, the ceiling shown)\n");
+	if (p->prices && p->prices->spot)
+		buf_addf(out, "; spot: %s, the median over zones of the newest "
+			      "price, floor .. max for spot pools\n",
+			 p->prices->spot_source);
+	else
+		buf_adds(out, " (spot not estimated; spot pools fall back "
+			      "to on-demand, the ceiling shown)\n");
+	buf_adds(out, MONEY_NOTE "\n");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct capplan_cluster *cl = &p->c[i];
-		struct table t = { NULL, 0, 0, TCOLS, "lllllrrrrllr" };
+		struct table t = { NULL, 0, 0, ncols(p), "lllllrrrrllrrrrr" };
 		struct buf a = BUF_INIT, b = BUF_INIT, c = BUF_INIT;
+		struct buf f = BUF_INIT, fm = BUF_INIT, cm = BUF_INIT;
 		const char *tot[TCOLS] = { "total" };
 
 		buf_addf(out, "\ncluster %s (%s)\n", cl->name, cl->file);
@@ -326,20 +386,29 @@ void capplan_text(struct buf *out, const struct capplan *p)
 		buf_addf(&a, "%ld", cl->max_gpus);
 		buf_addf(&b, "%ld", cl->nodes_max);
 		usd_total(&c, cl->usd_max, cl->usd_unknown);
+		usd_total(&f, cl->usd_min, cl->usd_unknown);
+		usd_total(&fm, capacity_month(cl->usd_min), cl->usd_unknown);
+		usd_total(&cm, capacity_month(cl->usd_max), cl->usd_unknown);
 		tot[5] = buf_cstr(&a);
 		tot[8] = buf_cstr(&b);
-		tot[11] = buf_cstr(&c);
+		tot[11] = buf_cstr(&f);
+		tot[12] = buf_cstr(&c);
+		tot[13] = buf_cstr(&fm);
+		tot[14] = buf_cstr(&cm);
 		trow(&t, tot);
 		tprint(out, &t, "  ");
 		buf_release(&a);
 		buf_release(&b);
 		buf_release(&c);
+		buf_release(&f);
+		buf_release(&fm);
+		buf_release(&cm);
 	}
 	buf_addf(out, "\nall inputs: %zu cluster%s, at most %ld GPUs on %ld "
 		      "nodes, ",
 		 p->n, p->n == 1 ? "" : "s", p->max_gpus, p->nodes_max);
-	usd_total(out, p->usd_max, p->usd_unknown);
-	buf_adds(out, " USD/hour on-demand\n");
+	span_total(out, "", p->usd_min, p->usd_max, p->usd_unknown);
+	buf_addc(out, '\n');
 }
 
 static void md_cell(struct buf *out, const char *s)
@@ -379,24 +448,31 @@ void capplan_markdown(struct buf *out, const struct capplan *p,
 {
 	buf_adds(out, "### gpuform plan\n\nPrices: on-demand USD/hour, ");
 	capplan_prices_label(out, p);
-	buf_adds(out, ". Spot is not estimated: spot pools fall back to "
-		      "on-demand, the ceiling shown.\n");
+	if (p->prices && p->prices->spot)
+		buf_addf(out, ". Spot: %s, the median over zones of the "
+			      "newest price (SPOT $/H: floor .. max, spot "
+			      "pools). " MONEY_NOTE ".\n",
+			 p->prices->spot_source);
+	else
+		buf_adds(out, ". Spot is not estimated: spot pools fall back "
+			      "to on-demand, the ceiling shown. " MONEY_NOTE
+			      ".\n");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct capplan_cluster *cl = &p->c[i];
 
 		buf_addf(out, "\n#### Cluster `%s` (`%s`)\n\n", cl->name,
 			 cl->file);
-		for (size_t k = 0; k < TCOLS; k++)
+		for (size_t k = 0; k < ncols(p); k++)
 			md_cell(out, heads[k]);
 		buf_adds(out, "|\n");
-		for (size_t k = 0; k < TCOLS; k++)
+		for (size_t k = 0; k < ncols(p); k++)
 			buf_adds(out, k >= 5 && k != 9 && k != 10 ? "| ---: "
 								  : "| --- ");
 		buf_adds(out, "|\n");
 		for (size_t j = 0; j < cl->n; j++) {
 			struct cells ce;
 			wl_cells(&ce, &cl->w[j]);
-			for (size_t k = 0; k < TCOLS; k++)
+			for (size_t k = 0; k < ncols(p); k++)
 				md_cell(out, buf_cstr(&ce.b[k]));
 			buf_adds(out, "|\n");
 			cells_release(&ce);
@@ -404,14 +480,20 @@ void capplan_markdown(struct buf *out, const struct capplan *p,
 		buf_addf(out, "| **total** | | | | | **%ld** | | | **%ld** | | "
 			      "| **",
 			 cl->max_gpus, cl->nodes_max);
+		usd_total(out, cl->usd_min, cl->usd_unknown);
+		buf_adds(out, "** | **");
 		usd_total(out, cl->usd_max, cl->usd_unknown);
+		buf_adds(out, "** | **");
+		usd_total(out, capacity_month(cl->usd_min), cl->usd_unknown);
+		buf_adds(out, "** | **");
+		usd_total(out, capacity_month(cl->usd_max), cl->usd_unknown);
 		buf_adds(out, "** |\n");
 	}
 	buf_addf(out, "\n**All inputs: %zu cluster%s, at most %ld GPUs on %ld "
 		      "nodes, ",
 		 p->n, p->n == 1 ? "" : "s", p->max_gpus, p->nodes_max);
-	usd_total(out, p->usd_max, p->usd_unknown);
-	buf_adds(out, " USD/hour on-demand.**\n");
+	span_total(out, "", p->usd_min, p->usd_max, p->usd_unknown);
+	buf_adds(out, ".**\n");
 	md_findings(out, findings);
 }
 
@@ -440,7 +522,11 @@ static cJSON *prices_json(const struct capplan *p)
 						     : CAPACITY_BUILTIN_DATE);
 	cJSON_AddStringToObject(o, "currency", "USD");
 	cJSON_AddStringToObject(o, "term", "OnDemand");
-	cJSON_AddNullToObject(o, "spot");
+	cJSON_AddNumberToObject(o, "hoursPerMonth", CAPACITY_HOURS_PER_MONTH);
+	if (p->prices && p->prices->spot)
+		cJSON_AddStringToObject(o, "spot", p->prices->spot_source);
+	else
+		cJSON_AddNullToObject(o, "spot");
 	cJSON_AddNullToObject(o, "reserved");
 	return o;
 }
@@ -502,6 +588,18 @@ static cJSON *wl_json(const struct capplan_wl *w)
 	}
 	cJSON_AddItemToObject(o, "maxUsdPerHour", num_or_null(w->usd_max));
 	cJSON_AddBoolToObject(o, "maxUsdIsBound", w->usd_bound);
+	cJSON_AddItemToObject(o, "maxUsdPerMonth",
+			      num_or_null(capacity_month(w->usd_max)));
+	cJSON_AddItemToObject(o, "floorUsdPerHour", num_or_null(w->usd_min));
+	cJSON_AddBoolToObject(o, "floorUsdIsBound", w->usd_min_bound);
+	cJSON_AddItemToObject(o, "floorUsdPerMonth",
+			      num_or_null(capacity_month(w->usd_min)));
+	if (w->spot_min >= 0 || w->spot_max >= 0) {
+		cJSON_AddItemToObject(o, "spotFloorUsdPerHour",
+				      num_or_null(w->spot_min));
+		cJSON_AddItemToObject(o, "spotMaxUsdPerHour",
+				      num_or_null(w->spot_max));
+	}
 	g = cJSON_AddObjectToObject(o, "gang");
 	cJSON_AddNumberToObject(g, "pods", (double)w->gang);
 	cJSON_AddNumberToObject(g, "gpusPerPod", (double)w->per_pod);
@@ -518,13 +616,19 @@ static cJSON *wl_json(const struct capplan_wl *w)
 	return o;
 }
 
-static cJSON *total_json(long gpus, long nodes, double usd_max, int unknown)
+static cJSON *total_json(long gpus, long nodes, double usd_max,
+			 double usd_min, int unknown)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(o, "maxGpus", (double)gpus);
 	cJSON_AddNumberToObject(o, "maxNodes", (double)nodes);
 	cJSON_AddNumberToObject(o, "maxUsdPerHour", cents(usd_max));
+	cJSON_AddNumberToObject(o, "maxUsdPerMonth",
+				cents(capacity_month(usd_max)));
+	cJSON_AddNumberToObject(o, "floorUsdPerHour", cents(usd_min));
+	cJSON_AddNumberToObject(o, "floorUsdPerMonth",
+				cents(capacity_month(usd_min)));
 	cJSON_AddBoolToObject(o, "someUnpriced", unknown);
 	return o;
 }
@@ -546,13 +650,13 @@ cJSON *capplan_json(const struct capplan *p, const struct diags *findings)
 			cJSON_AddItemToArray(ws, wl_json(&cl->w[j]));
 		cJSON_AddItemToObject(o, "total",
 				      total_json(cl->max_gpus, cl->nodes_max,
-						 cl->usd_max,
+						 cl->usd_max, cl->usd_min,
 						 cl->usd_unknown));
 		cJSON_AddItemToArray(cls, o);
 	}
 	cJSON_AddItemToObject(root, "total",
 			      total_json(p->max_gpus, p->nodes_max, p->usd_max,
-					 p->usd_unknown));
+					 p->usd_min, p->usd_unknown));
 	fs = cJSON_AddArrayToObject(root, "findings");
 	for (size_t i = 0; findings && i < findings->nr; i++) {
 		const struct diag *g = &findings->items[i];
@@ -631,11 +735,28 @@ static double u_of(const struct capplan_wl *w)
 	return w && w->modelled && w->usd_max > 0 ? w->usd_max : 0;
 }
 
+static double f_of(const struct capplan_wl *w)
+{
+	return w && w->modelled && w->usd_min > 0 ? w->usd_min : 0;
+}
+
+/* the spot ceiling; 0 when absent, not spot or unknown */
+static double s_of(const struct capplan_wl *w)
+{
+	return w && w->modelled && w->spot_max > 0 ? w->spot_max : 0;
+}
+
+static long c100(double v)
+{
+	return (long)(v * 100 + 0.5);
+}
+
 static int pair_changed(const struct pair *p)
 {
 	return !p->a || !p->b || g_of(p->a) != g_of(p->b) ||
 	       n_of(p->a) != n_of(p->b) ||
-	       (long)(u_of(p->a) * 100 + 0.5) != (long)(u_of(p->b) * 100 + 0.5);
+	       c100(u_of(p->a)) != c100(u_of(p->b)) ||
+	       c100(f_of(p->a)) != c100(f_of(p->b));
 }
 
 int capplan_changed(const struct capplan *a, const struct capplan *b)
@@ -687,9 +808,9 @@ void capplan_diff_text(struct buf *out, const struct capplan *a,
 	size_t n;
 	struct pair *v = pairs(a, b, &n);
 
-	buf_adds(out, "capacity and cost (at most; on-demand USD/hour, ");
+	buf_adds(out, "capacity and cost (on-demand USD, ");
 	capplan_prices_label(out, b);
-	buf_adds(out, "):\n");
+	buf_adds(out, "; " MONEY_NOTE "):\n");
 	for (size_t i = 0; i < n; i++) {
 		if (!pair_changed(&v[i]))
 			continue;
@@ -703,10 +824,25 @@ void capplan_diff_text(struct buf *out, const struct capplan *a,
 		arrow_l(out, n_of(v[i].a), n_of(v[i].b), "->");
 		buf_adds(out, ", $/hour ");
 		arrow_u(out, u_of(v[i].a), u_of(v[i].b), "->");
+		buf_adds(out, ", floor $/hour ");
+		arrow_u(out, f_of(v[i].a), f_of(v[i].b), "->");
+		buf_adds(out, ", $/month ");
+		arrow_u(out, capacity_month(u_of(v[i].a)),
+			capacity_month(u_of(v[i].b)), "->");
+		if (b->prices && b->prices->spot &&
+		    ((v[i].a && v[i].a->spot) || (v[i].b && v[i].b->spot))) {
+			buf_adds(out, ", spot max $/hour ");
+			arrow_u(out, s_of(v[i].a), s_of(v[i].b), "->");
+		}
 		buf_addc(out, '\n');
 	}
 	buf_adds(out, "  total: ");
 	lead(out, a, b, "->");
+	buf_adds(out, ", floor $/hour ");
+	arrow_u(out, a->usd_min, b->usd_min, "->");
+	buf_adds(out, ", max $/month ");
+	arrow_u(out, capacity_month(a->usd_max), capacity_month(b->usd_max),
+		"->");
 	buf_addc(out, '\n');
 	free(v);
 }
@@ -720,20 +856,24 @@ void capplan_diff_markdown(struct buf *out, const struct capplan *a,
 
 	buf_adds(out, "\n#### Capacity and cost\n\n");
 	if (!capplan_changed(a, b)) {
-		buf_addf(out, "Unchanged: at most %ld GPUs on %ld nodes, %.2f "
-			      "USD/hour on-demand (",
-			 b->max_gpus, b->nodes_max, b->usd_max);
+		buf_addf(out, "Unchanged: at most %ld GPUs on %ld nodes, "
+			      "%.2f .. %.2f USD/hour on-demand (%.2f .. %.2f "
+			      "USD/month; ",
+			 b->max_gpus, b->nodes_max, b->usd_min, b->usd_max,
+			 capacity_month(b->usd_min),
+			 capacity_month(b->usd_max));
 		capplan_prices_label(out, b);
 		buf_adds(out, ").\n");
 		free(v);
 		return;
 	}
-	buf_adds(out, "At most, on-demand USD/hour (");
+	buf_adds(out, "On-demand USD (");
 	capplan_prices_label(out, b);
 	buf_adds(out, "; spot pools fall back to on-demand, the ceiling "
-		      "shown):\n\n"
+		      "shown; " MONEY_NOTE "):\n\n"
 		      "| cluster | workload | max GPUs | max nodes | "
-		      "max $/hour |\n| --- | --- | ---: | ---: | ---: |\n");
+		      "floor $/hour | max $/hour | max $/month |\n"
+		      "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
 	for (size_t i = 0; i < n; i++) {
 		if (!pair_changed(&v[i]))
 			continue;
@@ -750,7 +890,14 @@ void capplan_diff_markdown(struct buf *out, const struct capplan *a,
 		arrow_l(&c, n_of(v[i].a), n_of(v[i].b), "→");
 		md_cell(out, buf_cstr(&c));
 		buf_reset(&c);
+		arrow_u(&c, f_of(v[i].a), f_of(v[i].b), "→");
+		md_cell(out, buf_cstr(&c));
+		buf_reset(&c);
 		arrow_u(&c, u_of(v[i].a), u_of(v[i].b), "→");
+		md_cell(out, buf_cstr(&c));
+		buf_reset(&c);
+		arrow_u(&c, capacity_month(u_of(v[i].a)),
+			capacity_month(u_of(v[i].b)), "→");
 		md_cell(out, buf_cstr(&c));
 		buf_adds(out, "|\n");
 	}
@@ -762,7 +909,14 @@ void capplan_diff_markdown(struct buf *out, const struct capplan *a,
 	arrow_l(&c, a->nodes_max, b->nodes_max, "→");
 	buf_addf(out, "%s** | **", buf_cstr(&c));
 	buf_reset(&c);
+	arrow_u(&c, a->usd_min, b->usd_min, "→");
+	buf_addf(out, "%s** | **", buf_cstr(&c));
+	buf_reset(&c);
 	arrow_u(&c, a->usd_max, b->usd_max, "→");
+	buf_addf(out, "%s** | **", buf_cstr(&c));
+	buf_reset(&c);
+	arrow_u(&c, capacity_month(a->usd_max), capacity_month(b->usd_max),
+		"→");
 	buf_addf(out, "%s** |\n", buf_cstr(&c));
 	buf_release(&c);
 	free(v);
@@ -778,6 +932,12 @@ static cJSON *side_json(const struct capplan_wl *w)
 	cJSON_AddNumberToObject(o, "maxGpus", (double)g_of(w));
 	cJSON_AddNumberToObject(o, "maxNodes", (double)n_of(w));
 	cJSON_AddNumberToObject(o, "maxUsdPerHour", cents(u_of(w)));
+	cJSON_AddNumberToObject(o, "maxUsdPerMonth",
+				cents(capacity_month(u_of(w))));
+	cJSON_AddNumberToObject(o, "floorUsdPerHour", cents(f_of(w)));
+	if (w->spot_max >= 0)
+		cJSON_AddNumberToObject(o, "spotMaxUsdPerHour",
+					cents(s_of(w)));
 	return o;
 }
 
@@ -802,16 +962,18 @@ cJSON *capplan_diff_json(const struct capplan *a, const struct capplan *b)
 	t = cJSON_AddObjectToObject(root, "total");
 	cJSON_AddItemToObject(t, "before",
 			      total_json(a->max_gpus, a->nodes_max, a->usd_max,
-					 a->usd_unknown));
+					 a->usd_min, a->usd_unknown));
 	cJSON_AddItemToObject(t, "after",
 			      total_json(b->max_gpus, b->nodes_max, b->usd_max,
-					 b->usd_unknown));
+					 b->usd_min, b->usd_unknown));
 	cJSON_AddNumberToObject(t, "maxGpusChange",
 				(double)(b->max_gpus - a->max_gpus));
 	cJSON_AddNumberToObject(t, "maxNodesChange",
 				(double)(b->nodes_max - a->nodes_max));
 	cJSON_AddNumberToObject(t, "maxUsdPerHourChange",
 				cents(cents(b->usd_max) - cents(a->usd_max)));
+	cJSON_AddNumberToObject(t, "floorUsdPerHourChange",
+				cents(cents(b->usd_min) - cents(a->usd_min)));
 	free(v);
 	return root;
 }

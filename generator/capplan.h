@@ -36,6 +36,9 @@ struct capplan_wl {
 	struct capplan_type *ty;   /* ntypes */
 	double usd_max;
 	int usd_bound;
+	double usd_min; /* the floor (capacity.h), < 0 unknown */
+	int usd_min_bound;
+	double spot_min, spot_max; /* at spot prices; < 0 unknown / none */
 	char *cheapest, *largest; /* "16 x p5.48xlarge" or NULL */
 	double cheapest_usd, largest_usd;
 	long gang_efa;
@@ -47,7 +50,7 @@ struct capplan_cluster {
 	struct capplan_wl *w;
 	size_t n;
 	long max_gpus, nodes_max;
-	double usd_max;
+	double usd_max, usd_min;
 	int usd_unknown;
 };
 
@@ -55,13 +58,13 @@ struct capplan {
 	struct capplan_cluster *c;
 	size_t n, alloc;
 	long max_gpus, nodes_max;
-	double usd_max;
+	double usd_max, usd_min;
 	int usd_unknown;
 	const struct capacity_prices *prices; /* NULL: the catalog's */
 	struct capacity_opts opts;
 	size_t cap_errors; /* capacity findings that are errors */
 };
-#define CAPPLAN_INIT { NULL, 0, 0, 0, 0, 0, 0, NULL, { 0 }, 0 }
+#define CAPPLAN_INIT { NULL, 0, 0, 0, 0, 0, 0, 0, NULL, { 0 }, 0 }
 
 /*
  * capplan_add: read and validate the intent in data (named file); its

@@ -759,5 +759,7 @@ int pricelist_finish(struct pricelist *p, struct capacity_prices *out,
 	out->source = p->label;
 	out->region = p->region;
 	out->date = p->date[0] ? p->date : "?";
+	out->spot = NULL;
+	out->spot_source = NULL;
 	return 0;
 }

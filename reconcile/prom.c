@@ -145,11 +145,12 @@ out:
 int prom_query(struct prom *p, const char *promql, long long at, int *present,
 	       double *val, struct err *err)
 {
-	static const char *const hdr[] = {
+	const char *hdr[] = {
 		"Content-Type: application/x-www-form-urlencoded",
-		"Accept: application/json", NULL,
+		"Accept: application/json", NULL, NULL,
 	};
 	struct buf url = BUF_INIT, body = BUF_INIT, resp = BUF_INIT;
+	struct buf auth = BUF_INIT;
 	struct http_req r;
 	long status = 0;
 	int timed_out = 0, ret = -1;
@@ -163,6 +164,10 @@ int prom_query(struct prom *p, const char *promql, long long at, int *present,
 	memset(&r, 0, sizeof(r));
 	r.method = "POST";
 	r.url = buf_cstr(&url);
+	if (p->token) {
+		buf_addf(&auth, "Authorization: Bearer %s", p->token);
+		hdr[2] = buf_cstr(&auth);
+	}
 	r.headers = hdr;
 	r.body = buf_cstr(&body);
 	r.len = body.len;
@@ -181,6 +186,9 @@ int prom_query(struct prom *p, const char *promql, long long at, int *present,
 	ret = prom_parse(status, buf_cstr(&resp), resp.len, promql, present,
 			 val, err);
 out:
+	if (auth.len)
+		memset(auth.ptr, 0, auth.len);
+	buf_release(&auth);
 	buf_release(&url);
 	buf_release(&body);
 	buf_release(&resp);

@@ -24,6 +24,10 @@ struct prom {
 	const char *url;  /* "http://prometheus:9090" (a path prefix is kept) */
 	long timeout_ms;  /* one request */
 	long requests;    /* sent so far */
+	/* a bearer token sent as "Authorization: Bearer TOKEN" (e.g. to a
+	 * Prometheus behind an authenticating proxy); NULL: none. Never in a
+	 * message. */
+	const char *token;
 };
 
 /* prom_check_url: http:// or https://, no user info (a password in a URL

@@ -113,8 +113,19 @@ print(ok)")" = True ]'
 gf "${A[@]}" "$WORK/repo/fleet.yaml"
 check 'text: the time-slicing change replaces the nodes of pool chat' \
 	'has_out "node impact: 1 node-replacing change (pool chat)"'
-check 'text: the cost effect in USD/h and USD/month' \
-	'has_out "plan'"'"'s ceiling 440.32 USD/h -> 165.12 USD/h (-275.20 USD/h, -200896 USD/month)"'
+# finetune 64 -> 24 H100s on p5.48xlarge (55.04, the only type): ceiling and floor
+# are both 8 -> 3 nodes, 440.32 -> 165.12; (165.12 - 440.32) x 730 = -200896
+check 'text: the cost effect in USD/h and USD/month, ceiling and floor' \
+	'has_out "plan'"'"'s ceiling 440.32 USD/h -> 165.12 USD/h (-275.20 USD/h, -200896 USD/month); floor 440.32 USD/h -> 165.12 USD/h (-200896 USD/month)"'
+# with spot prices (tests/fixtures/prices/spot-us-east-1-sample.json: p5.48xlarge's median
+# over zones 32): finetune 8 -> 3 nodes, 256.00 -> 96.00, (96 - 256) x 730 = -116800
+gf "${A[@]}" --spot-prices "$root/tests/fixtures/prices/spot-us-east-1-sample.json" "$WORK/repo/fleet.yaml"
+check 'text: --spot-prices adds the cost at spot prices' \
+	'has_out "; at spot prices 256.00 USD/h -> 96.00 USD/h (-116800 USD/month)"'
+printf '{"SpotPriceHistory": [\n' >"$WORK/spot-trunc.json"
+gf "${A[@]}" --spot-prices "$WORK/spot-trunc.json" "$WORK/repo/fleet.yaml"
+check 'a truncated --spot-prices file: exit 3, file:line:col, nothing printed' \
+	'[ $RC -eq 3 ] && has_err "spot-trunc.json:1:23: not valid JSON" && [ -z "$OUT" ]'
 gf "${A[@]}" -o markdown "$WORK/repo/fleet.yaml"
 check 'markdown: a table for the pull request body' \
 	'has_out "| workload | recommendation | evidence | cost | node impact |" && has_out "| \`chat\` | \`sharing: none -> {timeSlicing: 4}, maxGpus: 16 -> 3\` |"'
@@ -214,6 +225,38 @@ for mode in error warnings series huge notjson escape slow; do
 done
 check 'escape sequences from Prometheus never reach the terminal' \
 	'! grep -q "$(printf "\033")" "$WORK/stderr"'
+
+# ---- --prometheus-token-file: a bearer token, through the same HTTP client ------
+# the real Prometheus has no auth; promfake.py auth answers 401 unless the header is right
+mkdir -p "$WORK/fake-auth"
+printf 's3cret-TOKEN-42\n' >"$WORK/fake-auth/token"
+python3 tests/tools/promfake.py "$WORK/fake-auth" auth &
+t_on_exit "kill $! 2>/dev/null"
+for i in $(seq 1 100); do [ -f "$WORK/fake-auth/port" ] && break; sleep 0.1; done
+[ -f "$WORK/fake-auth/port" ] || t_abort "promfake.py auth"
+FAKE="http://127.0.0.1:$(cat "$WORK/fake-auth/port")"
+printf 's3cret-TOKEN-42\n' >"$WORK/token"
+gf advise --prometheus "$FAKE" --at "$END" --timeout 5s --prometheus-token-file "$WORK/token" "$WORK/repo/fleet.yaml"
+check 'token file: every request carries Authorization: Bearer TOKEN (accepted)' \
+	'[ $RC -ne 4 ] && [ -s "$WORK/fake-auth/auth" ] && ! grep -vqx "Bearer s3cret-TOKEN-42" "$WORK/fake-auth/auth"'
+check 'token file: the token is never printed' \
+	'! printf "%s\n%s\n" "$OUT" "$ERR" | grep -q "s3cret-TOKEN-42"'
+: >"$WORK/fake-auth/auth"
+gf advise --prometheus "$FAKE" --at "$END" --timeout 5s "$WORK/repo/fleet.yaml"
+check 'without the token: no Authorization header, the 401 is a clear error (exit 4)' \
+	'[ $RC -eq 4 ] && has_err "HTTP 401" && grep -qx -- "-" "$WORK/fake-auth/auth"'
+# re-read per run: a rotated token is used by the next run
+printf 'rotated-TOKEN-43\n' >"$WORK/token"
+printf 'rotated-TOKEN-43\n' >"$WORK/fake-auth/token"
+: >"$WORK/fake-auth/auth"
+gf advise --prometheus "$FAKE" --at "$END" --timeout 5s --prometheus-token-file "$WORK/token" "$WORK/repo/fleet.yaml"
+check 'token file: re-read at every run (the rotated token is sent)' \
+	'[ $RC -ne 4 ] && grep -qx "Bearer rotated-TOKEN-43" "$WORK/fake-auth/auth"'
+: >"$WORK/fake-auth/auth"
+printf '' >"$WORK/empty-token"
+gf advise --prometheus "$FAKE" --at "$END" --prometheus-token-file "$WORK/empty-token" "$WORK/repo/fleet.yaml"
+check 'an empty token file: exit 3, names the file, no request sent' \
+	'[ $RC -eq 3 ] && has_err "empty-token: the token file is empty" && [ ! -s "$WORK/fake-auth/auth" ]'
 
 # ---- usage ------------------------------------------------------------------
 gf advise "$WORK/repo/fleet.yaml"

@@ -423,6 +423,33 @@ grep_in "$tmp/err" "hex.csv:7: '0x1p10' is not a price in USD" "  ... with the f
 sed 's/"55.0400000000"/"1e-400"/' tests/fixtures/prices/ec2-us-east-1-sample.csv >"$tmp/tiny.csv"
 expect 3 "plan --prices refuses a price that underflows to 0" "$GPUFORM" plan --prices "$tmp/tiny.csv" specs/ml-prod.yaml
 
+# spot estimates (tests/fixtures/prices/spot-us-east-1-sample.json): p5.48xlarge's newest prices
+# are 30 (1a) and 34 (1b), median 32, so llm-pretrain's 16 nodes cost 16 x 32 = 512 at spot
+# (its floor and ceiling, one type); ml-prod's llm-pretrain is on-demand: '-'
+expect 0 "plan --spot-prices" "$GPUFORM" plan --spot-prices tests/fixtures/prices/spot-us-east-1-sample.json tests/advise/fleet.yaml
+grep_in "$tmp/out" "spot: tests/fixtures/prices/spot-us-east-1-sample.json (2 types, newest 2026-11-30T12:00:00+00:00), the median over zones" "  ... names the file"
+grep_in "$tmp/out" "pretrain .* 220.16 .* 128.00 .. 128.00$" "  ... pretrain: 4 x p5.48xlarge at the median 32 = 128.00 (on-demand 220.16)"
+expect 0 "plan --spot-prices -o json" "$GPUFORM" plan --spot-prices tests/fixtures/prices/spot-us-east-1-sample.json -o json tests/advise/fleet.yaml
+grep_in "$tmp/out" '"spotFloorUsdPerHour":[[:space:]]*256,' "  ... finetune: 8 x 32 = 256 in the JSON"
+printf '{"SpotPriceHistory": [\n  {"InstanceType": "g6.xlarge",\n   "AvailabilityZone": "us-east-1a", "SpotPrice": "cheap"}]}\n' >"$tmp/spot-bad.json"
+expect 3 "plan --spot-prices refuses a price that is not a number" "$GPUFORM" plan --spot-prices "$tmp/spot-bad.json" specs/ml-prod.yaml
+grep_in "$tmp/err" "spot-bad.json:3:38: SpotPriceHistory\[0\]: SpotPrice 'cheap' is not a price in USD" "  ... with file:line:col"
+[ -s "$tmp/out" ] && t_fail "  ... prints no plan" "$(head -3 "$tmp/out")" || t_pass "  ... prints no plan"
+
+# diff --base --spot-prices: finetune 64 -> 24 H100 is 8 -> 3 p5.48xlarge, at the median spot
+# price 32: 256.00 -> 96.00
+if command -v git >/dev/null 2>&1; then
+	spotf=$(pwd)/tests/fixtures/prices/spot-us-east-1-sample.json
+	mkdir -p "$tmp/spotrepo" && cp tests/advise/fleet.yaml "$tmp/spotrepo/"
+	(cd "$tmp/spotrepo" && git init -q && git add . && git -c user.name=t -c user.email=t@e commit -qm 1 &&
+		sed -i '0,/maxGpus: 64/s//maxGpus: 24/' fleet.yaml) >/dev/null 2>&1
+	(cd "$tmp/spotrepo" && "$GPUFORM" diff --base HEAD --spot-prices "$spotf" fleet.yaml) >"$tmp/out" 2>"$tmp/err"
+	grep_in "$tmp/out" "fleet/finetune: GPUs 64 -> 24 (-40), .*floor \$/hour 440.32 -> 165.12 (-275.20), \$/month 321433.60 -> 120537.60 (-200896.00), spot max \$/hour 256.00 -> 96.00 (-160.00)$" "diff --base --spot-prices: floor, month and spot per workload"
+	(cd "$tmp/spotrepo" && "$GPUFORM" diff --base HEAD --prices "$tmp/trunc.json" fleet.yaml) >"$tmp/out" 2>"$tmp/err"
+	grep_in "$tmp/err" "trunc.json:[0-9]*: the file ends inside the JSON" "diff --base --prices: a truncated price file is an error"
+	[ -s "$tmp/out" ] && t_fail "  ... prints no diff" "$(head -3 "$tmp/out")" || t_pass "  ... prints no diff"
+fi
+
 # ---- render directories that cannot delete (issue 24) -------------------------
 # A Flux Kustomization (prune: true) or an Argo CD Application pointed at a root
 # with `resources: []` deletes everything it applied before: a root always lists

@@ -150,10 +150,13 @@ printf '%s\n' "$OUT" | sed -n '/^@@/,/^capacity and cost/p' | sed '$d' >"$tmp/go
 check "1: the hunks equal diff -u of the rendered files" 'cmp -s "$tmp/want-hunks" "$tmp/got-hunks"'
 # capacity and cost (gpuform plan's model, docs/plan.md): l4+ -> l40s leaves 32 GPUs and
 # 32 nodes but the costliest node under the limit is now g6e.16xlarge (7.577 USD/h per GPU,
-# 32 x 7.577 = 242.46) instead of p6-b200.48xlarge (113.93 / 8 = 14.24125, 32 x = 455.72)
+# 32 x 7.577 = 242.46) instead of p6-b200.48xlarge (113.93 / 8 = 14.24125, 32 x = 455.72);
+# the floor (32 pods on the cheapest type) rises from 32 x g6.xlarge 0.805 = 25.76 to
+# 32 x g6e.xlarge 1.861 = 59.55; a month is 730 h: 455.72 x 730 = 332675.60, 242.464 x 730 =
+# 176998.72; the total floor is llm-pretrain's 880.64 plus chat-serving's
 check "1: text: capacity and cost per workload, before -> after, then the total" \
-	'printf "%s\n" "$OUT" | grep -qx -- "  ml-prod/chat-serving: GPUs 32 -> 32, nodes 32 -> 32, \$/hour 455.72 -> 242.46 (-213.26)" &&
-	 printf "%s\n" "$OUT" | grep -qx -- "  total: max \$/hour 1336.36 -> 1123.10 (-213.26), max GPUs 160 -> 160, max nodes 48 -> 48"'
+	'printf "%s\n" "$OUT" | grep -qx -- "  ml-prod/chat-serving: GPUs 32 -> 32, nodes 32 -> 32, \$/hour 455.72 -> 242.46 (-213.26), floor \$/hour 25.76 -> 59.55 (+33.79), \$/month 332675.60 -> 176998.72 (-155676.88)" &&
+	 printf "%s\n" "$OUT" | grep -qx -- "  total: max \$/hour 1336.36 -> 1123.10 (-213.26), max GPUs 160 -> 160, max nodes 48 -> 48, floor \$/hour 906.40 -> 940.19 (+33.79), max \$/month 975542.80 -> 819865.92 (-155676.88)"'
 
 gf --base "$C1" --head "$C2" --format json specs/ml-prod.yaml
 check "1: json: exit 1, parses" '[ "$RC" = 1 ] && printf "%s" "$OUT" | jq -e . >/dev/null'

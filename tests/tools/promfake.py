@@ -13,6 +13,9 @@ requests in DIR/requests. Every POST /api/v1/query is answered by MODE:
   notjson   HTTP 502 with an HTML page from a proxy
   escape    HTTP 422 whose error message carries terminal escapes
   slow      no answer for 30 s
+  auth      HTTP 401 unless "Authorization: Bearer TOKEN" with TOKEN the
+            content of DIR/token; otherwise one sample
+Every request's Authorization header (or "-") goes to DIR/auth.
 Exits after 120 s.
 """
 import http.server
@@ -31,11 +34,23 @@ class H(http.server.BaseHTTPRequestHandler):
         self.rfile.read(n)
         with open(os.path.join(out, "requests"), "a") as f:
             f.write("%s %s\n" % (self.command, self.path))
+        auth = self.headers.get("Authorization")
+        with open(os.path.join(out, "auth"), "a") as f:
+            f.write("%s\n" % (auth or "-"))
         status, ctype = 200, "application/json"
         ok = {"status": "success",
               "data": {"resultType": "vector",
                        "result": [{"metric": {}, "value": [1, "1"]}]}}
-        if mode == "error":
+        if mode == "auth":
+            with open(os.path.join(out, "token")) as f:
+                want = "Bearer " + f.read().strip()
+            if auth == want:
+                body = ok
+            else:
+                status, body = 401, {"status": "error",
+                                     "errorType": "unauthorized",
+                                     "error": "missing or wrong bearer token"}
+        elif mode == "error":
             status, body = 400, {"status": "error", "errorType": "bad_data",
                                  "error": "invalid parameter \"query\""}
         elif mode == "warnings":

@@ -22,6 +22,7 @@
 #include "generator/intent.h"
 #include "generator/plan.h"
 #include "generator/pricelist.h"
+#include "generator/spotprices.h"
 #include "generator/validate.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
@@ -849,6 +850,215 @@ START_TEST(test_pricelist_price_decimal_bounded)
 }
 END_TEST
 
+/*
+ * The floor: the quota on the one type that runs it cheapest, whole nodes
+ * within the limit. Types as g4dn.12xlarge (4 GPUs, 3.912) and g4dn.xlarge
+ * (1 GPU, 0.526), one GPU a pod.
+ */
+START_TEST(test_min_usd)
+{
+	long cap[] = { 4, 1 }, pods[] = { 4, 1 };
+	double usd[] = { 3.912, 0.526 };
+	double unk[] = { 3.912, -1 };
+	int bound;
+
+	/* 24 pods, limit 24: 6 x 3.912 = 23.472 or 24 x 0.526 = 12.624 */
+	USD_EQ(capacity_min_usd(cap, pods, usd, 2, 24, 24, &bound), 12.624);
+	ck_assert_int_eq(bound, 0);
+	/* the cheaper type first: the order does not matter */
+	{
+		long c2[] = { 1, 4 }, p2[] = { 1, 4 };
+		double u2[] = { 0.526, 3.912 };
+		USD_EQ(capacity_min_usd(c2, p2, u2, 2, 24, 24, &bound), 12.624);
+	}
+	/* a 4-GPU node per GPU cheaper than 1-GPU nodes (3.912 vs 4 x 1.204
+	 * = 4.816): 24 pods -> 6 x 3.912 = 23.472 */
+	{
+		double u3[] = { 3.912, 1.204 };
+		USD_EQ(capacity_min_usd(cap, pods, u3, 2, 24, 24, &bound),
+		       23.472);
+		/* 5 pods, limit 5: 2 x 4-GPU nodes are 8 > 5 GPUs, so only
+		 * 5 x 1.204 = 6.02; 8 pods, limit 8: 2 x 3.912 = 7.824
+		 * beats 8 x 1.204 = 9.632 */
+		USD_EQ(capacity_min_usd(cap, pods, u3, 2, 5, 5, &bound), 6.02);
+		USD_EQ(capacity_min_usd(cap, pods, u3, 2, 8, 8, &bound),
+		       7.824);
+	}
+	/* no single type holds 3 pods within limit 3 (only 4-GPU nodes):
+	 * the per-pod bound 3 x 3.912 / 4 = 2.934, flagged */
+	USD_EQ(capacity_min_usd(cap, pods, usd, 1, 3, 3, &bound), 2.934);
+	ck_assert_int_eq(bound, 1);
+	/* a type without a price: unknown, as the ceiling */
+	ck_assert(capacity_min_usd(cap, pods, unk, 2, 24, 24, &bound) < 0);
+	USD_EQ(capacity_min_usd(cap, pods, usd, 2, 0, 24, &bound), 0.0);
+	USD_EQ(capacity_min_usd(cap, pods, usd, 0, 24, 24, &bound), 0.0);
+	/* a month is 730 hours: 12.624 x 730 = 9215.52; unknown stays */
+	USD_EQ(CAPACITY_HOURS_PER_MONTH, 730.0);
+	USD_EQ(capacity_month(12.624), 9215.52);
+	USD_EQ(capacity_month(880.64), 642867.2);
+	ck_assert(capacity_month(-1) < 0);
+}
+END_TEST
+
+/*
+ * Floor beside ceiling on a real pool: gpu t4, maxGpus 24, one GPU a pod.
+ * Rows: g4dn.xlarge 1 GPU 0.526, .2xlarge 1 0.752, .4xlarge 1 1.204,
+ * .8xlarge 1 2.176, .12xlarge 4 3.912, .16xlarge 1 4.352, .metal 8 7.824.
+ * Floor: 24 x g4dn.xlarge = 24 x 0.526 = 12.624 (the 4- and 8-GPU types
+ * are 0.978 a GPU). Ceiling: 24 x g4dn.16xlarge = 24 x 4.352 = 104.448.
+ */
+START_TEST(test_floor_and_ceiling)
+{
+	struct fx fx;
+
+	model(&fx, AL, NULL,
+	      "    - name: serve\n"
+	      "      type: inference\n"
+	      "      gpu: t4\n"
+	      "      maxGpus: 24\n"
+	      "      interruption: tolerant\n",
+	      0);
+	ck_assert_int_eq(fx.c.pods_max, 24);
+	USD_EQ(fx.c.usd_min, 12.624);
+	ck_assert_int_eq(fx.c.usd_min_bound, 0);
+	USD_EQ(fx.c.usd_max, 104.448);
+	ck_assert_int_eq(fx.c.usd_bound, 0);
+	USD_EQ(capacity_month(fx.c.usd_min), 9215.52);
+	USD_EQ(capacity_month(fx.c.usd_max), 76247.04);
+	fx_release(&fx);
+}
+END_TEST
+
+static size_t type_idx(const char *name)
+{
+	const struct catalog *cat = catalog_builtin();
+	for (size_t i = 0; i < cat->ntypes; i++)
+		if (!strcmp(cat->types[i].name, name))
+			return i;
+	ck_abort_msg("no type %s", name);
+	return 0;
+}
+
+/*
+ * Spot prices: per zone the newest row, per type the median over zones.
+ * g6.xlarge: 1a 0.30 (10:00) then 0.25 (12:00) -> 0.25; 1b 0.35; 1c 0.40;
+ * a Windows row 0.90 is not Linux: median of {0.25, 0.35, 0.40} = 0.35.
+ * p5.48xlarge: 1a 30, 1b 34: the mean of the middle two, 32.
+ */
+START_TEST(test_spot_prices)
+{
+	const struct catalog *cat = catalog_builtin();
+	double *usd = calloc(cat->ntypes, sizeof(*usd));
+	struct spotprices_info info;
+	struct err err = ERR_INIT;
+	const char *j =
+		"{\"SpotPriceHistory\": [\n"
+		"{\"AvailabilityZone\": \"us-east-1a\", \"InstanceType\": "
+		"\"g6.xlarge\", \"ProductDescription\": \"Linux/UNIX\", "
+		"\"SpotPrice\": \"0.300000\", \"Timestamp\": "
+		"\"2026-11-30T10:00:00+00:00\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1a\", \"InstanceType\": "
+		"\"g6.xlarge\", \"SpotPrice\": \"0.250000\", \"Timestamp\": "
+		"\"2026-11-30T12:00:00+00:00\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1b\", \"InstanceType\": "
+		"\"g6.xlarge\", \"SpotPrice\": \"0.35\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1c\", \"InstanceType\": "
+		"\"g6.xlarge\", \"SpotPrice\": \"0.40\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1a\", \"InstanceType\": "
+		"\"g6.xlarge\", \"ProductDescription\": \"Windows\", "
+		"\"SpotPrice\": \"0.90\", \"Timestamp\": "
+		"\"2026-11-30T13:00:00+00:00\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1a\", \"InstanceType\": "
+		"\"p5.48xlarge\", \"SpotPrice\": \"30\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1b\", \"InstanceType\": "
+		"\"p5.48xlarge\", \"SpotPrice\": \"34\"},\n"
+		"{\"AvailabilityZone\": \"us-east-1b\", \"InstanceType\": "
+		"\"x9.huge\", \"SpotPrice\": \"1\"}\n"
+		"], \"NextToken\": \"\"}\n";
+
+	ck_assert_int_eq(spotprices_parse("s.json", j, strlen(j), cat, usd,
+					  &info, &err), 0);
+	USD_EQ(usd[type_idx("g6.xlarge")], 0.35);
+	USD_EQ(usd[type_idx("p5.48xlarge")], 32.0);
+	ck_assert(usd[type_idx("g6.2xlarge")] < 0);
+	ck_assert_uint_eq(info.types, 2);
+	ck_assert_str_eq(info.newest, "2026-11-30T12:00:00+00:00");
+	{
+		double v[] = { 3, 1, 2 }, w[] = { 4, 1 };
+		USD_EQ(spotprices_median(v, 3), 2.0);
+		USD_EQ(spotprices_median(w, 2), 2.5);
+		ck_assert(spotprices_median(w, 0) < 0);
+	}
+	/* the spot floor and ceiling of a p5 gang: 16 nodes x 32 = 512 */
+	{
+		struct fx fx;
+		struct capacity_prices pr;
+		const struct cat_family *fams[VALIDATE_MAX_FAMILIES];
+		struct buf why = BUF_INIT;
+		double *od = calloc(cat->ntypes, sizeof(*od));
+		int n;
+
+		model(&fx, AL, EFA_NET,
+		      "    - name: train\n"
+		      "      type: training\n"
+		      "      gpu: h100\n"
+		      "      gpusPerPod: 8\n"
+		      "      gang: 16\n"
+		      "      efa: true\n"
+		      "      interruption: checkpointed\n"
+		      "      maxGpus: 128\n",
+		      0);
+		capacity_builtin_prices(&pr, cat, od);
+		pr.spot = usd;
+		n = validate_families(&fx.in.workloads[0], cat, fams, &why);
+		capacity_build(&fx.c, &fx.in, &fx.in.workloads[0], fams,
+			       (size_t)n, cat, &pr, NULL);
+		USD_EQ(fx.c.spot_min, 512.0);
+		USD_EQ(fx.c.spot_max, 512.0);
+		USD_EQ(fx.c.usd_min, 880.64);
+		buf_release(&why);
+		free(od);
+		fx_release(&fx);
+	}
+	free(usd);
+}
+END_TEST
+
+/* a bad spot file: FILE:LINE:COL */
+START_TEST(test_spot_prices_bad)
+{
+	const struct catalog *cat = catalog_builtin();
+	double *usd = calloc(cat->ntypes, sizeof(*usd));
+	struct spotprices_info info;
+	struct err err = ERR_INIT;
+	const char *trunc = "{\"SpotPriceHistory\": [\n  {\"InstanceType\": ";
+	const char *price = "{\"SpotPriceHistory\": [\n"
+			    "{\"AvailabilityZone\": \"a\", \"InstanceType\": "
+			    "\"g6.xlarge\", \"SpotPrice\": \"1\"},\n"
+			    "  {\"AvailabilityZone\": \"a\", \"InstanceType\": "
+			    "\"g6.xlarge\",\n   \"SpotPrice\": \"-1\"}]}";
+	const char *none = "{\"Other\": []}";
+
+	ck_assert_int_eq(spotprices_parse("t.json", trunc, strlen(trunc), cat,
+					  usd, &info, &err), -1);
+	ck_assert_int_eq(err.code, ERR_INVALID);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "t.json:2:"));
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "not valid JSON"));
+	err_release(&err);
+	ck_assert_int_eq(spotprices_parse("p.json", price, strlen(price), cat,
+					  usd, &info, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err),
+				     "p.json:4:4: SpotPriceHistory[1]: "
+				     "SpotPrice '-1' is not a price"));
+	err_release(&err);
+	ck_assert_int_eq(spotprices_parse("n.json", none, strlen(none), cat,
+					  usd, &info, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "n.json:1:1: no "));
+	err_release(&err);
+	free(usd);
+}
+END_TEST
+
 Suite *capacity_suite(void)
 {
 	Suite *s = suite_create("capacity");
@@ -864,6 +1074,10 @@ Suite *capacity_suite(void)
 	tcase_add_test(tc, test_class_range_mixed);
 	tcase_add_test(tc, test_findings);
 	tcase_add_test(tc, test_max_usd);
+	tcase_add_test(tc, test_min_usd);
+	tcase_add_test(tc, test_floor_and_ceiling);
+	tcase_add_test(tc, test_spot_prices);
+	tcase_add_test(tc, test_spot_prices_bad);
 	tcase_add_test(tc, test_agrees_with_render);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pricelist");
