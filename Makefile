@@ -143,16 +143,21 @@ $(UNIT): $(TEST_OBJS) $(CORE_OBJS)
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- tests -------------------------------------------------------------
-.PHONY: deps test check unit coverage golden invalid hostile cli docs e2e oracle demo bench install \
+.PHONY: deps test-deps test check unit coverage golden invalid hostile cli docs e2e oracle demo bench install \
 	uninstall clean check-headers check-layering style format man
 
+# `make deps`: the build dependencies only (no test daemons, no kubectl);
+# `make test-deps`: those and what the suites need (tests/deps.sh)
 deps:
-	@sh tests/deps.sh
+	@sh tests/deps.sh build
+
+test-deps:
+	@sh tests/deps.sh test
 
 # `make test`: one command on a fresh machine. Installs what is missing,
 # rebuilds under the sanitizers and runs every suite (re-invoking make so
 # pkg-config flags are read after the packages exist).
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory SANITIZE=$(TEST_SANITIZE) check
 
 check: $(PROGRAM) $(UNIT)
@@ -176,12 +181,12 @@ oracle: $(PROGRAM)
 	@GPUFORM=$(abspath $(PROGRAM)) bash tests/oracle.sh
 
 # ---- the main job ------------------------------------------------------
-demo: deps
+demo: test-deps
 	@$(MAKE) --no-print-directory gpuform
 	@bash tests/demo.sh
 
 # ---- benchmarks --------------------------------------------------------
-bench: deps
+bench: test-deps
 	@$(MAKE) --no-print-directory gpuform
 	@sh bench/run.sh
 	@sh bench/plan.sh

@@ -51,6 +51,9 @@ int cmd_explain(int argc, char **argv); /* cmd/lint.c */
 int cmd_install(int argc, char **argv); /* cmd/install.c: in-cluster job */
 int cmd_completion(int argc, char **argv); /* cmd/main.c */
 int cmd_help_man(int argc, char **argv);   /* cmd/main.c */
+int cmd_schema(int argc, char **argv);     /* cmd/schema.c */
+int cmd_init(int argc, char **argv);       /* cmd/init.c */
+extern const struct cmd_opt init_opts[];
 
 /* the option tables, next to the code that reads them */
 extern const struct cmd_opt render_opts[], validate_opts[], reconcile_opts[],

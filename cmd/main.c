@@ -311,6 +311,21 @@ const struct cmd cmd_table[] = {
 	  "Karpenter and Kueue versions whose CRDs and behaviour the rendered\n"
 	  "objects follow by default, and the releases spec.targets may name.\n",
 	  version_opts, NULL, NULL, NULL, 0 },
+	{ "init", cmd_init, "write a small commented intent to start from",
+	  "[-n CLUSTER] [-g CLASS] [-w NAME:TYPE]... FILE",
+	  "Write FILE, a commented intent that validates and renders as it\n"
+	  "is. Never overwrites FILE; FILE appears whole or not at all.\n",
+	  init_opts, NULL, "Exit: 0 written, 2 usage, 4 FILE exists or I/O error.",
+	  "@file", 0 },
+	{ "schema", cmd_schema, "print the JSON Schema of an intent", "",
+	  "Print the JSON Schema (draft-07) of an intent file, generated from\n"
+	  "the same key tables the intent reader uses: keys, types, enums,\n"
+	  "ranges and required keys. Cross-field rules stay with 'gpuform\n"
+	  "validate'. For editors (yaml-language-server), first line of an\n"
+	  "intent:\n"
+	  "\n"
+	  "  # yaml-language-server: $schema=gpuform-intent.schema.json\n",
+	  help_opts, NULL, "Exit: 0 printed, 2 usage.", NULL, 0 },
 	{ "help", cmd_help, "show help for a command", "[COMMAND]", NULL,
 	  help_opts, NULL, NULL, "@command", 0 },
 	{ "completion", cmd_completion,

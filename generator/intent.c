@@ -56,6 +56,28 @@ static const char *const capacity_keys[] = { "reservations", "type",
 					     NULL };
 static const char *const term_keys[] = { "id", "tags", "ownerID", NULL };
 
+/*
+ * The key tables by their place in the intent: the one list of accepted keys,
+ * read by the reader below (check_map) and by `gpuform schema`
+ * (generator/schema.c), so the JSON Schema cannot drift from the reader.
+ */
+const struct intent_keyset intent_keysets[] = {
+	{ "", top_keys },
+	{ "metadata", metadata_keys },
+	{ "spec", spec_keys },
+	{ "spec.nvidiaDevicePlugin", dp_keys },
+	{ "spec.imageCache", cache_keys },
+	{ "spec.network", network_keys },
+	{ "spec.generalPurpose", general_keys },
+	{ "spec.maintenanceWindow", window_keys },
+	{ "spec.workloads[]", workload_keys },
+	{ "spec.workloads[].placement", placement_keys },
+	{ "spec.workloads[].sharing", sharing_keys },
+	{ "spec.workloads[].capacity", capacity_keys },
+	{ "spec.workloads[].capacity.reservations[]", term_keys },
+	{ NULL, NULL }
+};
+
 struct reader {
 	const char *file;
 	struct diags *d;

@@ -195,6 +195,17 @@ int intent_read(struct intent *out, const char *file, const char *data,
 		size_t len, struct diags *d);
 void intent_release(struct intent *in);
 
+/*
+ * The accepted keys of each mapping of an intent, by its path ("" the top,
+ * "spec.workloads[]" one workload); NULL-terminated; used by intent_read and
+ * by the JSON Schema (generator/schema.c).
+ */
+struct intent_keyset {
+	const char *path;
+	const char *const *keys;
+};
+extern const struct intent_keyset intent_keysets[];
+
 /* duration: "4h", "30m", "1h30m", "90s"; returns seconds or -1 */
 long long intent_parse_duration(const char *s);
 /* quantity in GiB ("200Gi", "1Ti", "500G" rounded up); -1 if not one */

@@ -2,6 +2,12 @@
 # tests/deps.sh: install the Debian packages that building and testing gpuform need,
 # and only those that are missing. Silent when nothing is missing.
 #
+#   sh tests/deps.sh build   only what building needs (`make deps`): compiler,
+#                            pkg-config, libgit2, libyaml, libcurl, cJSON,
+#                            OpenSSL, Check; no daemons, no kubectl
+#   sh tests/deps.sh [test]  that and what the test suites need (`make test-deps`,
+#                            which `make test` runs; CI runs it on a clean clone)
+#
 # The API-server build dependencies (golang-go etc.) are not listed here:
 # tests/kube-testenv build installs them itself, only when it has to build.
 # kubectl is needed too; it is not a Debian bookworm package, so it is only checked.
@@ -15,10 +21,19 @@
 # (and its promtool) is the real Prometheus of tests/advise.sh.)
 set -eu
 
-PKGS="build-essential pkg-config libgit2-dev libyaml-dev libcurl4-openssl-dev libcjson-dev
-libssl-dev check etcd-server curl openssl jq git lighttpd openssh-server python3
+what=${1:-test}
+case $what in
+build | test) ;;
+*) echo "usage: sh tests/deps.sh [build|test]" >&2; exit 2 ;;
+esac
+
+BUILD_PKGS="build-essential pkg-config libgit2-dev libyaml-dev libcurl4-openssl-dev libcjson-dev
+libssl-dev check"
+TEST_PKGS="etcd-server curl openssl jq git lighttpd openssh-server python3
 python3-jsonschema python3-botocore man-db groff-base zsh prometheus
 umoci skopeo python3-yaml"
+PKGS=$BUILD_PKGS
+[ "$what" = build ] || PKGS="$BUILD_PKGS $TEST_PKGS"
 
 missing=''
 for p in $PKGS; do
@@ -39,6 +54,8 @@ if [ -n "$missing" ]; then
 	# shellcheck disable=SC2086 # word splitting intended
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
+
+[ "$what" = build ] && exit 0
 
 if ! command -v kubectl >/dev/null 2>&1; then
 	cat >&2 <<'EOF'
