@@ -75,6 +75,7 @@ const struct intent_keyset intent_keysets[] = {
 	{ "spec.workloads[].sharing", sharing_keys },
 	{ "spec.workloads[].capacity", capacity_keys },
 	{ "spec.workloads[].capacity.reservations[]", term_keys },
+	{ "spec.acknowledge[]", ack_keys },
 	{ NULL, NULL }
 };
 

@@ -62,6 +62,13 @@ static const struct stype_entry types[] = {
 	{ "spec", "nodeRepair", S_BOOL, 0, 0, NULL, NULL, NULL },
 	{ "spec", "targets", S_OPEN_OBJECT, 0, 0, NULL, NULL,
 	  "controller releases: {karpenter: vX.Y.Z, kueue: vX.Y.Z}" },
+	{ "spec", "acknowledge", S_OBJECT_LIST, 0, 0, NULL, "spec.acknowledge[]",
+	  "accepted warnings: {rule, reason, workload|pool}" },
+	{ "spec.acknowledge[]", "rule", S_STRING, 0, 0, NULL, NULL,
+	  "an intent warning's rule id, e.g. INT003" },
+	{ "spec.acknowledge[]", "reason", S_STRING, 0, 0, NULL, NULL, NULL },
+	{ "spec.acknowledge[]", "workload", S_STRING, 0, 0, NULL, NULL, NULL },
+	{ "spec.acknowledge[]", "pool", S_STRING, 0, 0, NULL, NULL, NULL },
 	{ "spec.nvidiaDevicePlugin", "namespace", S_STRING, 0, 0, NULL, NULL,
 	  NULL },
 	{ "spec.imageCache", "snapshotID", S_STRING, 0, 0, NULL, NULL, NULL },
@@ -131,6 +138,7 @@ static const struct {
 	{ "spec", { "ami", NULL } },
 	{ "spec.maintenanceWindow", { "schedule", "duration", NULL } },
 	{ "spec.workloads[]", { "name", "type", "gpu", "maxGpus", NULL } },
+	{ "spec.acknowledge[]", { "rule", "reason", NULL } },
 };
 
 /* one-of / any-of key rules (what intent_read reports by path) */
