@@ -30,8 +30,11 @@ static const char *const metadata_keys[] = { "name", NULL };
 static const char *const spec_keys[] = {
 	"nodeRole", "instanceProfile", "ami", "discovery", "imageCache",
 	"network", "generalPurpose", "maintenanceWindow", "workloads",
-	"nvidiaDevicePlugin", "nodeRepair", "targets", NULL
+	"nvidiaDevicePlugin", "nodeRepair", "targets", "addons", NULL
 };
+static const char *const addons_keys[] = { "delivery", NULL };
+const char *const addons_delivery_names[] = { "values", "flux", "argocd",
+					       NULL };
 static const char *const dp_keys[] = { "namespace", NULL };
 static const char *const cache_keys[] = { "snapshotID", "size",
 					  "initializationRate",
@@ -823,6 +826,16 @@ static void read_spec(struct reader *r, struct intent *in,
 	read_image_cache(r, in, ynode_get(spec, "imageCache"));
 	/* spec.targets: the controller releases (generator/targets.c) */
 	targets_read(&in->targets, ynode_get(spec, "targets"), r->file, r->d);
+	/* spec.addons.delivery: how the add-on values reach the cluster
+	 * (generator/delivery.c); default values: the addons/ files only */
+	if (!is_null(s = ynode_get(spec, "addons")) &&
+	    check_map(r, s, "'addons'", addons_keys) >= 0 &&
+	    !is_null(v = ynode_get(s, "delivery"))) {
+		int d;
+		in->delivery_pos = pos_of(v);
+		if (get_enum(r, v, "delivery", addons_delivery_names, &d) == 0)
+			in->delivery = (enum addons_delivery)d;
+	}
 	in->node_repair = 1;
 	if (!is_null(v = ynode_get(spec, "nodeRepair"))) {
 		in->node_repair_pos = pos_of(v);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "generator/crdrules.h"
+#include "generator/delivery.h"
 #include "generator/interruption.h"
 #include "generator/kobj.h"
 #include "generator/window.h"
@@ -1223,6 +1224,7 @@ int render_plan(struct rendered *out, const struct plan *p,
 		goto fail;
 	if (render_addons(r.addons, p, t, err) < 0)
 		goto fail;
+	delivery_render(r.docs, r.addons, p->in);
 	sort_docs(r.docs);
 	/* what gpuform writes must pass the CRDs' CEL rules too (an API
 	 * server without CEL would not say so; --templates can break them) */
