@@ -7,7 +7,8 @@
 # default output byte for byte; flux/argocd add exactly the expected kinds; the chart
 # versions follow spec.targets; an unknown delivery is refused at file:line:col.
 #
-#   GPUFORM=/path/to/gpuform bash tests/delivery.sh
+#   GPUFORM=/path/to/gpuform bash tests/delivery.sh [--update]   (--update: tests/golden-delivery)
+# DELIVERY_NO_SERVER=1 skips the API server part.
 
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 {
@@ -45,7 +46,7 @@ spec=$root/specs/efa-training.yaml
 with_delivery "$spec" flux "$tmp/f.yaml"
 "$GPUFORM" render --output-dir "$tmp/f" "$tmp/f.yaml" >/dev/null 2>&1
 got=$(cd "$tmp/f" && ls helmrelease-* ocirepository-* helmrepository-* 2>/dev/null | tr '\n' ' ')
-want='helmrelease-aws-efa-k8s-device-plugin.yaml helmrelease-karpenter.yaml helmrelease-kueue.yaml helmrelease-nvidia-device-plugin.yaml ocirepository-karpenter.yaml ocirepository-kueue.yaml helmrepository-eks.yaml helmrepository-nvdp.yaml '
+want='helmrelease-aws-efa-k8s-device-plugin.yaml helmrelease-karpenter.yaml helmrelease-kueue.yaml helmrelease-nvidia-device-plugin.yaml helmrepository-eks.yaml helmrepository-nvdp.yaml ocirepository-karpenter.yaml ocirepository-kueue.yaml '
 [[ $got == "$want" ]] && t_pass "flux: HelmReleases and their sources" || t_fail "flux: HelmReleases and their sources" "got: $got"
 grep -q 'tag: 1.14.1' "$tmp/f/ocirepository-karpenter.yaml" && grep -q 'tag: 0.19.2' "$tmp/f/ocirepository-kueue.yaml" &&
 	t_pass "flux: charts pinned to the default targets" || t_fail "flux: charts pinned to the default targets"
@@ -68,6 +69,25 @@ rc=$?
 if ((rc != 0)) && grep -q "bad.yaml:[0-9]*:[0-9]*:.*unknown value 'fluxcd'" "$tmp/bad.out" && grep -q "flux" "$tmp/bad.out"; then
 	t_pass "an unknown delivery is refused at file:line:col"
 else t_fail "an unknown delivery is refused at file:line:col" "rc=$rc $(cat "$tmp/bad.out")"; fi
+
+# ---- golden: tests/golden-delivery/<name>/ (reviewed; --update rewrites) --------------
+for f in "$root"/tests/fixtures/delivery/*.yaml; do
+	n=$(basename "$f" .yaml)
+	rm -rf "$tmp/g"
+	"$GPUFORM" render -o "$tmp/g" "$f" >/dev/null 2>&1
+	mkdir -p "$tmp/g-$n"
+	for o in "$tmp"/g/helmrelease-* "$tmp"/g/ocirepository-* "$tmp"/g/helmrepository-* "$tmp"/g/application-* "$tmp/g/kustomization.yaml"; do
+		[[ -e $o ]] && cp "$o" "$tmp/g-$n/"
+	done
+	if [[ ${1:-} == --update ]]; then
+		rm -rf "$root/tests/golden-delivery/$n"; cp -r "$tmp/g-$n" "$root/tests/golden-delivery/$n"
+		t_note "golden-delivery $n updated (review git diff tests/golden-delivery)"
+	elif d=$(diff -ru "$root/tests/golden-delivery/$n" "$tmp/g-$n" 2>&1); then
+		t_pass "golden-delivery $n"
+	else
+		t_fail "golden-delivery $n" "$(printf '%s\n' "$d" | head -40)"
+	fi
+done
 
 # ---- the real API server with the real Flux and Argo CD CRDs ----------------------------
 if [[ ${DELIVERY_NO_SERVER:-} != 1 ]]; then
