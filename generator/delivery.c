@@ -54,15 +54,20 @@ static const struct chart charts[] = {
 };
 /* clang-format on */
 
-static cJSON *object(cJSON *docs, const char *api, const char *kind,
-		     const char *name, const char *ns)
+/* labelled like every rendered object (generator/render.c labels): the
+ * ownership labels reconcile goes by */
+static cJSON *object(cJSON *docs, const char *cluster, const char *api,
+		     const char *kind, const char *name, const char *ns)
 {
-	cJSON *o = cJSON_CreateObject(), *md;
+	cJSON *o = cJSON_CreateObject(), *md, *l;
 	cJSON_AddStringToObject(o, "apiVersion", api);
 	cJSON_AddStringToObject(o, "kind", kind);
 	md = cJSON_AddObjectToObject(o, "metadata");
 	cJSON_AddStringToObject(md, "name", name);
 	cJSON_AddStringToObject(md, "namespace", ns);
+	l = cJSON_AddObjectToObject(md, "labels");
+	cJSON_AddStringToObject(l, "app.kubernetes.io/managed-by", "gpuform");
+	cJSON_AddStringToObject(l, "gpuform.io/cluster", cluster);
 	cJSON_AddItemToArray(docs, o);
 	return cJSON_AddObjectToObject(o, "spec");
 }
@@ -86,13 +91,13 @@ static int is_oci(const struct chart *c)
 	return !strncmp(c->repo, "oci://", 6);
 }
 
-static void flux(cJSON *docs, const struct chart *c, const char *ns,
-		 const char *version, const cJSON *values)
+static void flux(cJSON *docs, const char *cluster, const struct chart *c,
+		 const char *ns, const char *version, const cJSON *values)
 {
 	cJSON *spec, *o;
 
 	if (is_oci(c)) {
-		spec = object(docs, "source.toolkit.fluxcd.io/v1",
+		spec = object(docs, cluster, "source.toolkit.fluxcd.io/v1",
 			      "OCIRepository", c->release, DELIVERY_FLUX_NS);
 		cJSON_AddStringToObject(spec, "interval", "1h");
 		cJSON_AddStringToObject(spec, "url", c->repo);
@@ -106,8 +111,8 @@ static void flux(cJSON *docs, const struct chart *c, const char *ns,
 			"application/vnd.cncf.helm.chart.content.v1.tar+gzip");
 		cJSON_AddStringToObject(o, "operation", "copy");
 	}
-	spec = object(docs, "helm.toolkit.fluxcd.io/v2", "HelmRelease",
-		      c->release, DELIVERY_FLUX_NS);
+	spec = object(docs, cluster, "helm.toolkit.fluxcd.io/v2",
+		      "HelmRelease", c->release, DELIVERY_FLUX_NS);
 	cJSON_AddStringToObject(spec, "interval", "1h");
 	cJSON_AddStringToObject(spec, "releaseName", c->release);
 	cJSON_AddStringToObject(spec, "targetNamespace", ns);
@@ -129,13 +134,13 @@ static void flux(cJSON *docs, const struct chart *c, const char *ns,
 	cJSON_AddItemToObject(spec, "values", cJSON_Duplicate(values, 1));
 }
 
-static void argocd(cJSON *docs, const struct chart *c, const char *ns,
-		   const char *version, const cJSON *values)
+static void argocd(cJSON *docs, const char *cluster, const struct chart *c,
+		   const char *ns, const char *version, const cJSON *values)
 {
 	cJSON *spec, *o, *src, *helm;
 
-	spec = object(docs, "argoproj.io/v1alpha1", "Application", c->release,
-		      DELIVERY_ARGOCD_NS);
+	spec = object(docs, cluster, "argoproj.io/v1alpha1", "Application",
+		      c->release, DELIVERY_ARGOCD_NS);
 	cJSON_AddStringToObject(spec, "project", "default");
 	src = cJSON_AddObjectToObject(spec, "source");
 	/* Argo CD OCI Helm repositories are written without the scheme
@@ -180,17 +185,17 @@ void delivery_render(cJSON *docs, const cJSON *addons, const struct intent *in)
 		buf_reset(&ver);
 		version_of(c, in, &ver);
 		if (in->delivery == DELIVERY_FLUX) {
-			flux(docs, c, ns, buf_cstr(&ver), values);
+			flux(docs, in->name, c, ns, buf_cstr(&ver), values);
 			if (!is_oci(c)) {
 				cJSON *spec = object(
-					docs, "source.toolkit.fluxcd.io/v1",
+					docs, in->name, "source.toolkit.fluxcd.io/v1",
 					"HelmRepository", c->source,
 					DELIVERY_FLUX_NS);
 				cJSON_AddStringToObject(spec, "interval", "24h");
 				cJSON_AddStringToObject(spec, "url", c->repo);
 			}
 		} else
-			argocd(docs, c, ns, buf_cstr(&ver), values);
+			argocd(docs, in->name, c, ns, buf_cstr(&ver), values);
 	}
 	buf_release(&ver);
 }
