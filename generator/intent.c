@@ -30,10 +30,14 @@ static const char *const metadata_keys[] = { "name", NULL };
 static const char *const spec_keys[] = {
 	"nodeRole", "instanceProfile", "ami", "discovery", "imageCache",
 	"network", "generalPurpose", "maintenanceWindow", "workloads",
-	"nvidiaDevicePlugin", "nodeRepair", "targets", "acknowledge", NULL
+	"nvidiaDevicePlugin", "nodeRepair", "targets", "acknowledge",
+	"addons", NULL
 };
 static const char *const ack_keys[] = { "rule", "reason", "workload", "pool",
 					NULL };
+static const char *const addons_keys[] = { "delivery", NULL };
+const char *const addons_delivery_names[] = { "values", "flux", "argocd",
+					       NULL };
 static const char *const dp_keys[] = { "namespace", NULL };
 static const char *const cache_keys[] = { "snapshotID", "size",
 					  "initializationRate",
@@ -76,6 +80,7 @@ const struct intent_keyset intent_keysets[] = {
 	{ "spec.workloads[].capacity", capacity_keys },
 	{ "spec.workloads[].capacity.reservations[]", term_keys },
 	{ "spec.acknowledge[]", ack_keys },
+	{ "spec.addons", addons_keys },
 	{ NULL, NULL }
 };
 
@@ -939,6 +944,16 @@ static void read_spec(struct reader *r, struct intent *in,
 	read_image_cache(r, in, ynode_get(spec, "imageCache"));
 	/* spec.targets: the controller releases (generator/targets.c) */
 	targets_read(&in->targets, ynode_get(spec, "targets"), r->file, r->d);
+	/* spec.addons.delivery: how the add-on values reach the cluster
+	 * (generator/delivery.c); default values: the addons/ files only */
+	if (!is_null(s = ynode_get(spec, "addons")) &&
+	    check_map(r, s, "'addons'", addons_keys) >= 0 &&
+	    !is_null(v = ynode_get(s, "delivery"))) {
+		int d;
+		in->delivery_pos = pos_of(v);
+		if (get_enum(r, v, "delivery", addons_delivery_names, &d) == 0)
+			in->delivery = (enum addons_delivery)d;
+	}
 	in->node_repair = 1;
 	if (!is_null(v = ynode_get(spec, "nodeRepair"))) {
 		in->node_repair_pos = pos_of(v);

@@ -122,6 +122,11 @@ struct workload {
 	int ok; /* every required key present and well-typed */
 };
 
+/* spec.addons.delivery: the addons/ files only, or also Flux HelmReleases
+ * or Argo CD Applications carrying them (generator/delivery.c) */
+enum addons_delivery { DELIVERY_VALUES, DELIVERY_FLUX, DELIVERY_ARGOCD };
+extern const char *const addons_delivery_names[];
+
 struct intent {
 	char *file;
 	struct pos pos;
@@ -182,6 +187,9 @@ struct intent {
 	/* spec.acknowledge: accepted warnings (validate_acknowledge) */
 	struct intent_ack *acks;
 	size_t nacks;
+	/* spec.addons.delivery (default values) */
+	enum addons_delivery delivery;
+	struct pos delivery_pos;
 };
 
 /*

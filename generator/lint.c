@@ -45,7 +45,7 @@ enum rule_idx {
 	R_PLUGIN_TOL, R_TIMESLICE, R_DND, R_QUEUE, R_TOLERATION, R_GPUS,
 	R_EXPIRE, R_GANG, R_LIMITS, R_S2S, R_CACHE, R_AL2023, R_NOLIMIT,
 	R_QUEUE_PLACEMENT, R_OVERLAY, R_RESERVED, R_SNAP_INIT,
-	R_SPOT_GRACE, R_HUGEPAGES, R_COUNT
+	R_SPOT_GRACE, R_HUGEPAGES, R_AGENT_TOL, R_COUNT
 };
 
 /* EC2 gives a spot instance 2 minutes between the interruption notice
@@ -2428,6 +2428,28 @@ static void check_values(struct lctx *c, const struct doc *d)
 		       "EFA device plugin values have no toleration for "
 		       "%s:NoSchedule (the chart's default is none), so the "
 		       "plugin never runs on GPU nodes", GPU_TAINT);
+	/* GPU026: eks-node-monitoring-agent chart values (nodeAgent,
+	 * dcgmAgent): the DCGM DaemonSet ships no tolerations; the node
+	 * agent's default (operator: Exists) covers the taint when left out */
+	if (kid(d->root, "nodeAgent") || kid(d->root, "dcgmAgent")) {
+		static const char *const parts[] = { "nodeAgent", "dcgmAgent" };
+		for (int i = 0; i < 2; i++) {
+			const struct ynode *part = kid(d->root, parts[i]);
+			const struct ynode *tols = kid(part, "tolerations");
+			if ((i == 0 && !tols) ||
+			    tolerates(tols, GPU_TAINT, "true", "NoSchedule"))
+				continue;
+			report(c, R_AGENT_TOL, d,
+			       tols ? tols : part ? part : d->root,
+			       "EKS node monitoring agent values: %s has no "
+			       "toleration for %s:NoSchedule%s, so it never "
+			       "runs on GPU nodes and node repair sees no GPU "
+			       "health condition", parts[i], GPU_TAINT,
+			       i == 1 && !tols ? " (the chart's default is "
+						 "none)"
+					       : "");
+		}
+	}
 }
 
 static void check_intent(struct lctx *c, const struct intent *in)

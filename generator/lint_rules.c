@@ -305,6 +305,19 @@ const struct lint_rule lint_rules[] = {
 	  "EFA pools on Bottlerocket, with the NodeOverlay gate); on AL2023\n"
 	  "gpuform reserves none, so drop the hugepages request (libfabric\n"
 	  "falls back to regular pages).\n" },
+	{ "GPU026", "node-agent-toleration", LINT_ERROR,
+	  "EKS node monitoring agent values without a toleration for the GPU "
+	  "taint",
+	  "Why: Karpenter's node repair acts on the conditions the EKS node\n"
+	  "monitoring agent sets (AcceleratedHardwareReady: replaced after\n"
+	  "10m). The agent chart's DCGM DaemonSet ships empty tolerations\n"
+	  "(aws/eks-node-monitoring-agent charts/eks-node-monitoring-agent/\n"
+	  "values.yaml, dcgmAgent.tolerations: []), so on nodes tainted\n"
+	  "nvidia.com/gpu:NoSchedule it never runs and GPU faults are never\n"
+	  "reported: node repair sees only NodeReady.\n"
+	  "Fix: give nodeAgent and dcgmAgent a toleration for\n"
+	  "nvidia.com/gpu (operator Exists, effect NoSchedule), as gpuform's\n"
+	  "addons/eks-node-monitoring-agent-values.yaml does.\n" },
 	/* the intent's own warnings (generator/intent.h INTENT_RULE_*):
 	 * given by validate, render, plan and lint for an intent */
 	{ INTENT_RULE_AMI_VERSION, LINT_WARNING,

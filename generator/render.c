@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "generator/crdrules.h"
+#include "generator/delivery.h"
 #include "generator/interruption.h"
 #include "generator/kobj.h"
 #include "generator/window.h"
@@ -1059,6 +1060,15 @@ static int render_addons(cJSON *addons, const struct plan *p,
 	if (add_addon(addons, t, "karpenter-values", "karpenter-values.yaml",
 		      ctx, err) < 0)
 		return -1;
+	/* node repair acts on the EKS node monitoring agent's conditions: its
+	 * values, with the GPU toleration its DCGM DaemonSet lacks (chart
+	 * aws/eks-node-monitoring-agent 1.7.0 values.yaml: dcgmAgent.
+	 * tolerations: []) */
+	if (p->node_repair &&
+	    add_addon(addons, t, "eks-node-monitoring-agent-values",
+		      "eks-node-monitoring-agent-values.yaml",
+		      cJSON_CreateObject(), err) < 0)
+		return -1;
 
 	ctx = cJSON_CreateObject();
 	window_format_duration(p->wait_for_pods_ready_min, &b);
@@ -1223,6 +1233,7 @@ int render_plan(struct rendered *out, const struct plan *p,
 		goto fail;
 	if (render_addons(r.addons, p, t, err) < 0)
 		goto fail;
+	delivery_render(r.docs, r.addons, p->in);
 	sort_docs(r.docs);
 	/* what gpuform writes must pass the CRDs' CEL rules too (an API
 	 * server without CEL would not say so; --templates can break them) */

@@ -14,6 +14,7 @@
 # Negative controls prove the check can fail. Everything talks to 127.0.0.1 only.
 #
 # Environment: GPUFORM (required); E2E_SPECS (directory of intent files, default specs/);
+# E2E_EXTRA_CRDS, E2E_NAMESPACES (space-separated CRD files / namespaces to add);
 # KUBE_TESTENV_VERSION (the API server: current, the default here, v1.37.2 with the CRDs'
 # CEL rules enforced; or 1.20); KUBE_TESTENV_CACHE (where tests/kube-testenv keeps the API
 # servers it builds once).
@@ -77,7 +78,9 @@ server=$(sed -n 's/^KUBE_TESTENV_URL=//p' "$env_dir/env")
 export KUBECONFIG KUBECACHEDIR
 [[ $server == https://127.0.0.1:* ]] || t_abort "testenv: server is on loopback ($server)"
 t_note "testenv: kube-apiserver $(k version -o json 2>/dev/null | jq -r '.serverVersion.gitVersion // "?"') on $server"
-"${testenv[@]}" crds "$env_dir" "$here"/fixtures/crds/*.yaml >"$tmp/log/crds" 2>&1 ||
+# E2E_EXTRA_CRDS: more CRD files (space-separated; tests/delivery.sh: the Flux and Argo CD ones)
+# shellcheck disable=SC2086 # a list of paths
+"${testenv[@]}" crds "$env_dir" "$here"/fixtures/crds/*.yaml ${E2E_EXTRA_CRDS:-} >"$tmp/log/crds" 2>&1 ||
 	t_abort "testenv: create CRDs" "$(tail -n 40 "$tmp/log/crds")"
 t_note "testenv: $(find "$here/fixtures/crds" -maxdepth 1 -name '*.yaml' | wc -l) CRDs established and published"
 
@@ -149,7 +152,12 @@ check_spec() {
 		return
 	fi
 
-	# (a) the namespaces, for real
+	# (a) the namespaces, for real (and E2E_NAMESPACES: ones the output expects to exist,
+	# e.g. flux-system for tests/delivery.sh)
+	for ns in ${E2E_NAMESPACES:-}; do
+		k create namespace "$ns" >/dev/null 2>&1 || k get namespace "$ns" >/dev/null 2>&1 ||
+			{ t_fail "$name: create namespace $ns"; ok=0; }
+	done
 	for ns in "$out"/namespace-*.yaml; do
 		[[ -e $ns ]] || continue
 		if ! k apply --server-side --field-manager=gpuform -f "$ns" >"$log.ns" 2>&1; then

@@ -33,11 +33,11 @@ if sh tests/check-layering.sh; then echo "1 0" >>"$counts"; else echo "0 1" >>"$
 # etcd that each starts on loopback (tests/kube-testenv); git to real Git
 # servers (lighttpd + git http-backend, sshd) on loopback (tests/git-servers);
 # preflight to a stand-in AWS endpoint on loopback (tests/tools/awsfake.py)
-for suite in golden invalid schema init hostile cli lint docs preflight advise e2e versions doctor kube-client reconcile reconcile-safety identity diff git reconcile-git impact incluster faults output-faults dist image; do
+for suite in golden invalid schema init hostile cli lint docs preflight advise e2e versions delivery doctor kube-client reconcile reconcile-safety identity diff git reconcile-git impact incluster faults output-faults dist image; do
 	[ -f "tests/$suite.sh" ] || { echo "missing tests/$suite.sh" >&2; status=1; continue; }
 	echo "== $suite"
 	case $suite in
-	advise | e2e | versions | doctor | kube-client | reconcile | reconcile-safety | identity | diff | git | reconcile-git | impact | incluster | faults | output-faults) bash "tests/$suite.sh" || status=1 ;;
+	advise | e2e | versions | delivery | doctor | kube-client | reconcile | reconcile-safety | identity | diff | git | reconcile-git | impact | incluster | faults | output-faults) bash "tests/$suite.sh" || status=1 ;;
 	*) sh "tests/$suite.sh" || status=1 ;;
 	esac
 done

@@ -48,6 +48,7 @@ Suite *aws_suite(void);       /* test_aws.c: aws.c, awscreds.c on tests/unit/aws
 Suite *objdiff_suite(void);   /* test_objdiff.c: objdiff.c, capplan.c, inputs.c */
 Suite *source_suite(void);    /* test_source.c: reconcile/source.c (files, Git via a local repo) */
 Suite *targets_suite(void);   /* test_targets.c: generator/targets.c */
+Suite *delivery_suite(void);  /* test_delivery.c: generator/delivery.c */
 Suite *doctor_suite(void);    /* test_doctor.c: generator/doctor.c, addondiff.c */
 Suite *identity_suite(void); /* test_identity.c: reconcile/identity.c (which cluster) */
 

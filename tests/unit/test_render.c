@@ -1484,6 +1484,9 @@ START_TEST(test_placement)
 	ck_assert(cJSON_IsFalse(J(addon(&fx, "karpenter-values.yaml"),
 				  "settings", "featureGates", "nodeRepair",
 				  NULL)));
+	/* node repair off: no node monitoring agent values */
+	ck_assert_ptr_null(cJSON_GetObjectItem(
+		fx.r.addons, "eks-node-monitoring-agent-values.yaml"));
 	release(&fx);
 
 	/* no placement: no zone requirement, no selector; node repair on */
@@ -1615,8 +1618,12 @@ START_TEST(test_addons)
 	{
 		n++;
 	}
-	/* karpenter, kueue, vpc-cni, efa + 5 pod contracts */
-	ck_assert_int_eq(n, 9);
+	/* karpenter, kueue, vpc-cni, efa, eks-node-monitoring-agent (node
+	 * repair is on) + 5 pod contracts */
+	ck_assert_int_eq(n, 10);
+	ck_assert_ptr_nonnull(
+		J(addon(&fx, "eks-node-monitoring-agent-values.yaml"),
+		  "dcgmAgent", "tolerations", NULL));
 	ck_assert(array_has(J(addon(&fx, "efa-device-plugin-values.yaml"),
 			      "supportedInstanceLabels", "values", NULL),
 			    "p5.48xlarge"));
