@@ -565,6 +565,13 @@ k delete configmap -n "$LNS" --all >/dev/null 2>&1
 wipe
 intent "$WORK/lk.yaml" lk lk-a lk
 gf reconcile "$WORK/lk.yaml"
+# issue 24's conventions on a run that creates: node impact only under Karpenter's objects
+# (the others with -v), and the default run lock is taken without a word (it is our own)
+check "conventions: a creating run prints node impact only under Karpenter objects, and nothing about its own run lock" \
+	'[ "$RC" = 0 ] && [ "$(printf "%s\n" "$OUT" | grep -c " created$")" -ge 3 ] &&
+	printf "%s\n" "$OUT" | grep -A1 "^nodepool.karpenter.sh/lk-a created$" | grep -q "^  node impact: " &&
+	[ "$(printf "%s\n" "$OUT" | grep -B1 "^  node impact: " | grep -v "^  node impact: " | grep -v "^--$" | grep -vc "karpenter")" = 0 ] &&
+	! printf "%s\n" "$OUT" | grep -q "not a Karpenter object" && ! printf "%s\n" "$ERR" | grep -q "run lock"'
 intent "$WORK/lk-small.yaml" lk lk-b lk
 t_audit_mark
 GPUFORM_TEST_LOCK_HOLD_S=3 timeout 120 "$GPUFORM" reconcile --kubeconfig "$KC" "$WORK/lk.yaml" \
