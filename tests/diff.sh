@@ -394,12 +394,15 @@ check "9: time-slicing on: the gate change in the markdown diff (Add-ons table)"
 g checkout -q specs/minimal.yaml
 sed -i 's/^spec:$/spec:\n  nodeRepair: false/' "$REPO/specs/minimal.yaml"
 gf --base "$C9" specs/minimal.yaml
-check "9: only an add-on changes (nodeRepair off): exit 1, not 'no changes'" \
-	'[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | tail -1)" = "0 objects changed: 0 added, 0 removed, 0 modified; 1 add-on setting changed" ] &&
-	 printf "%s\n" "$OUT" | grep -q "^add-on addons/karpenter-values.yaml: settings.featureGates.nodeRepair: true -> false$"'
+# (node repair off also drops the node monitoring agent's values file, rendered only with it)
+check "9: only add-ons change (nodeRepair off): exit 1, not 'no changes'" \
+	'[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | tail -1)" = "0 objects changed: 0 added, 0 removed, 0 modified; 2 add-on settings changed" ] &&
+	 printf "%s\n" "$OUT" | grep -q "^add-on addons/karpenter-values.yaml: settings.featureGates.nodeRepair: true -> false$" &&
+	 printf "%s\n" "$OUT" | grep -q "^add-on addons/eks-node-monitoring-agent-values.yaml: (file): present -> (absent)$"'
 gf --base "$C9" -o json specs/minimal.yaml
-check "9: only an add-on changes: json .addons" \
-	'[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq -c ".addons[0] | [.file, .key, .before, .after]")" = "[\"karpenter-values.yaml\",\"settings.featureGates.nodeRepair\",true,false]" ]'
+check "9: only add-ons change: json .addons" \
+	'[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq -c "[.addons[] | select(.file == \"karpenter-values.yaml\") | [.file, .key, .before, .after]]")" = "[[\"karpenter-values.yaml\",\"settings.featureGates.nodeRepair\",true,false]]" ] &&
+	 [ "$(printf "%s" "$OUT" | jq -r "[.addons[].file] | sort | join(\",\")")" = "eks-node-monitoring-agent-values.yaml,karpenter-values.yaml" ]'
 g checkout -q specs/minimal.yaml
 gf --base "$C9" specs/minimal.yaml
 check "9: nothing changed: exit 0, no add-on line" '[ "$RC" = 0 ] && ! printf "%s\n" "$OUT" | grep -q "^add-on"'
