@@ -75,8 +75,12 @@ UTIL_SRCS = $(wildcard util/*.c)
 GEN_SRCS = $(wildcard generator/*.c)
 RECON_SRCS = $(wildcard reconcile/*.c)
 GIT_SRCS = $(wildcard git/*.c)
+HTTP_SRCS = $(wildcard http/*.c)
+KUBE_SRCS = $(wildcard kube/*.c)
+AWS_SRCS = $(wildcard aws/*.c)
 CMD_SRCS = $(filter-out cmd/main.c,$(wildcard cmd/*.c))
-CORE_SRCS = $(UTIL_SRCS) $(GEN_SRCS) $(GIT_SRCS) $(RECON_SRCS)
+CORE_SRCS = $(UTIL_SRCS) $(GEN_SRCS) $(GIT_SRCS) $(HTTP_SRCS) $(KUBE_SRCS) \
+	$(AWS_SRCS) $(RECON_SRCS)
 EMBED_INPUTS = $(sort $(wildcard templates/*.yaml)) generator/catalog.tsv
 
 CORE_OBJS = $(CORE_SRCS:%.c=$(B)/%.o) $(B)/embedded.o

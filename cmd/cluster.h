@@ -6,7 +6,7 @@
 #define CMD_CLUSTER_H
 
 #include "cmd/options.h"
-#include "reconcile/kube.h"
+#include "kube/kube.h"
 #include "util/err.h"
 
 struct cluster_opts {

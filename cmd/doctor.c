@@ -14,7 +14,7 @@
 #include "generator/doctor.h"
 #include "generator/intent.h"
 #include "generator/pipeline.h"
-#include "reconcile/kube.h"
+#include "kube/kube.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 #include "util/yaml.h"

@@ -9,7 +9,7 @@
 #define CMD_INCLUSTER_H
 
 #include "cmd/options.h"
-#include "reconcile/kube.h"
+#include "kube/kube.h"
 #include "reconcile/lease.h"
 #include "reconcile/reconcile.h"
 #include "util/err.h"

@@ -14,7 +14,7 @@
  * hooks in here.
  *
  * (GPUFORM_SERVICEACCOUNT_DIR, the in-cluster credentials directory, is
- * configuration read by reconcile/kubeconfig.c, as kubectl reads
+ * configuration read by kube/kubeconfig.c, as kubectl reads
  * KUBECONFIG.)
  */
 #ifndef CMD_TESTHOOKS_H

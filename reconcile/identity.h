@@ -27,7 +27,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/kube.h"
+#include "kube/kube.h"
 #include "util/buf.h"
 #include "util/err.h"
 

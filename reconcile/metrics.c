@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reconcile/http.h"
+#include "http/http.h"
 #include "util/xalloc.h"
 
 const char *const metrics_result_names[] = { "success", "failed", "locked",

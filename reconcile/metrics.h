@@ -61,7 +61,7 @@ int metrics_write_file(const char *path, const struct buf *text,
 /*
  * metrics_push: PUT the exposition to a Prometheus Pushgateway at
  * <gateway>/metrics/job/gpuform[/cluster/<cluster>] over the HTTP layer
- * (reconcile/http.h; one request, no retries, timeout_ms). ERR_HTTP with
+ * (http/http.h; one request, no retries, timeout_ms). ERR_HTTP with
  * the status and the gateway's first line when it refuses.
  */
 int metrics_push(const char *gateway, const char *cluster,

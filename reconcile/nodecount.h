@@ -17,7 +17,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/kube.h"
+#include "kube/kube.h"
 
 struct nodecount {
 	cJSON *claims; /* NodeClaims of the pools asked for; NULL: unknown */

@@ -26,7 +26,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/kube.h"
+#include "kube/kube.h"
 #include "reconcile/reconcile.h"
 #include "util/err.h"
 

@@ -22,7 +22,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/awsxml.h"
+#include "aws/awsxml.h"
 #include "reconcile/lease.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

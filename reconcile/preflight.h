@@ -10,7 +10,7 @@
 #define RECONCILE_PREFLIGHT_H
 
 #include "generator/preflight.h"
-#include "reconcile/aws.h"
+#include "aws/aws.h"
 #include "util/err.h"
 
 int preflight_ask(struct aws *a, const struct plan *p, struct pf_facts *f,

@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/http.h"
+#include "http/http.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/json.h"

@@ -1,7 +1,7 @@
 /*
  * reconcile/prom.h: the Prometheus HTTP API client of `gpuform advise`
  * (docs/advise.md): instant queries (POST /api/v1/query, form-encoded),
- * each answered by one sample or none, over reconcile/http.c.
+ * each answered by one sample or none, over http/http.c.
  *
  * Bounded: one request per query (no retries: a failed query fails the
  * run, nothing is written), a timeout per request, a cap on the answer's

@@ -33,7 +33,7 @@
 
 #include "generator/kobj.h"
 #include "reconcile/identity.h"
-#include "reconcile/kube.h"
+#include "kube/kube.h"
 #include "util/err.h"
 
 #define RECON_FIELD_MANAGER "gpuform"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/check-layering.sh: the module boundaries the house style promises.
 #   - each third-party library is included by exactly one module:
-#       libcurl -> reconcile/http.c, libgit2 -> git/repo.c, libyaml -> util/yaml.c,
+#       libcurl -> http/http.c, libgit2 -> git/repo.c, libyaml -> util/yaml.c,
 #       OpenSSL -> util/digest.c, util/base64.c and git/knownhosts.c (HMAC for
 #         hashed known_hosts),
 #       zlib -> git/loose.c (checks loose objects of the --git cache)
@@ -26,14 +26,14 @@ ls_files() {
 
 only_in() { # PATTERN ALLOWED-FILES...
 	pat=$1; shift
-	for f in $(ls_files 'util/*.[ch]' 'generator/*.[ch]' 'git/*.[ch]' 'reconcile/*.[ch]' 'cmd/*.[ch]'); do
+	for f in $(ls_files 'util/*.[ch]' 'generator/*.[ch]' 'git/*.[ch]' 'http/*.[ch]' 'kube/*.[ch]' 'aws/*.[ch]' 'reconcile/*.[ch]' 'cmd/*.[ch]'); do
 		grep -q "$pat" "$f" || continue
 		ok=0
 		for a in "$@"; do [ "$f" = "$a" ] && ok=1; done
 		[ $ok = 1 ] || fail "$f includes $pat (only $* may)"
 	done
 }
-only_in '#include <curl/' reconcile/http.c
+only_in '#include <curl/' http/http.c
 only_in '#include <git2' git/repo.c
 only_in '#include <yaml.h>' util/yaml.c
 only_in '#include <openssl/' util/digest.c util/base64.c git/knownhosts.c
@@ -52,7 +52,7 @@ layer generator git reconcile cmd
 layer git generator reconcile cmd
 layer reconcile cmd
 
-for f in $(ls_files 'util/*.c' 'generator/*.c' 'git/*.c' 'reconcile/*.c' | grep -vx 'util/xalloc.c'); do
+for f in $(ls_files 'util/*.c' 'generator/*.c' 'git/*.c' 'http/*.c' 'kube/*.c' 'aws/*.c' 'reconcile/*.c' | grep -vx 'util/xalloc.c'); do
 	grep -nE '\b(printf|puts|perror)\(|fprintf\((stdout|stderr)' "$f" |
 		sed "s|^|layering: $f:|;s|\$| (only cmd/ prints)|" | grep . && bad=1
 done

@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/coverage.sh: line coverage of the library (util/, generator/, git/,
-# reconcile/) by the unit suite alone, from a --coverage build (`make
+# tests/coverage.sh: line coverage of the library (util/, generator/, git/, http/,
+# kube/, aws/, reconcile/) by the unit suite alone, from a --coverage build (`make
 # coverage` builds build/cov/ and runs this).
 #
 #   sh tests/coverage.sh [BUILD_DIR]      (default build/cov)
@@ -21,8 +21,8 @@ UNIT=$B/tests/unit/run
 [ -x "$UNIT" ] || { echo "coverage: no $UNIT (run 'make coverage')" >&2; exit 1; }
 command -v gcov >/dev/null || { echo "coverage: gcov is not installed" >&2; exit 1; }
 
-SERVER_MODULES='reconcile/http.c reconcile/kube.c reconcile/kubeconfig.c
-reconcile/aws.c reconcile/awscreds.c reconcile/awsxml.c reconcile/preflight.c
+SERVER_MODULES='http/http.c kube/kube.c kube/kubeconfig.c
+aws/aws.c aws/awscreds.c aws/awsxml.c reconcile/preflight.c
 reconcile/lease.c reconcile/notify.c reconcile/metrics.c reconcile/nodecount.c
 reconcile/source.c git/repo.c'
 
@@ -35,7 +35,8 @@ find "$B" -name '*.gcda' -exec rm -f {} +
 
 out=$B/coverage.txt
 {
-	for src in $(git ls-files 'util/*.c' 'generator/*.c' 'git/*.c' 'reconcile/*.c'); do
+	for src in $(git ls-files 'util/*.c' 'generator/*.c' 'git/*.c' 'http/*.c' 'kube/*.c' \
+		'aws/*.c' 'reconcile/*.c'); do
 		obj=$B/${src%.c}.o
 		[ -f "$obj" ] || continue
 		# "File 'x.c'" then "Lines executed:85.00% of 120"; no .gcda

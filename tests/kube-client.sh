@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/kube-client.sh: reconcile/kube.c and reconcile/kubeconfig.c against real parts --
+# tests/kube-client.sh: kube/kube.c and kube/kubeconfig.c against real parts --
 # a real kube-apiserver (tests/kube-testenv) and a loopback HTTP server that fails on cue
 # (tests/tools/faultsrv.c) -- driven by tests/tools/kubectl-lite.c.
 #

@@ -11,7 +11,7 @@
  * (what `gpuform diff` and the reports print of server objects).
  *
  * The Kubernetes client's own reading of responses (discovery documents,
- * Status messages, apply conflicts, list pages: reconcile/kubejson.c) is
+ * Status messages, apply conflicts, list pages: kube/kubejson.c) is
  * fuzz_kube_response.c's.
  */
 #include <stdint.h>

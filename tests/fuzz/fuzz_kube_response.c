@@ -1,7 +1,7 @@
 /*
  * tests/fuzz/fuzz_kube_response.c: API server responses through what the
- * Kubernetes client makes of them (reconcile/kubejson.c), the way
- * reconcile/kube.c calls it for each operation.
+ * Kubernetes client makes of them (kube/kubejson.c), the way
+ * kube/kube.c calls it for each operation.
  *
  * Input: one letter choosing the operation, three digits for the HTTP
  * status, then the response body, e.g. "l200{\"items\":[...]}". The seeds
@@ -31,7 +31,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/kubejson.h"
+#include "kube/kubejson.h"
 #include "util/buf.h"
 #include "util/err.h"
 

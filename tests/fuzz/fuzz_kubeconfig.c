@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_kubeconfig.c: kubeconfig_load() (reconcile/kubeconfig.h).
+ * tests/fuzz/fuzz_kubeconfig.c: kubeconfig_load() (kube/kubeconfig.h).
  *
  * The input is written to <dir>/kubeconfig, dir being a per-process
  * directory under /tmp that also holds a CA, a client certificate and key
@@ -32,8 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reconcile/kube.h"
-#include "reconcile/kubeconfig.h"
+#include "kube/kube.h"
+#include "kube/kubeconfig.h"
 #include "util/err.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

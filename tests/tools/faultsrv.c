@@ -1,6 +1,6 @@
 /*
  * tests/tools/faultsrv.c: a loopback HTTP/1.1 server that misbehaves on
- * cue, for the retry/timeout tests of reconcile/kube.c.
+ * cue, for the retry/timeout tests of kube/kube.c.
  *
  *   faultsrv LOGFILE STEP...
  *

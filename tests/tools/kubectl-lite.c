@@ -1,6 +1,6 @@
 /*
- * tests/tools/kubectl-lite.c: a tiny CLI over reconcile/kube.h and
- * reconcile/kubeconfig.h, so tests/kube-client.sh can drive the real client
+ * tests/tools/kubectl-lite.c: a tiny CLI over kube/kube.h and
+ * kube/kubeconfig.h, so tests/kube-client.sh can drive the real client
  * against a real API server. Not installed; not part of gpuform.
  *
  *   kubectl-lite [OPTIONS] CMD ARGS... [--and CMD ARGS...]...
@@ -34,8 +34,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/kube.h"
-#include "reconcile/kubeconfig.h"
+#include "kube/kube.h"
+#include "kube/kubeconfig.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

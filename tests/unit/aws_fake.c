@@ -8,7 +8,7 @@
 
 #include <check.h>
 
-#include "reconcile/http.h"
+#include "http/http.h"
 
 /* the form's Action=, else the X-Amz-Target header's value, else "-" */
 static void action_of(const struct http_req *r, struct buf *out)

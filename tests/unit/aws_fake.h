@@ -1,6 +1,6 @@
 /*
  * tests/unit/aws_fake.h: an in-memory AWS behind struct aws_transport
- * (reconcile/aws.h), for unit tests of the AWS client, the credential
+ * (aws/aws.h), for unit tests of the AWS client, the credential
  * chain and preflight's questions without a server.
  *
  * It answers from rules, first match wins: a rule matches a request when
@@ -17,7 +17,7 @@
 #ifndef TESTS_UNIT_AWS_FAKE_H
 #define TESTS_UNIT_AWS_FAKE_H
 
-#include "reconcile/aws.h"
+#include "aws/aws.h"
 #include "util/buf.h"
 
 struct aws_fake_rule {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "generator/kobj.h"
-#include "reconcile/kubejson.h"
+#include "kube/kubejson.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 

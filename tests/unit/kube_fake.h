@@ -1,6 +1,6 @@
 /*
  * tests/unit/kube_fake.h: an in-memory Kubernetes API behind struct
- * kube_ops (reconcile/kube.h), for unit tests that need a cluster but no
+ * kube_ops (kube/kube.h), for unit tests that need a cluster but no
  * server: reconcile (planner and executor), lease, notify.
  *
  * It holds objects, assigns uids ("uid-<n>") and resourceVersions (one
@@ -29,7 +29,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/kube.h"
+#include "kube/kube.h"
 #include "util/buf.h"
 #include "util/err.h"
 

@@ -21,7 +21,7 @@ Suite *plan_suite(void);     /* test_plan.c: generator/plan.c */
 Suite *tmpl_suite(void);     /* test_tmpl.c: generator/tmpl.c */
 Suite *render_suite(void);   /* test_render.c: generator/render.c, pipeline.c */
 Suite *udiff_suite(void);    /* test_udiff.c: util/udiff.c */
-Suite *kubeconfig_suite(void); /* test_kubeconfig.c: reconcile/kubeconfig.c */
+Suite *kubeconfig_suite(void); /* test_kubeconfig.c: kube/kubeconfig.c */
 Suite *check_suite(void);    /* test_crdrules.c: generator/crdrules.c */
 Suite *digest_suite(void);   /* test_digest.c: util/digest.c, ApplySet id */
 Suite *yaml_fuzz_regressions_suite(void); /* test_yaml.c: fuzz finds */
@@ -29,7 +29,7 @@ Suite *check_fuzz_regressions_suite(void); /* test_check.c: fuzz finds */
 Suite *impact_suite(void);   /* test_impact.c: generator/impact.c */
 
 Suite *lint_suite(void);     /* test_lint.c: generator/lint.c, lint_rules.c */
-Suite *kubejson_suite(void); /* test_kubejson.c: reconcile/kubejson.c */
+Suite *kubejson_suite(void); /* test_kubejson.c: kube/kubejson.c */
 Suite *incluster_suite(void); /* test_incluster.c: install, lease, metrics, notify */
 Suite *kueue_suite(void);    /* test_kueue.c: Kueue configuration vs chart */
 Suite *units_suite(void);    /* test_units.c: generator/units.c */

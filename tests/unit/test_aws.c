@@ -1,6 +1,6 @@
 /*
- * tests/unit/test_aws.c: the AWS client (reconcile/aws.c) and the
- * credential chain (reconcile/awscreds.c) on the in-memory AWS of
+ * tests/unit/test_aws.c: the AWS client (aws/aws.c) and the
+ * credential chain (aws/awscreds.c) on the in-memory AWS of
  * tests/unit/aws_fake.c: retries on throttling and 5xx, rejected
  * credentials, error codes from XML and JSON answers, timeouts, header
  * injection refused; each link of the chain (environment, profiles, web
@@ -23,8 +23,8 @@
 #include "generator/plan.h"
 #include "generator/preflight.h"
 #include "generator/validate.h"
-#include "reconcile/aws.h"
-#include "reconcile/awscreds.h"
+#include "aws/aws.h"
+#include "aws/awscreds.h"
 #include "reconcile/preflight.h"
 #include "tests/unit/aws_fake.h"
 #include "tests/unit/suites.h"

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_kube.c: the REST client of reconcile/kube.c over a
+ * tests/unit/test_kube.c: the REST client of kube/kube.c over a
  * canned connection (http_conn_new_canned) — paths and queries sent,
  * discovery and its cache, List pagination, statuses turned into meanings
  * — and reconcile/nodecount.c on the in-memory fake. No server.
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reconcile/http.h"
-#include "reconcile/kube.h"
+#include "http/http.h"
+#include "kube/kube.h"
 #include "reconcile/lease.h"
 #include "reconcile/nodecount.h"
 #include "tests/unit/kube_fake.h"

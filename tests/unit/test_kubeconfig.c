@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_kubeconfig.c: unit tests for reconcile/kubeconfig.c --
+ * tests/unit/test_kubeconfig.c: unit tests for kube/kubeconfig.c --
  * contexts and current-context, KUBECONFIG merging, relative paths, -data
  * against files, error messages (missing names, YAML positions, unreadable
  * files), insecure-skip-tls-verify, in-cluster configuration, token files
@@ -18,8 +18,8 @@
 
 #include <check.h>
 
-#include "reconcile/kube.h"
-#include "reconcile/kubeconfig.h"
+#include "kube/kube.h"
+#include "kube/kubeconfig.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_kubejson.c: reconcile/kubejson.c -- what the Kubernetes
+ * tests/unit/test_kubejson.c: kube/kubejson.c -- what the Kubernetes
  * client makes of response bodies. The JSON below is what kube-apiserver
  * v1.20.2 (tests/kube-testenv) sent, shortened; tests/kube-client.sh checks
  * the same paths against the real server.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reconcile/kubejson.h"
+#include "kube/kubejson.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -311,7 +311,7 @@ START_TEST(test_list_page)
 		err_release(&e);
 		cJSON_Delete(j);
 	}
-	/* Fixed bug (reconcile/kubejson.c, kubejson_list_page): "items": null
+	/* Fixed bug (kube/kubejson.c, kubejson_list_page): "items": null
 	 * read as an empty page and a list of another kind was taken, so a
 	 * short answer made every object look gone */
 	{

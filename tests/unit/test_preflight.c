@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_preflight.c: `gpuform preflight` without I/O —
- * reconcile/awsxml.c (the XML of EC2 and STS answers), the INI reader and
- * endpoint rules of reconcile/awscreds.c and aws.c, the answer parsers of
+ * aws/awsxml.c (the XML of EC2 and STS answers), the INI reader and
+ * endpoint rules of aws/awscreds.c and aws.c, the answer parsers of
  * reconcile/preflight.c, and the decisions of generator/preflight.c
  * (which SSM parameters, which findings at which line:column).
  * tests/preflight.sh runs the same paths against a loopback endpoint.
@@ -15,9 +15,9 @@
 #include "generator/plan.h"
 #include "generator/preflight.h"
 #include "generator/validate.h"
-#include "reconcile/aws.h"
-#include "reconcile/awscreds.h"
-#include "reconcile/awsxml.h"
+#include "aws/aws.h"
+#include "aws/awscreds.h"
+#include "aws/awsxml.h"
 #include "reconcile/preflight.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"

@@ -1,8 +1,8 @@
 /*
- * reconcile/kubejson.c: response bodies of the Kubernetes API (see
- * kubejson.h). No libcurl here: reconcile/kube.c owns the transport.
+ * kube/kubejson.c: response bodies of the Kubernetes API (see
+ * kubejson.h). No libcurl here: kube/kube.c owns the transport.
  */
-#include "reconcile/kubejson.h"
+#include "kube/kubejson.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * reconcile/http.c: HTTP for gpuform (see http.h) -- the only libcurl user.
+ * http/http.c: HTTP for gpuform (see http.h) -- the only libcurl user.
  *
  * One easy handle per http_conn, so the TLS connection (HTTP/2 where the
  * server offers it) is reused. Every request goes through
@@ -10,7 +10,7 @@
  *
  * Not here: what a path or a status means to Kubernetes (kube.c).
  */
-#include "reconcile/http.h"
+#include "http/http.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,7 +25,7 @@
 
 #include <curl/curl.h>
 
-#include "reconcile/kubejson.h"
+#include "kube/kubejson.h"
 #include "util/backoff.h"
 #include "util/buf.h"
 #include "util/digest.h"

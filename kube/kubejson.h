@@ -1,24 +1,24 @@
 /*
- * reconcile/kubejson.h: what the Kubernetes client makes of a response body
+ * kube/kubejson.h: what the Kubernetes client makes of a response body
  * -- JSON parsing, Status messages, HTTP failure messages, discovery
  * documents (APIResourceList), List pages and server-side apply conflicts.
  *
  * Pure functions of (body, status): no libcurl, no I/O, so the fuzzer
  * (tests/fuzz/fuzz_kube_response.c) and the unit tests reach them without
- * a server. reconcile/kube.c sends the requests and calls these on what
+ * a server. kube/kube.c sends the requests and calls these on what
  * comes back.
  *
  * A body is passed as (body, len) with body[len] == '\0' (what buf_cstr()
  * gives); it may contain NUL bytes, which end the text a message quotes.
  */
-#ifndef RECONCILE_KUBEJSON_H
-#define RECONCILE_KUBEJSON_H
+#ifndef KUBE_KUBEJSON_H
+#define KUBE_KUBEJSON_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/kube.h"
+#include "kube/kube.h"
 #include "util/buf.h"
 #include "util/err.h"
 

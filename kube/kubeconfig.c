@@ -1,5 +1,5 @@
 /*
- * reconcile/kubeconfig.c: kubeconfig files (several, merged like kubectl),
+ * kube/kubeconfig.c: kubeconfig files (several, merged like kubectl),
  * the in-cluster service account, and exec credential plugins.
  *
  * YAML is read through util/yaml.h and kept as a ynode tree (not
@@ -8,7 +8,7 @@
  * put into messages and are wiped before they are freed. This file does not
  * talk to the network and does not configure TLS: kube.c does that.
  */
-#include "reconcile/kubeconfig.h"
+#include "kube/kubeconfig.h"
 
 #include "util/digest.h"
 

@@ -1,8 +1,8 @@
 /*
- * reconcile/kube.h: a small Kubernetes API client, as a table of
+ * kube/kube.h: a small Kubernetes API client, as a table of
  * operations (struct kube_ops, in the manner of git's transport vtable):
  * the REST implementation (kube_new: kube.c over the libcurl connection of
- * reconcile/http.h) and the in-memory fake of the unit tests
+ * http/http.h) and the in-memory fake of the unit tests
  * (tests/unit/kube_fake.c) sit behind the same functions, so reconcile,
  * lease and notify run unchanged against either.
  *
@@ -18,14 +18,14 @@
  *   anything else      -> ERR_HTTP with status and the server's message
  * Bearer tokens and keys never appear in messages.
  */
-#ifndef RECONCILE_KUBE_H
-#define RECONCILE_KUBE_H
+#ifndef KUBE_KUBE_H
+#define KUBE_KUBE_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/kubeconfig.h"
+#include "kube/kubeconfig.h"
 #include "util/buf.h"
 #include "util/err.h"
 

@@ -1,11 +1,11 @@
 /*
- * reconcile/awsxml.h: just enough XML for the answers of the EC2 query API
+ * aws/awsxml.h: just enough XML for the answers of the EC2 query API
  * and STS (elements, text, the five predefined entities and numeric
  * character references; attributes, comments and the declaration are
  * skipped). Pure; malformed or truncated input is ERR_INVALID.
  */
-#ifndef RECONCILE_AWSXML_H
-#define RECONCILE_AWSXML_H
+#ifndef AWS_AWSXML_H
+#define AWS_AWSXML_H
 
 #include <stddef.h>
 

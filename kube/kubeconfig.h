@@ -1,5 +1,5 @@
 /*
- * reconcile/kubeconfig.h: where the cluster is and who we are.
+ * kube/kubeconfig.h: where the cluster is and who we are.
  *
  * Reads kubeconfig files (KUBECONFIG with several files, or
  * ~/.kube/config) the way kubectl does, or the in-cluster service-account
@@ -7,8 +7,8 @@
  * (kube.h) consumes. Secrets (tokens, keys) live only in memory here and
  * never appear in error messages.
  */
-#ifndef RECONCILE_KUBECONFIG_H
-#define RECONCILE_KUBECONFIG_H
+#ifndef KUBE_KUBECONFIG_H
+#define KUBE_KUBECONFIG_H
 
 #include <stddef.h>
 

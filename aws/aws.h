@@ -1,14 +1,14 @@
 /*
- * reconcile/aws.h: calls to AWS APIs for `gpuform preflight`: endpoint
+ * aws/aws.h: calls to AWS APIs for `gpuform preflight`: endpoint
  * resolution (AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, then the
  * regional default), the EC2/STS query protocol and the JSON 1.0/1.1
  * protocols (SSM, SQS), SigV4 signing by libcurl through
- * http_exchange() (reconcile/http.c stays the only libcurl user),
+ * http_exchange() (http/http.c stays the only libcurl user),
  * bounded retries with backoff on throttling and 5xx, and the error code
- * of a failed call. Credentials come from reconcile/awscreds.h.
+ * of a failed call. Credentials come from aws/awscreds.h.
  */
-#ifndef RECONCILE_AWS_H
-#define RECONCILE_AWS_H
+#ifndef AWS_AWS_H
+#define AWS_AWS_H
 
 #include <stddef.h>
 
@@ -24,7 +24,7 @@ struct http_req;
 
 /*
  * The transport every AWS request (the APIs and the credential endpoints)
- * goes through, with http_exchange()'s contract (reconcile/http.h). NULL
+ * goes through, with http_exchange()'s contract (http/http.h). NULL
  * in struct aws: http_exchange itself (libcurl). The unit suite puts its
  * in-memory AWS here (tests/unit/aws_fake.c).
  */

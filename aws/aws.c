@@ -1,11 +1,11 @@
 /*
- * reconcile/aws.c: see aws.h. Wire formats from the AWS API references:
+ * aws/aws.c: see aws.h. Wire formats from the AWS API references:
  * EC2 query API (POST form, Version=2016-11-15, XML answers, errors as
  * Response/Errors/Error/Code), STS (query, ErrorResponse/Error/Code),
  * SSM (awsJson1_1, X-Amz-Target AmazonSSM.*), SQS (awsJson1_0 since
  * November 2023, X-Amz-Target AmazonSQS.*; errors carry "__type").
  */
-#include "reconcile/aws.h"
+#include "aws/aws.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -16,8 +16,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/awsxml.h"
-#include "reconcile/http.h"
+#include "aws/awsxml.h"
+#include "http/http.h"
 #include "util/backoff.h"
 #include "util/diag.h"
 #include "util/digest.h"

@@ -1,7 +1,7 @@
 /*
- * reconcile/kube.c: the Kubernetes API client (see kube.h): the kube_*
+ * kube/kube.c: the Kubernetes API client (see kube.h): the kube_*
  * functions every caller uses, and the REST implementation of struct
- * kube_ops over one HTTP connection (reconcile/http.h, which owns libcurl,
+ * kube_ops over one HTTP connection (http/http.h, which owns libcurl,
  * timeouts, retries, credentials and the body cap).
  *
  * The operations here only build paths and queries and turn HTTP statuses
@@ -12,15 +12,15 @@
  * Not here: deciding what to apply (reconcile.c), reading kubeconfig
  * (kubeconfig.c), HTTP (http.c), watches.
  */
-#include "reconcile/kube.h"
+#include "kube/kube.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "reconcile/http.h"
-#include "reconcile/kubejson.h"
+#include "http/http.h"
+#include "kube/kubejson.h"
 #include "generator/targets.h"
 #include "util/buf.h"
 #include "util/json.h"

@@ -1,5 +1,5 @@
 /*
- * reconcile/awscreds.h: AWS credentials and region the way the AWS SDKs
+ * aws/awscreds.h: AWS credentials and region the way the AWS SDKs
  * find them. Credentials, first that applies:
  *  1. environment: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
  *     AWS_SESSION_TOKEN;
@@ -17,12 +17,12 @@
  * Region: the --region given, AWS_REGION, AWS_DEFAULT_REGION, the
  * profile's region, then IMDS placement/region.
  */
-#ifndef RECONCILE_AWSCREDS_H
-#define RECONCILE_AWSCREDS_H
+#ifndef AWS_AWSCREDS_H
+#define AWS_AWSCREDS_H
 
 #include <stddef.h>
 
-#include "reconcile/aws.h"
+#include "aws/aws.h"
 #include "util/err.h"
 
 /* awscreds_load: fill a->creds and a->region (region_flag may be NULL).

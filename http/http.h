@@ -1,5 +1,5 @@
 /*
- * reconcile/http.h: HTTP for gpuform — the only libcurl user.
+ * http/http.h: HTTP for gpuform — the only libcurl user.
  *
  * Three ways to talk HTTP, none of which knows what Kubernetes is:
  *  - struct http_conn: one reused connection to a kubeconfig server (TLS
@@ -7,22 +7,22 @@
  *    config, a rotating token file or an exec plugin), per-request and
  *    per-run timeouts, retries with jittered exponential backoff on 429,
  *    5xx and transport errors (honouring Retry-After), response bodies
- *    capped. reconcile/kube.c builds the Kubernetes API on top of it.
+ *    capped. kube/kube.c builds the Kubernetes API on top of it.
  *  - http_send: one plain request with a body and no answer to read (the
  *    Prometheus Pushgateway).
  *  - http_exchange: one plain request with its answer, optionally signed
- *    with AWS SigV4 (reconcile/aws.c, reconcile/awscreds.c).
+ *    with AWS SigV4 (aws/aws.c, aws/awscreds.c).
  * Bearer tokens, keys and URL user info never appear in messages, and
  * CURLOPT_VERBOSE is never set.
  */
-#ifndef RECONCILE_HTTP_H
-#define RECONCILE_HTTP_H
+#ifndef HTTP_HTTP_H
+#define HTTP_HTTP_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/kubeconfig.h"
+#include "kube/kubeconfig.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -99,8 +99,8 @@ int http_send(const char *method, const char *url, const char *content_type,
 
 /*
  * http_exchange: one plain HTTP request with its answer (the AWS APIs of
- * `gpuform preflight`, reconcile/aws.c, and the credential endpoints,
- * reconcile/awscreds.c). No retries: the caller decides. When sigv4 is set
+ * `gpuform preflight`, aws/aws.c, and the credential endpoints,
+ * aws/awscreds.c). No retries: the caller decides. When sigv4 is set
  * ("aws:amz:REGION:SERVICE") the request is signed by libcurl
  * (CURLOPT_AWS_SIGV4) with key_id/secret; headers are "Name: value" lines
  * (NULL-terminated, may be NULL). Returns 0 for any HTTP status (*status,

@@ -1,8 +1,8 @@
 /*
- * reconcile/awsxml.c: a small non-validating XML reader for AWS answers.
+ * aws/awsxml.c: a small non-validating XML reader for AWS answers.
  * Depth and size are bounded so a hostile answer cannot exhaust the stack.
  */
-#include "reconcile/awsxml.h"
+#include "aws/awsxml.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /*
- * reconcile/awscreds.c: see awscreds.h. Endpoint formats: the STS API
+ * aws/awscreds.c: see awscreds.h. Endpoint formats: the STS API
  * reference (AssumeRoleWithWebIdentity, an unsigned query call), the
  * container credential provider of the AWS SDKs reference guide (GET with
  * the token in Authorization; JSON AccessKeyId/SecretAccessKey/Token) and
  * the EC2 user guide for IMDSv2 (PUT /latest/api/token, then
  * /latest/meta-data/iam/security-credentials/ROLE with the token header).
  */
-#include "reconcile/awscreds.h"
+#include "aws/awscreds.h"
 
 #include "util/digest.h"
 
@@ -18,8 +18,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "reconcile/awsxml.h"
-#include "reconcile/http.h"
+#include "aws/awsxml.h"
+#include "http/http.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/url.h"
