@@ -3,12 +3,11 @@
  *
  * One easy handle per http_conn, so the TLS connection (HTTP/2 where the
  * server offers it) is reused. Every request goes through
- * http_conn_request(), which owns timeouts, the run deadline, retries,
- * credentials and the body cap. Credentials (bearer tokens, exec plugin
- * output, keys) are held here and in kubeconfig.c only: they go into a
- * header list and TLS blobs, never into messages.
+ * http_conn_request(), which owns timeouts, the run deadline, retries and
+ * the body cap; credentials come from the caller's callback before every
+ * attempt and go into a header list and TLS blobs, never into messages.
  *
- * Not here: what a path or a status means to Kubernetes (kube.c).
+ * Not here: what a server, a path or a body means (kube/, aws/).
  */
 #include "http/http.h"
 
@@ -19,17 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
 
-#include "kube/kubejson.h"
 #include "util/backoff.h"
 #include "util/buf.h"
 #include "util/digest.h"
-#include "util/fs.h"
 #include "util/url.h"
 #include "util/xalloc.h"
 
@@ -40,37 +36,22 @@
 #define HTTP_CONNECT_TIMEOUT_MS 10000L
 #define HTTP_BACKOFF_BASE_MS 200L
 #define HTTP_BACKOFF_CAP_MS 5000L
-#define HTTP_MAX_TOKEN_FILE (256u << 10)
-#define HTTP_EXEC_EARLY_S 10 /* refresh exec credentials this early */
 
 struct http_conn {
 	CURL *curl;
 	char errbuf[CURL_ERROR_SIZE];
-	struct kube_config cfg; /* a private copy */
-	struct http_conn_opts opts;
-	char *user_agent;
+	char *server;
+	struct http_conn_opts opts; /* strings are private copies */
+	char *user_agent, *accept, *peer, *verify_hint;
 	long long deadline; /* CLOCK_MONOTONIC ms */
 	long requests, retries;
 	uint64_t rng;
 
-	/* bearer token from token_file, and what the file looked like */
-	char *file_token;
-	struct stat token_st;
-	int token_st_ok;
-	/* exec plugin credentials, cached until they expire */
-	struct kube_exec_cred exec;
-	int exec_ok;
-
 	/* the response being received */
 	struct buf body;
-	cJSON *parsed; /* body, parsed by body_broken (take_* take it) */
 	int body_over;
 	long retry_after; /* seconds; -1 = no Retry-After header */
 	int last_retries; /* retries of the last request (for messages) */
-
-	/* a canned connection (unit tests): no libcurl, this answers */
-	http_canned_fn canned;
-	void *canned_ctx;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -92,61 +73,6 @@ static void sleep_ms(long long ms)
 		;
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
-static char *dup_blob(const char *p, size_t len)
-{
-	char *r;
-
-	if (!p)
-		return NULL;
-	r = xmalloc(st_add(len, 1));
-	memcpy(r, p, len);
-	r[len] = '\0';
-	return r;
-}
-
-static char **dup_strv(char *const *v)
-{
-	size_t n = 0;
-	char **r;
-
-	if (!v)
-		return NULL;
-	while (v[n])
-		n++;
-	r = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		r[i] = xstrdup(v[i]);
-	return r;
-}
-
-static void config_copy(struct kube_config *d, const struct kube_config *s)
-{
-	d->context = dup_or_null(s->context);
-	d->cluster = dup_or_null(s->cluster);
-	d->user = xstrdup(s->user && *s->user ? s->user : "anonymous");
-	d->server = dup_or_null(s->server);
-	d->ca_pem = dup_blob(s->ca_pem, s->ca_len);
-	d->ca_len = s->ca_len;
-	d->insecure = s->insecure;
-	d->token = dup_or_null(s->token);
-	d->token_file = dup_or_null(s->token_file);
-	d->cert_pem = dup_blob(s->cert_pem, s->cert_len);
-	d->cert_len = s->cert_len;
-	d->key_pem = dup_blob(s->key_pem, s->key_len);
-	d->key_len = s->key_len;
-	d->exec_argv = dup_strv(s->exec_argv);
-	d->exec_env = dup_strv(s->exec_env);
-	d->exec_api_version = dup_or_null(s->exec_api_version);
-	d->namespace_ = xstrdup(s->namespace_ && *s->namespace_ ? s->namespace_
-								: "default");
-	d->exec_provide_cluster_info = s->exec_provide_cluster_info;
-}
-
 static void describe_ms(struct buf *out, long long ms)
 {
 	if (ms % 1000 == 0)
@@ -154,8 +80,6 @@ static void describe_ms(struct buf *out, long long ms)
 	else
 		buf_addf(out, "%lld ms", ms);
 }
-
-/* ---- curl callbacks ---------------------------------------------------- */
 
 /* ---- curl callbacks ---------------------------------------------------- */
 
@@ -189,14 +113,13 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
 			v = v * 10 + (p[i++] - '0');
 			any = 1;
 		}
-		/* the HTTP-date form is not used by Kubernetes: ignored */
+		/* the HTTP-date form (not used by the API servers
+		 * gpuform talks to) is ignored */
 		if (any)
 			hc->retry_after = v;
 	}
 	return len;
 }
-
-/* ---- credentials ------------------------------------------------------- */
 
 /* ---- credentials ------------------------------------------------------- */
 
@@ -216,122 +139,28 @@ static int set_client_cert(struct http_conn *hc, const char *cert, size_t cert_l
 	return 0;
 }
 
-/*
- * token_from_file: re-read the token file when it changed (projected
- * service-account tokens rotate). A file that cannot be read while we still
- * hold a token keeps the old one, as client-go does.
- */
-static int token_from_file(struct http_conn *hc, struct err *err)
-{
-	struct stat st;
-	struct buf b = BUF_INIT;
-
-	if (stat(hc->cfg.token_file, &st) < 0) {
-		if (hc->file_token)
-			return 0;
-		return err_errno(err, "cannot read tokenFile '%s' of user '%s'",
-				 hc->cfg.token_file, hc->cfg.user);
-	}
-	if (hc->token_st_ok && st.st_dev == hc->token_st.st_dev &&
-	    st.st_ino == hc->token_st.st_ino &&
-	    st.st_size == hc->token_st.st_size &&
-	    st.st_mtim.tv_sec == hc->token_st.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == hc->token_st.st_mtim.tv_nsec)
-		return 0;
-	if (fs_read_file(&b, hc->cfg.token_file, HTTP_MAX_TOKEN_FILE, err) < 0) {
-		buf_release(&b);
-		if (hc->file_token)
-			return 0;
-		return err_wrap(err, "tokenFile of user '%s'", hc->cfg.user);
-	}
-	while (b.len && isspace((unsigned char)b.ptr[b.len - 1]))
-		b.ptr[--b.len] = '\0';
-	digest_wipe_str(hc->file_token);
-	hc->file_token = buf_detach(&b, NULL);
-	hc->token_st = st;
-	hc->token_st_ok = 1;
-	return 0;
-}
-
-/*
- * credentials: make sure what authenticates the next request is current
- * and return the bearer token (NULL: none). force re-runs the exec plugin
- * (after a 401).
- */
-static int find_credentials(struct http_conn *hc, int force, const char **token,
-			    struct err *err)
-{
-	*token = NULL;
-	if (hc->cfg.exec_argv) {
-		time_t now = time(NULL);
-
-		if (force || !hc->exec_ok ||
-		    (hc->exec.expires &&
-		     (long long)now >= hc->exec.expires - HTTP_EXEC_EARLY_S)) {
-			long long left = hc->deadline - now_ms();
-			long t = KUBECONFIG_EXEC_TIMEOUT_MS;
-
-			if (left < t)
-				t = left > 0 ? (long)left : 1;
-			kube_exec_cred_release(&hc->exec);
-			hc->exec_ok = 0;
-			if (kubeconfig_exec(&hc->exec, &hc->cfg, t, err) < 0)
-				return -1;
-			hc->exec_ok = 1;
-			if (hc->exec.cert_pem &&
-			    set_client_cert(hc, hc->exec.cert_pem,
-					    hc->exec.cert_len, hc->exec.key_pem,
-					    hc->exec.key_len) < 0)
-				return err_set(err, ERR_AUTH,
-					       "cannot use the client "
-					       "certificate from exec plugin "
-					       "'%s'",
-					       hc->cfg.exec_argv[0]);
-		}
-		if (hc->exec.token) {
-			*token = hc->exec.token;
-			return 0;
-		}
-		/* a certificate only; a static token may still apply */
-	}
-	if (hc->cfg.token_file) {
-		if (token_from_file(hc, err) < 0)
-			return -1;
-		*token = hc->file_token && *hc->file_token ? hc->file_token
-							 : hc->cfg.token;
-		return 0;
-	}
-	*token = hc->cfg.token && *hc->cfg.token ? hc->cfg.token : NULL;
-	return 0;
-}
-
-/* header_safe: a bearer token that cannot split the Authorization header
- * (kubeconfig.c checks what it reads; this also covers rotated token files
- * and exec plugin output) */
-static int header_safe(const char *token)
-{
-	for (const char *p = token; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return 0;
-	return 1;
-}
-
+/* credentials: the callback's answer for the next attempt; a new client
+ * certificate goes into the handle, a bearer token into *token */
 static int credentials(struct http_conn *hc, int force, const char **token,
 		       struct err *err)
 {
-	if (find_credentials(hc, force, token, err) < 0)
+	struct http_cred c = { 0 };
+
+	*token = NULL;
+	if (!hc->opts.cred)
+		return 0;
+	if (hc->opts.cred(hc->opts.cred_ctx, force, hc->deadline - now_ms(), &c,
+			  err) < 0)
 		return -1;
-	if (!header_safe(*token)) {
-		*token = NULL;
+	if (c.cert_pem &&
+	    set_client_cert(hc, c.cert_pem, c.cert_len, c.key_pem,
+			    c.key_len) < 0)
 		return err_set(err, ERR_AUTH,
-			       "the bearer token of user '%s' contains a "
-			       "control character; it was not sent",
-			       hc->cfg.user);
-	}
+			       "cannot use the client certificate from %s",
+			       c.cert_from ? c.cert_from : "the credentials");
+	*token = c.token;
 	return 0;
 }
-
-/* ---- the request loop -------------------------------------------------- */
 
 /* ---- the request loop -------------------------------------------------- */
 
@@ -424,22 +253,14 @@ static void set_method(struct http_conn *hc, const char *method, const char *bod
 	}
 }
 
-/*
- * body_broken: a 2xx answer to anything but a POST whose body is not one
- * whole JSON document -- cut short on the way (a proxy, a connection that
- * died with a wrong Content-Length) or garbled. Such a request is repeated
- * like one that failed in transit: the methods that get here (GET, PATCH
- * as server-side apply, DELETE with a UID precondition) are idempotent. The
- * parsed body is kept for the take_* accessors.
- */
-static int body_broken(struct http_conn *hc, long status, const char *method)
+/* body_refused: the caller's check said no (its message in *why) */
+static int body_refused(struct http_conn *hc, const char *method,
+			const char *path, long status, struct err *why)
 {
-	cJSON_Delete(hc->parsed);
-	hc->parsed = NULL;
-	if (status < 200 || status > 299 || !hc->body.len)
+	if (!hc->opts.check_body)
 		return 0;
-	hc->parsed = cJSON_ParseWithLength(hc->body.ptr, hc->body.len);
-	return !hc->parsed && strcmp(method, "POST") && strcmp(method, "HEAD");
+	return hc->opts.check_body(hc->opts.check_ctx, method, path, status,
+				   &hc->body, why) < 0;
 }
 
 /* transport_fail: the message for a request that never got an answer */
@@ -451,44 +272,15 @@ static void transport_fail(struct http_conn *hc, CURLcode rc,
 		struct buf d = BUF_INIT;
 		describe_ms(&d, timeout);
 		err_set(err, ERR_HTTP,
-			"%s %s: no answer from the API server at %s within %s",
-			method, path, hc->cfg.server, buf_cstr(&d));
+			"%s %s: no answer from %s at %s within %s", method,
+			path, hc->peer, hc->server, buf_cstr(&d));
 		buf_release(&d);
 		return;
 	}
-	err_set(err, ERR_HTTP, "%s %s: cannot talk to the API server at %s: %s",
-		method, path, hc->cfg.server, detail);
-	if (rc == CURLE_PEER_FAILED_VERIFICATION)
-		buf_addf(&err->msg,
-			 " (check the certificate-authority of cluster '%s')",
-			 hc->cfg.cluster ? hc->cfg.cluster : "");
-}
-
-/* a canned connection (unit tests): one answer from the responder */
-static int canned_request(struct http_conn *hc, const char *method,
-			  const char *path, const char *query,
-			  const char *body, size_t body_len, long *status,
-			  struct err *err)
-{
-	cJSON_Delete(hc->parsed);
-	hc->parsed = NULL;
-	buf_release(&hc->body);
-	hc->requests++;
-	hc->last_retries = 0;
-	*status = 0;
-	if (hc->canned(hc->canned_ctx, method, path, query, body, body_len,
-		       status, &hc->body) < 0)
-		return err_set(err, ERR_HTTP, "%s %s: cannot talk to the API "
-					      "server at %s: connection refused",
-			       method, path, hc->cfg.server);
-	if (body_broken(hc, *status, method))
-		return err_set(err, ERR_HTTP,
-			       "%s %s: the API server at %s answered %ld with a "
-			       "body that is not whole JSON (%zu bytes; cut "
-			       "short on the way?)",
-			       method, path, hc->cfg.server, *status,
-			       hc->body.len);
-	return 0;
+	err_set(err, ERR_HTTP, "%s %s: cannot talk to %s at %s: %s", method,
+		path, hc->peer, hc->server, detail);
+	if (rc == CURLE_PEER_FAILED_VERIFICATION && hc->verify_hint)
+		buf_adds(&err->msg, hc->verify_hint);
 }
 
 int http_conn_request(struct http_conn *hc, const char *method,
@@ -497,12 +289,10 @@ int http_conn_request(struct http_conn *hc, const char *method,
 		      struct err *err)
 {
 	struct buf url = BUF_INIT;
+	struct err why = ERR_INIT;
 	int attempt = 0, refreshed = 0, ret = -1;
 
-	if (hc->canned)
-		return canned_request(hc, method, path, query, body, body_len,
-				      status, err);
-	buf_addf(&url, "%s%s", hc->cfg.server, path);
+	buf_addf(&url, "%s%s", hc->server, path);
 	if (query && *query)
 		buf_addf(&url, "?%s", query);
 	for (;;) {
@@ -524,7 +314,12 @@ int http_conn_request(struct http_conn *hc, const char *method,
 		}
 		if (credentials(hc, 0, &token, err) < 0)
 			goto out;
-		h = add_header(h, "Accept: application/json");
+		if (hc->accept) {
+			struct buf a = BUF_INIT;
+			buf_addf(&a, "Accept: %s", hc->accept);
+			h = add_header(h, buf_cstr(&a));
+			buf_release(&a);
+		}
 		h = add_header(h, "Expect:");
 		if (ctype) {
 			struct buf ct = BUF_INIT;
@@ -549,8 +344,6 @@ int http_conn_request(struct http_conn *hc, const char *method,
 					 ? timeout
 					 : HTTP_CONNECT_TIMEOUT_MS);
 		set_method(hc, method, body, body_len);
-		cJSON_Delete(hc->parsed);
-		hc->parsed = NULL;
 		buf_release(&hc->body);
 		buf_init_capped(&hc->body, hc->opts.max_body);
 		hc->body_over = 0;
@@ -588,9 +381,10 @@ int http_conn_request(struct http_conn *hc, const char *method,
 			goto out;
 		}
 		curl_easy_getinfo(hc->curl, CURLINFO_RESPONSE_CODE, status);
-		if (*status == 401 && hc->cfg.exec_argv && !refreshed) {
-			/* the plugin's credential may have been revoked
-			 * early: ask it once more, as client-go does */
+		if (*status == 401 && hc->opts.refresh_on_401 && !refreshed) {
+			/* the credential may have been revoked early: ask
+			 * for a fresh one, once (client-go does so for exec
+			 * plugins) */
 			refreshed = 1;
 			if (credentials(hc, 1, &token, err) < 0)
 				goto out;
@@ -604,19 +398,15 @@ int http_conn_request(struct http_conn *hc, const char *method,
 			hc->retries++;
 			continue;
 		}
-		if (body_broken(hc, *status, method)) {
+		if (body_refused(hc, method, path, *status, &why)) {
 			if (attempt < hc->opts.max_retries &&
 			    backoff(hc, attempt + 1, -1)) {
+				err_release(&why);
 				attempt++;
 				hc->retries++;
 				continue;
 			}
-			err_set(err, ERR_HTTP,
-				"%s %s: the API server at %s answered %ld with "
-				"a body that is not whole JSON (%zu bytes; cut "
-				"short on the way?)",
-				method, path, hc->cfg.server, *status,
-				hc->body.len);
+			err_set(err, why.code, "%s", err_msg(&why));
 			if (attempt)
 				buf_addf(&err->msg, " (after %d retr%s)",
 					 attempt, attempt == 1 ? "y" : "ies");
@@ -627,19 +417,9 @@ int http_conn_request(struct http_conn *hc, const char *method,
 		break;
 	}
 out:
+	err_release(&why);
 	buf_release(&url);
 	return ret;
-}
-
-cJSON *http_conn_take_json(struct http_conn *hc)
-{
-	cJSON *j = hc->parsed;
-
-	if (j) {
-		hc->parsed = NULL;
-		return j;
-	}
-	return kubejson_parse(hc->body.ptr, hc->body.len);
 }
 
 /* ---- connection life --------------------------------------------------- */
@@ -668,49 +448,32 @@ static int curl_ready(struct err *err)
 	return 0;
 }
 
-int http_conn_new(struct http_conn **out, const struct kube_config *cfg,
-		  const struct http_conn_opts *opts, struct err *err)
+static char *dup_or_null(const char *s)
 {
-	static const struct http_conn_opts defaults = { 30000, 300000, 5,
-							64u << 20, NULL, 0 };
+	return s ? xstrdup(s) : NULL;
+}
+
+int http_conn_new(struct http_conn **out, const char *server,
+		  const struct http_tls *tls, const struct http_conn_opts *opts,
+		  struct err *err)
+{
+	static const struct http_conn_opts defaults = {
+		.request_timeout_ms = 30000,
+		.run_timeout_ms = 300000,
+		.max_retries = 5,
+		.max_body = 64u << 20,
+	};
+	static const struct http_tls no_tls = { 0 };
 	struct http_conn *hc;
 	CURL *c;
 
-	if (!cfg || !cfg->server || !*cfg->server)
+	if (!server || (strncmp(server, "https://", 8) &&
+			strncmp(server, "http://", 7)))
 		return err_set(err, ERR_INVALID,
-			       "no API server URL to talk to");
-	if (strncmp(cfg->server, "https://", 8) &&
-	    strncmp(cfg->server, "http://", 7))
-		return err_set(err, ERR_INVALID,
-			       "API server '%s' is not an https:// URL",
-			       cfg->server);
-	if (cfg->insecure && cfg->ca_pem)
-		return err_set(err, ERR_INVALID,
-			       "cluster '%s' sets insecure-skip-tls-verify and a "
-			       "certificate authority: specifying a root "
-			       "certificates file with the insecure flag is not "
-			       "allowed (kubectl refuses it too); remove one",
-			       cfg->cluster ? cfg->cluster : cfg->server);
-	if (!strncmp(cfg->server, "http://", 7) &&
-	    ((cfg->token && *cfg->token) || cfg->token_file || cfg->key_pem ||
-	     cfg->exec_argv)) {
-		if (!url_host_loopback(cfg->server))
-			return err_set(err, ERR_INVALID,
-				       "API server %s is plain http:// and user "
-				       "'%s' has credentials: refusing to send them "
-				       "in clear (kubectl sends none over http); "
-				       "use the https:// address",
-				       cfg->server, cfg->user ? cfg->user : "?");
-		if (!opts || !opts->http_loopback_credentials)
-			return err_set(err, ERR_INVALID,
-				       "API server %s is plain http:// and user "
-				       "'%s' has credentials: refusing to send them "
-				       "in clear (kubectl sends none over http); use "
-				       "the https:// address, or for a loopback test "
-				       "server or local proxy pass "
-				       "--insecure-loopback-http",
-				       cfg->server, cfg->user ? cfg->user : "?");
-	}
+			       "'%s' is not an http:// or https:// URL",
+			       server ? server : "");
+	if (!tls)
+		tls = &no_tls;
 	if (curl_ready(err) < 0)
 		return -1;
 	c = curl_easy_init();
@@ -719,10 +482,10 @@ int http_conn_new(struct http_conn **out, const struct kube_config *cfg,
 
 	hc = xcalloc(1, sizeof(*hc));
 	hc->curl = c;
-	config_copy(&hc->cfg, cfg);
-	while (strlen(hc->cfg.server) > 8 &&
-	       hc->cfg.server[strlen(hc->cfg.server) - 1] == '/')
-		hc->cfg.server[strlen(hc->cfg.server) - 1] = '\0';
+	hc->server = xstrdup(server);
+	while (strlen(hc->server) > 8 &&
+	       hc->server[strlen(hc->server) - 1] == '/')
+		hc->server[strlen(hc->server) - 1] = '\0';
 	hc->opts = opts ? *opts : defaults;
 	if (hc->opts.request_timeout_ms <= 0)
 		hc->opts.request_timeout_ms = defaults.request_timeout_ms;
@@ -736,6 +499,12 @@ int http_conn_new(struct http_conn **out, const struct kube_config *cfg,
 		xstrdup(hc->opts.user_agent ? hc->opts.user_agent
 					   : "gpuform/" GPUFORM_VERSION);
 	hc->opts.user_agent = hc->user_agent;
+	hc->accept = dup_or_null(hc->opts.accept);
+	hc->peer = xstrdup(hc->opts.peer ? hc->opts.peer : "the server");
+	hc->verify_hint = dup_or_null(hc->opts.verify_hint);
+	hc->opts.accept = hc->accept;
+	hc->opts.peer = hc->peer;
+	hc->opts.verify_hint = hc->verify_hint;
 	hc->deadline = now_ms() + hc->opts.run_timeout_ms;
 	hc->rng = (uint64_t)now_ms() * 6364136223846793005ull ^
 		 (uint64_t)getpid() ^ (uint64_t)(uintptr_t)hc;
@@ -748,23 +517,23 @@ int http_conn_new(struct http_conn **out, const struct kube_config *cfg,
 	curl_easy_setopt(c, CURLOPT_USERAGENT, hc->user_agent);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	no_proxy_to_loopback(c, hc->cfg.server);
+	no_proxy_to_loopback(c, hc->server);
 	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, hc);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, hc);
-	if (hc->cfg.insecure) {
+	if (tls->insecure) {
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
 	} else {
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	}
-	if (hc->cfg.ca_pem) {
-		struct curl_blob b = { hc->cfg.ca_pem, hc->cfg.ca_len,
-				       CURL_BLOB_COPY };
+	if (tls->ca_pem) {
+		struct curl_blob b = { (void *)(uintptr_t)tls->ca_pem,
+				       tls->ca_len, CURL_BLOB_COPY };
 		/* only this CA, as kubectl: not the system store as well */
 		curl_easy_setopt(c, CURLOPT_CAINFO, (char *)NULL);
 		curl_easy_setopt(c, CURLOPT_CAPATH, (char *)NULL);
@@ -775,9 +544,9 @@ int http_conn_new(struct http_conn **out, const struct kube_config *cfg,
 				       "memory (CURLOPT_CAINFO_BLOB)");
 		}
 	}
-	if (hc->cfg.cert_pem && hc->cfg.key_pem &&
-	    set_client_cert(hc, hc->cfg.cert_pem, hc->cfg.cert_len, hc->cfg.key_pem,
-			    hc->cfg.key_len) < 0) {
+	if (tls->cert_pem && tls->key_pem &&
+	    set_client_cert(hc, tls->cert_pem, tls->cert_len, tls->key_pem,
+			    tls->key_len) < 0) {
 		http_conn_free(hc);
 		return err_set(err, ERR_HTTP,
 			       "this libcurl cannot take a client certificate "
@@ -793,44 +562,18 @@ void http_conn_free(struct http_conn *hc)
 		return;
 	if (hc->curl)
 		curl_easy_cleanup(hc->curl);
-	kube_exec_cred_release(&hc->exec);
-	digest_wipe_str(hc->file_token);
-	kube_config_release(&hc->cfg);
+	free(hc->server);
 	free(hc->user_agent);
-	cJSON_Delete(hc->parsed);
+	free(hc->accept);
+	free(hc->peer);
+	free(hc->verify_hint);
 	buf_release(&hc->body);
 	free(hc);
-}
-
-int http_conn_new_canned(struct http_conn **out, const char *server,
-			 http_canned_fn fn, void *ctx)
-{
-	struct http_conn *hc = xcalloc(1, sizeof(*hc));
-
-	hc->cfg.server = xstrdup(server);
-	hc->cfg.user = xstrdup("anonymous");
-	hc->cfg.namespace_ = xstrdup("default");
-	hc->canned = fn;
-	hc->canned_ctx = ctx;
-	hc->retry_after = -1;
-	*out = hc;
-	return 0;
 }
 
 const struct buf *http_conn_body(const struct http_conn *hc)
 {
 	return &hc->body;
-}
-
-cJSON *http_conn_take_object(struct http_conn *hc)
-{
-	cJSON *j = NULL;
-
-	if (cJSON_IsObject(hc->parsed)) {
-		j = hc->parsed;
-		hc->parsed = NULL;
-	}
-	return j;
 }
 
 int http_conn_last_retries(const struct http_conn *hc)
@@ -847,17 +590,7 @@ void http_conn_counts(const struct http_conn *hc, long *requests,
 
 const char *http_conn_server(const struct http_conn *hc)
 {
-	return hc->cfg.server;
-}
-
-const char *http_conn_user(const struct http_conn *hc)
-{
-	return hc->cfg.user;
-}
-
-const char *http_conn_namespace(const struct http_conn *hc)
-{
-	return hc->cfg.namespace_;
+	return hc->server;
 }
 
 /* ---- plain HTTP: the Prometheus Pushgateway, the AWS APIs --------------- */

@@ -1,8 +1,9 @@
 /*
  * kube/kube.c: the Kubernetes API client (see kube.h): the kube_*
  * functions every caller uses, and the REST implementation of struct
- * kube_ops over one HTTP connection (http/http.h, which owns libcurl,
- * timeouts, retries, credentials and the body cap).
+ * kube_ops over a struct kube_transport: kube/kubeconn.c's HTTP
+ * connection (http/http.h owns libcurl, timeouts, retries and the body
+ * cap; kubeconn.c the credentials and the body check).
  *
  * The operations here only build paths and queries and turn HTTP statuses
  * into meanings. What a response body means (JSON, Status messages,
@@ -10,7 +11,7 @@
  * kubejson.c, which can be fuzzed and unit-tested without a server.
  *
  * Not here: deciding what to apply (reconcile.c), reading kubeconfig
- * (kubeconfig.c), HTTP (http.c), watches.
+ * (kubeconfig.c), the connection (kubeconn.c, http/http.c), watches.
  */
 #include "kube/kube.h"
 
@@ -19,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "kube/kubeconn.h"
 #include "kube/kubejson.h"
 #include "generator/targets.h"
 #include "util/buf.h"
@@ -56,7 +57,8 @@ struct kube_gv {
 /* the REST client: struct kube first, so a struct kube * is one of these */
 struct rest {
 	struct kube base;
-	struct http_conn *hc;
+	struct kube_transport t;
+	cJSON *parsed; /* the last body, parsed (body_json takes it) */
 	struct kube_gv **gvs; /* discovery, cached for the client's life */
 	size_t gv_nr, gv_alloc;
 };
@@ -133,34 +135,70 @@ static int do_request(struct kube *k, enum kube_op op, const char *method,
 		      struct err *err)
 {
 	struct rest *rs = rest_of(k);
+	const struct buf *b;
 	int rc;
 
+	cJSON_Delete(rs->parsed);
+	rs->parsed = NULL;
 	count(k, op);
-	rc = http_conn_request(rs->hc, method, path, query, ctype, body,
-			       body_len, status, err);
-	http_conn_counts(rs->hc, &k->stats.requests, &k->stats.retries);
-	return rc;
-}
-
-static cJSON *body_json(struct kube *k)
-{
-	return http_conn_take_json(rest_of(k)->hc);
+	rc = rs->t.request(rs->t.ctx, method, path, query, ctype, body,
+			   body_len, status, err);
+	rs->t.counts(rs->t.ctx, &k->stats.requests, &k->stats.retries);
+	if (rc < 0)
+		return -1;
+	if (rs->t.take_parsed)
+		rs->parsed = rs->t.take_parsed(rs->t.ctx);
+	if (rs->parsed)
+		return 0;
+	/* a transport that did not check the body (kubeconn.c does) */
+	b = rs->t.body(rs->t.ctx);
+	return kubejson_body(method, path, rs->t.server, *status, b->ptr,
+			     b->len, &rs->parsed, err);
 }
 
 static const char *body_text(struct kube *k)
 {
-	return buf_cstr(http_conn_body(rest_of(k)->hc));
+	return buf_cstr(rest_of(k)->t.body(rest_of(k)->t.ctx));
+}
+
+/* body_json: the last body as JSON (NULL: none or not JSON); the caller
+ * frees it */
+static cJSON *body_json(struct kube *k)
+{
+	struct rest *rs = rest_of(k);
+	cJSON *j = rs->parsed;
+	const struct buf *b;
+
+	if (j) {
+		rs->parsed = NULL;
+		return j;
+	}
+	b = rs->t.body(rs->t.ctx);
+	return kubejson_parse(b->ptr, b->len);
+}
+
+/* body_object: the last 2xx body if it parsed as a JSON object, else
+ * NULL; the caller frees it */
+static cJSON *body_object(struct kube *k)
+{
+	struct rest *rs = rest_of(k);
+	cJSON *j = NULL;
+
+	if (cJSON_IsObject(rs->parsed)) {
+		j = rs->parsed;
+		rs->parsed = NULL;
+	}
+	return j;
 }
 
 /* http_fail: the message for a status that means failure */
 static int http_fail(struct kube *k, const char *what, long status,
 		     const cJSON *j, struct err *err)
 {
-	struct http_conn *hc = rest_of(k)->hc;
-	int retries = http_conn_last_retries(hc);
+	struct rest *rs = rest_of(k);
+	int retries = rs->t.last_retries ? rs->t.last_retries(rs->t.ctx) : 0;
 	int ret = kubejson_http_fail(what, status, body_text(k), j,
-				     http_conn_server(hc), http_conn_user(hc),
-				     err);
+				     rs->t.server, rs->t.user, err);
 
 	if (err->code == ERR_HTTP && retries)
 		buf_addf(&err->msg, " (after %d retr%s)", retries,
@@ -319,7 +357,7 @@ static int rest_resource_for(struct kube *k, const char *api_version, const char
 		unserved_hint(k, group, kind, &hint);
 		err_set(err, ERR_NOTFOUND,
 			"%s %s is not served by the API server at %s%s",
-			api_version, kind, http_conn_server(rest_of(k)->hc),
+			api_version, kind, rest_of(k)->t.server,
 			buf_cstr(&hint));
 		buf_release(&hint);
 	}
@@ -361,7 +399,7 @@ static const char *req_ns(struct kube *k, const struct kube_resource *r,
 {
 	if (!r->namespaced)
 		return NULL;
-	return ns && *ns ? ns : http_conn_namespace(rest_of(k)->hc);
+	return ns && *ns ? ns : rest_of(k)->t.namespace_;
 }
 
 /* label: "Kind/ns/name" or "Kind/name", for messages */
@@ -377,10 +415,10 @@ static void label(struct buf *b, const struct kube_resource *r, const char *ns,
 static int parse_object(struct kube *k, const char *what, cJSON **out,
 			struct err *err)
 {
-	const struct buf *b = http_conn_body(rest_of(k)->hc);
+	const struct buf *b = rest_of(k)->t.body(rest_of(k)->t.ctx);
 
-	/* the connection already parsed a 2xx body: take it */
-	*out = http_conn_take_object(rest_of(k)->hc);
+	/* a 2xx body is parsed already: take it */
+	*out = body_object(k);
 	if (*out)
 		return 0;
 	return kubejson_object(b->ptr, b->len, what, out, err);
@@ -738,7 +776,9 @@ static void rest_free(struct kube *k)
 		free(g);
 	}
 	free(rs->gvs);
-	http_conn_free(rs->hc);
+	cJSON_Delete(rs->parsed);
+	if (rs->t.free)
+		rs->t.free(rs->t.ctx);
 	free(rs);
 }
 
@@ -759,25 +799,19 @@ static const struct kube_ops rest_ops = {
 int kube_new(struct kube **out, const struct kube_config *cfg,
 	     const struct kube_opts *opts, struct err *err)
 {
-	static const struct kube_opts defaults = KUBE_OPTS_INIT;
-	const struct kube_opts *o = opts ? opts : &defaults;
-	struct http_conn_opts ho = { o->request_timeout_ms, o->run_timeout_ms,
-				     o->max_retries, o->max_body,
-				     o->user_agent,
-				     o->http_loopback_credentials };
-	struct http_conn *hc;
+	struct kube_transport t;
 
-	if (http_conn_new(&hc, cfg, &ho, err) < 0)
+	if (kubeconn_new(&t, cfg, opts, err) < 0)
 		return -1;
-	return kube_new_on(out, hc);
+	return kube_new_on(out, &t);
 }
 
-int kube_new_on(struct kube **out, struct http_conn *hc)
+int kube_new_on(struct kube **out, const struct kube_transport *t)
 {
 	struct rest *rs = xcalloc(1, sizeof(*rs));
 
 	rs->base.ops = &rest_ops;
-	rs->hc = hc;
+	rs->t = *t;
 	*out = &rs->base;
 	return 0;
 }

@@ -1,15 +1,15 @@
 /*
  * kube/kube.h: a small Kubernetes API client, as a table of
  * operations (struct kube_ops, in the manner of git's transport vtable):
- * the REST implementation (kube_new: kube.c over the libcurl connection of
- * http/http.h) and the in-memory fake of the unit tests
+ * the REST implementation (kube_new: kube.c over the connection of
+ * kube/kubeconn.h, on http/http.h) and the in-memory fake of the unit tests
  * (tests/unit/kube_fake.c) sit behind the same functions, so reconcile,
  * lease and notify run unchanged against either.
  *
  * The REST client: one reused connection; per-request and per-run
  * timeouts; retries with jittered exponential backoff on 429, 5xx and
  * transport errors (honouring Retry-After); response bodies capped (all in
- * http.c). HTTP outcomes are turned into meanings (here, kube.c):
+ * http/http.c; credentials and the JSON body check in kube/kubeconn.c). HTTP outcomes are turned into meanings (here, kube.c):
  *   404 on get/delete  -> absent (return 0, *out = NULL)
  *   401, 403           -> ERR_AUTH; the message names the user and, for 403,
  *                         the API server's own sentence (verb, resource)
@@ -26,11 +26,11 @@
 #include <cjson/cJSON.h>
 
 #include "kube/kubeconfig.h"
+#include "kube/kubejson.h"
 #include "util/buf.h"
 #include "util/err.h"
 
 struct kube;
-struct kube_resource;
 
 struct kube_opts {
 	long request_timeout_ms; /* one HTTP exchange (default 30000) */
@@ -66,20 +66,39 @@ int kube_new(struct kube **out, const struct kube_config *cfg,
 	     const struct kube_opts *opts, struct err *err);
 void kube_free(struct kube *k);
 
-/* kube_new_on: the REST client over an existing connection, which it
- * takes (unit tests: http_conn_new_canned) */
-struct http_conn;
-int kube_new_on(struct kube **out, struct http_conn *hc);
-const struct kube_stats *kube_get_stats(const struct kube *k);
-
-/* A served resource type, from discovery (cached for the client's life). */
-struct kube_resource {
-	char *group;    /* "" for the core group */
-	char *version;  /* "v1" */
-	char *kind;     /* "NodePool" */
-	char *resource; /* "nodepools" */
-	int namespaced;
+/*
+ * The connection the REST client sends its requests over: what kube_new
+ * makes of a kube_config (kube/kubeconn.h, over http/http.h), or the unit
+ * suite's canned answers (tests/unit/test_kube.c).
+ *   request: one logical request (path absolute, query may be NULL),
+ *     retried as the transport sees fit; 0 with the final status in
+ *     *status, -1 with err set when no answer came.
+ *   body: the last answer's body (NUL-terminated), until the next request.
+ *   take_parsed (may be NULL): the last body as JSON when the transport
+ *     parsed it already (2xx answers), handed over; else NULL.
+ *   last_retries (may be NULL): retries the last request needed.
+ *   counts: requests sent (retries included) and retries, over its life.
+ *   free (may be NULL): called by kube_free.
+ *   server, user, namespace_: what messages name, and the default
+ *     namespace; valid until free.
+ */
+struct kube_transport {
+	void *ctx;
+	int (*request)(void *ctx, const char *method, const char *path,
+		       const char *query, const char *ctype, const char *body,
+		       size_t body_len, long *status, struct err *err);
+	const struct buf *(*body)(void *ctx);
+	cJSON *(*take_parsed)(void *ctx);
+	int (*last_retries)(void *ctx);
+	void (*counts)(void *ctx, long *requests, long *retries);
+	void (*free)(void *ctx);
+	const char *server, *user, *namespace_;
 };
+
+/* kube_new_on: the REST client over a transport (a copy is kept; its ctx
+ * is freed with the client) */
+int kube_new_on(struct kube **out, const struct kube_transport *t);
+const struct kube_stats *kube_get_stats(const struct kube *k);
 
 /*
  * kube_resource_for: look up apiVersion ("karpenter.sh/v1", "v1") + kind.

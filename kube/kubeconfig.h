@@ -3,8 +3,9 @@
  *
  * Reads kubeconfig files (KUBECONFIG with several files, or
  * ~/.kube/config) the way kubectl does, or the in-cluster service-account
- * configuration. Produces a struct kube_config that the HTTP client
- * (kube.h) consumes. Secrets (tokens, keys) live only in memory here and
+ * configuration (kube/incluster.h). Produces a struct kube_config that the
+ * REST client's connection (kube/kubeconn.h) consumes; exec credential
+ * plugins are run by kube/kubeexec.h. Secrets (tokens, keys) live only in memory here and
  * never appear in error messages.
  */
 #ifndef KUBE_KUBECONFIG_H
@@ -12,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "util/buf.h"
 #include "util/err.h"
 
 struct kube_config {
@@ -42,52 +44,27 @@ struct kube_config {
  * like kubectl: for every name the first file that defines it wins; else
  * ~/.kube/config). `context` NULL = current-context. When no kubeconfig
  * exists at all and the process runs in a pod (KUBERNETES_SERVICE_HOST
- * set), falls back to kubeconfig_in_cluster(). Errors name the file and,
+ * set), falls back to kubeconfig_in_cluster() (kube/incluster.h). Errors name the file and,
  * where it helps, the line:column.
  */
 int kubeconfig_load(struct kube_config *out, const char *path,
 		    const char *context, struct err *err);
 
-/*
- * kubeconfig_in_cluster: service-account token and CA from
- * $GPUFORM_SERVICEACCOUNT_DIR (default
- * /var/run/secrets/kubernetes.io/serviceaccount) and the server from
- * KUBERNETES_SERVICE_HOST / KUBERNETES_SERVICE_PORT.
- */
-int kubeconfig_in_cluster(struct kube_config *out, struct err *err);
-
 void kube_config_release(struct kube_config *c);
 
 /*
- * Running an exec credential plugin (what `aws eks get-token` is). The
- * client (kube.c) calls this when it needs credentials and caches the result
- * until `expires`; it is here, not in kube.c, because it is about "who we
- * are" and needs no network.
+ * Shared by kube/kubeconfig.c and kube/incluster.c (not an interface for
+ * the rest of gpuform): base64 (standard or URL alphabet, padding
+ * optional, whitespace ignored; a NUL-terminated copy, or -1); dropping
+ * trailing whitespace; whether a PEM block "-----BEGIN <what>" is in p;
+ * a whole secret file (the message names `what` and the file; wiped on
+ * failure).
  */
-#define KUBECONFIG_EXEC_TIMEOUT_MS 30000L
-#define KUBECONFIG_EXEC_MAX_OUTPUT (1u << 20) /* stdout cap */
-
-struct kube_exec_cred {
-	char *token;              /* status.token, or NULL */
-	char *cert_pem, *key_pem; /* status.clientCertificateData/KeyData */
-	size_t cert_len, key_len;
-	long long expires;        /* status.expirationTimestamp as Unix
-				   * seconds; 0 = none given (valid for the
-				   * client's life) */
-};
-#define KUBE_EXEC_CRED_INIT { NULL, NULL, NULL, 0, 0, 0 }
-
-/*
- * kubeconfig_exec: run c->exec_argv with c->exec_env added to the
- * environment, KUBERNETES_EXEC_INFO set to an ExecCredential with
- * spec.interactive=false, stdin /dev/null, in its own process group.
- * stdout (capped at KUBECONFIG_EXEC_MAX_OUTPUT) is parsed as an
- * ExecCredential. The plugin is killed after timeout_ms. Failures are
- * ERR_AUTH naming the command, the user, the exit status and the first line
- * of the plugin's stderr -- never its stdout, which holds the token.
- */
-int kubeconfig_exec(struct kube_exec_cred *out, const struct kube_config *c,
-		    long timeout_ms, struct err *err);
-void kube_exec_cred_release(struct kube_exec_cred *cred);
+int kubeconfig_b64_decode(const char *in, size_t len, char **out,
+			  size_t *out_len);
+void kubeconfig_trim_right(struct buf *b);
+int kubeconfig_looks_like_pem(const char *p, size_t len, const char *what);
+int kubeconfig_read_secret(struct buf *out, const char *path, size_t max,
+			   const char *what, struct err *err);
 
 #endif

@@ -17,6 +17,23 @@ cJSON *kubejson_parse(const char *body, size_t len)
 	return cJSON_ParseWithLength(body, len);
 }
 
+int kubejson_body(const char *method, const char *path, const char *server,
+		  long status, const char *body, size_t len, cJSON **parsed,
+		  struct err *err)
+{
+	*parsed = NULL;
+	if (status < 200 || status > 299 || !len)
+		return 0;
+	*parsed = cJSON_ParseWithLength(body, len);
+	if (*parsed || !strcmp(method, "POST") || !strcmp(method, "HEAD"))
+		return 0;
+	return err_set(err, ERR_HTTP,
+		       "%s %s: the API server at %s answered %ld with a body "
+		       "that is not whole JSON (%zu bytes; cut short on the "
+		       "way?)",
+		       method, path, server, status, len);
+}
+
 const char *kubejson_reason(long status)
 {
 	switch (status) {

@@ -6,7 +6,7 @@
  * Pure functions of (body, status): no libcurl, no I/O, so the fuzzer
  * (tests/fuzz/fuzz_kube_response.c) and the unit tests reach them without
  * a server. kube/kube.c sends the requests and calls these on what
- * comes back.
+ * comes back (and kube/kubeconn.c kubejson_body, on every answer).
  *
  * A body is passed as (body, len) with body[len] == '\0' (what buf_cstr()
  * gives); it may contain NUL bytes, which end the text a message quotes.
@@ -18,15 +18,38 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/kube.h"
 #include "util/buf.h"
 #include "util/err.h"
+
+/* A served resource type, from discovery (cached for the client's life). */
+struct kube_resource {
+	char *group;    /* "" for the core group */
+	char *version;  /* "v1" */
+	char *kind;     /* "NodePool" */
+	char *resource; /* "nodepools" */
+	int namespaced;
+};
 
 /* kubejson_parse: the body as JSON, or NULL (empty or not JSON). */
 cJSON *kubejson_parse(const char *body, size_t len);
 
 /* kubejson_reason: "Not Found" for 404, ...; "" for a status without one. */
 const char *kubejson_reason(long status);
+
+/*
+ * kubejson_body: the check of every answer's body. *parsed = the body
+ * parsed when the status is 2xx (NULL: empty or not JSON; the caller
+ * frees it). -1 (ERR_HTTP "<method> <path>: the API server at <server>
+ * answered <status> with a body that is not whole JSON ...") for a 2xx
+ * answer, not to POST or HEAD, whose body is not one whole JSON document:
+ * cut short on the way (a proxy, a connection that died with a wrong
+ * Content-Length) or garbled. The connection repeats such a request like
+ * one that failed in transit: the methods that get here (GET, PATCH as
+ * server-side apply, DELETE with a UID precondition) are idempotent.
+ */
+int kubejson_body(const char *method, const char *path, const char *server,
+		  long status, const char *body, size_t len, cJSON **parsed,
+		  struct err *err);
 
 /*
  * kubejson_message: appends Status.message of j when it is a non-empty

@@ -35,6 +35,7 @@
 #include <cjson/cJSON.h>
 
 #include "kube/kube.h"
+#include "kube/incluster.h"
 #include "kube/kubeconfig.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -1,6 +1,7 @@
 /*
  * tests/unit/test_kube.c: the REST client of kube/kube.c over a
- * canned connection (http_conn_new_canned) — paths and queries sent,
+ * transport of canned answers (struct kube_transport, in the manner of
+ * curl's test servers that replay canned responses) — paths and queries sent,
  * discovery and its cache, List pagination, statuses turned into meanings
  * — and reconcile/nodecount.c on the in-memory fake. No server.
  */
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
 #include "kube/kube.h"
 #include "reconcile/lease.h"
 #include "reconcile/nodecount.h"
@@ -30,14 +30,19 @@ struct canned {
 	size_t n;
 	struct buf log;  /* "METHOD path?query" per request */
 	struct buf body; /* the last request body */
+	struct buf resp; /* the last answer's body */
+	long requests;
 };
 
 static int respond(void *ctx, const char *method, const char *path,
-		   const char *query, const char *body, size_t len,
-		   long *status, struct buf *resp)
+		   const char *query, const char *ctype, const char *body,
+		   size_t len, long *status, struct err *err)
 {
 	struct canned *c = ctx;
 
+	c->requests++;
+	*status = 0;
+	buf_reset(&c->resp);
 	buf_addf(&c->log, "%s %s%s%s\n", method, path, query ? "?" : "",
 		 query ? query : "");
 	buf_reset(&c->body);
@@ -50,22 +55,42 @@ static int respond(void *ctx, const char *method, const char *path,
 			continue;
 		a->used = 1;
 		*status = a->status;
-		buf_adds(resp, a->body);
+		buf_adds(&c->resp, a->body);
 		return 0;
 	}
-	return -1; /* nothing canned: the connection fails */
+	/* nothing canned: the connection fails */
+	return err_set(err, ERR_HTTP, "%s %s: cannot talk to the API server at "
+				      "https://canned: connection refused",
+		       method, path);
+}
+
+static const struct buf *canned_body(void *ctx)
+{
+	return &((struct canned *)ctx)->resp;
+}
+
+static void canned_counts(void *ctx, long *requests, long *retries)
+{
+	*requests = ((struct canned *)ctx)->requests;
+	*retries = 0;
 }
 
 static struct kube *client(struct canned *c, struct answer *a, size_t n)
 {
-	struct http_conn *hc;
+	struct kube_transport t = { 0 };
 	struct kube *k;
 
 	memset(c, 0, sizeof(*c));
 	c->a = a;
 	c->n = n;
-	ck_assert_int_eq(http_conn_new_canned(&hc, "https://canned", respond, c), 0);
-	ck_assert_int_eq(kube_new_on(&k, hc), 0);
+	t.ctx = c;
+	t.request = respond;
+	t.body = canned_body;
+	t.counts = canned_counts;
+	t.server = "https://canned";
+	t.user = "anonymous";
+	t.namespace_ = "default";
+	ck_assert_int_eq(kube_new_on(&k, &t), 0);
 	return k;
 }
 
@@ -74,6 +99,7 @@ static void done(struct kube *k, struct canned *c)
 	kube_free(k);
 	buf_release(&c->log);
 	buf_release(&c->body);
+	buf_release(&c->resp);
 }
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

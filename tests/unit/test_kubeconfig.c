@@ -19,7 +19,9 @@
 #include <check.h>
 
 #include "kube/kube.h"
+#include "kube/incluster.h"
 #include "kube/kubeconfig.h"
+#include "kube/kubeexec.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
 #include "util/err.h"
