@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "aws/awsxml.h"
+#include "aws/sigv4.h"
 #include "http/http.h"
 #include "util/backoff.h"
 #include "util/diag.h"
@@ -242,18 +243,45 @@ static int has_control(const char *s)
 	return 0;
 }
 
+/* sign: hdr[n..n+2] = the Host, X-Amz-Date and Authorization lines of a
+ * SigV4 signature of r (now), in *lines; hdr[n+3] = NULL */
+static void sign(const struct aws *a, const char *service,
+		 const struct http_req *r, const char **hdr, size_t n,
+		 struct buf *lines)
+{
+	struct sigv4_req s = { 0 };
+	size_t at[3];
+
+	hdr[n] = NULL;
+	s.method = r->method;
+	s.url = r->url;
+	s.headers = hdr;
+	s.body = r->body;
+	s.len = r->len;
+	s.region = a->region;
+	s.service = service;
+	s.key_id = a->creds.key_id;
+	s.secret = a->creds.secret;
+	s.now = (long long)time(NULL);
+	buf_reset(lines);
+	sigv4_sign(&s, lines, at);
+	for (int i = 0; i < 3; i++)
+		hdr[n + (size_t)i] = lines->ptr + at[i];
+	hdr[n + 3] = NULL;
+}
+
 int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 	     const char *target, const char *body, struct aws_answer *ans,
 	     struct err *err)
 {
 	char *url = aws_endpoint(service, a->region);
-	char *sig = xasprintf("aws:amz:%s:%s", a->region, service);
 	char *tok = a->creds.token
 			    ? xasprintf("X-Amz-Security-Token: %s", a->creds.token)
 			    : NULL;
 	char *tgt = target ? xasprintf("X-Amz-Target: %s", target) : NULL;
-	const char *hdr[4];
+	const char *hdr[7];
 	size_t nh = 0;
+	struct buf signing = BUF_INIT;
 	struct http_req r;
 	uint64_t rng = backoff_seed((uint64_t)(uintptr_t)a);
 	int ret = -1;
@@ -278,16 +306,13 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 		hdr[nh++] = tgt;
 	if (tok)
 		hdr[nh++] = tok;
-	hdr[nh] = NULL;
+	hdr[nh] = NULL; /* then Host, X-Amz-Date, Authorization (sign) */
 	memset(&r, 0, sizeof(r));
 	r.method = "POST";
 	r.url = url;
 	r.headers = hdr;
 	r.body = body;
 	r.len = strlen(body);
-	r.sigv4 = sig;
-	r.key_id = a->creds.key_id;
-	r.secret = a->creds.secret;
 	r.timeout_ms = a->timeout_ms;
 	r.max_body = AWS_MAX_BODY;
 
@@ -296,6 +321,7 @@ int aws_call(struct aws *a, const char *service, enum aws_proto proto,
 
 		aws_answer_release(ans);
 		a->requests++;
+		sign(a, service, &r, hdr, nh, &signing); /* a fresh date */
 		if (aws_exchange(a, &r, &ans->status, &ans->body, &timed_out,
 				 err) < 0) {
 			if (timed_out) {
@@ -332,7 +358,7 @@ out:
 	if (ret < 0)
 		aws_answer_release(ans);
 	free(url);
-	free(sig);
+	buf_release(&signing);
 	digest_wipe_str(tok);
 	free(tgt);
 	return ret;

@@ -2,8 +2,8 @@
  * aws/aws.h: calls to AWS APIs for `gpuform preflight`: endpoint
  * resolution (AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, then the
  * regional default), the EC2/STS query protocol and the JSON 1.0/1.1
- * protocols (SSM, SQS), SigV4 signing by libcurl through
- * http_exchange() (http/http.c stays the only libcurl user),
+ * protocols (SSM, SQS), SigV4 signing (aws/sigv4.h) of requests sent
+ * through http_exchange() (http/http.c, the only libcurl user),
  * bounded retries with backoff on throttling and 5xx, and the error code
  * of a failed call. Credentials come from aws/awscreds.h.
  */

@@ -703,7 +703,7 @@ int http_exchange(const struct http_req *r, long *status,
 		       struct buf *resp, int *timed_out, struct err *err)
 {
 	struct curl_slist *h = NULL;
-	struct buf shown = BUF_INIT, up = BUF_INIT;
+	struct buf shown = BUF_INIT;
 	struct capped cap = { resp, r->max_body ? r->max_body : 16u << 20, 0 };
 	char errbuf[CURL_ERROR_SIZE] = "";
 	CURL *c;
@@ -717,9 +717,9 @@ int http_exchange(const struct http_req *r, long *status,
 		return -1;
 	if (!(c = curl_easy_init()))
 		return err_set(err, ERR_HTTP, "cannot initialise libcurl");
-	/* no "Expect:" line to suppress 100-continue: libcurl 7.88 would
-	 * sign an empty expect header that is never sent (tests/preflight.sh
-	 * caught it) */
+	/* the headers as given: no "Expect:" line is added (when libcurl
+	 * signed AWS requests, 7.88 signed such an empty header that it never
+	 * sent; tests/preflight.sh caught it) */
 	for (size_t i = 0; r->headers && r->headers[i]; i++)
 		h = curl_slist_append(h, r->headers[i]);
 	curl_easy_setopt(c, CURLOPT_URL, r->url);
@@ -730,15 +730,6 @@ int http_exchange(const struct http_req *r, long *status,
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, r->body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)r->len);
-	}
-	if (r->sigv4) {
-		/* libcurl computes the canonical request, the payload hash
-		 * (x-amz-content-sha256 is not sent) and the Authorization
-		 * header; x-amz-* headers given here (the session token) are
-		 * signed with it */
-		curl_easy_setopt(c, CURLOPT_AWS_SIGV4, r->sigv4);
-		buf_addf(&up, "%s:%s", r->key_id, r->secret);
-		curl_easy_setopt(c, CURLOPT_USERPWD, buf_cstr(&up));
 	}
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, r->timeout_ms);
@@ -769,8 +760,6 @@ int http_exchange(const struct http_req *r, long *status,
 out:
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
-	digest_wipe_buf(&up);
-	buf_release(&up);
 	buf_release(&shown);
 	return ret;
 }

@@ -13,8 +13,8 @@
  *    Kubernetes connection on top of it.
  *  - http_send: one plain request with a body and no answer to read (the
  *    Prometheus Pushgateway).
- *  - http_exchange: one plain request with its answer, optionally signed
- *    by libcurl with AWS SigV4 (aws/aws.c, aws/awscreds.c say how).
+ *  - http_exchange: one plain request with its answer (aws/ signs its
+ *    requests itself: the signature is header lines like any other).
  * Bearer tokens, keys and URL user info never appear in messages, and
  * CURLOPT_VERBOSE is never set.
  */
@@ -134,20 +134,18 @@ int http_send(const char *method, const char *url, const char *content_type,
 /*
  * http_exchange: one plain HTTP request with its answer (the AWS APIs of
  * `gpuform preflight`, aws/aws.c, the credential endpoints,
- * aws/awscreds.c, and Prometheus, reconcile/prom.c). No retries: the caller decides. When sigv4 is set
- * ("aws:amz:REGION:SERVICE") the request is signed by libcurl
- * (CURLOPT_AWS_SIGV4) with key_id/secret; headers are "Name: value" lines
- * (NULL-terminated, may be NULL). Returns 0 for any HTTP status (*status,
- * the body in *resp, capped at max_body); -1 for transport failures, with
- * *timed_out set when the time ran out. Secrets and user info never appear
- * in messages.
+ * aws/awscreds.c, and Prometheus, reconcile/prom.c). No retries: the
+ * caller decides. headers are "Name: value" lines (NULL-terminated, may be
+ * NULL), sent as given (a Host line replaces libcurl's). Returns 0 for any
+ * HTTP status (*status, the body in *resp, capped at max_body); -1 for
+ * transport failures, with *timed_out set when the time ran out. User
+ * info never appears in messages.
  */
 struct http_req {
 	const char *method, *url;
 	const char *const *headers;
 	const char *body;
 	size_t len;
-	const char *sigv4, *key_id, *secret;
 	long timeout_ms;
 	size_t max_body;
 };
