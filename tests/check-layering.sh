@@ -6,9 +6,14 @@
 #         hashed known_hosts),
 #       zlib -> git/loose.c (checks loose objects of the --git cache)
 #   - the layers, each using only those below it:
-#       cmd/ -> reconcile/ -> { git/, generator/ } -> util/
-#     util/ includes nothing of the project above it; git/ and generator/
-#     nothing of each other, reconcile/ or cmd/; reconcile/ nothing of cmd/
+#       cmd/ -> reconcile/ -> { kube/, aws/, git/, generator/ } -> http/ -> util/
+#     util/ includes nothing of the project above it; http/ (the generic
+#     HTTP layer) only util/; git/ and generator/ nothing of each other,
+#     nor of http/, kube/, aws/, reconcile/ or cmd/ (they never reach the
+#     network layer); kube/ (the Kubernetes client) and aws/ (the AWS
+#     client) nothing of each other, git/, reconcile/ or cmd/ (they may use
+#     generator/'s pure tables: kube/kube.c names the CRDs a kind needs);
+#     reconcile/ nothing of cmd/
 #   - only cmd/ prints to stdout/stderr (fprintf/printf/puts/perror); the one
 #     exception is util/xalloc.c, whose out-of-memory and BUG() paths print
 #     and abort (git's die() does the same)
@@ -47,9 +52,12 @@ layer() { # DIR FORBIDDEN-DIRS...
 		done
 	done
 }
-layer util generator git reconcile cmd
-layer generator git reconcile cmd
-layer git generator reconcile cmd
+layer util generator git http kube aws reconcile cmd
+layer http generator git kube aws reconcile cmd
+layer generator git http kube aws reconcile cmd
+layer git generator http kube aws reconcile cmd
+layer kube aws git reconcile cmd
+layer aws kube git reconcile cmd
 layer reconcile cmd
 
 for f in $(ls_files 'util/*.c' 'generator/*.c' 'git/*.c' 'http/*.c' 'kube/*.c' 'aws/*.c' 'reconcile/*.c' | grep -vx 'util/xalloc.c'); do

@@ -21,7 +21,8 @@ UNIT=$B/tests/unit/run
 [ -x "$UNIT" ] || { echo "coverage: no $UNIT (run 'make coverage')" >&2; exit 1; }
 command -v gcov >/dev/null || { echo "coverage: gcov is not installed" >&2; exit 1; }
 
-SERVER_MODULES='http/http.c kube/kube.c kube/kubeconfig.c
+SERVER_MODULES='http/http.c kube/kube.c kube/kubeconn.c kube/kubeconfig.c
+kube/kubeexec.c kube/incluster.c
 aws/aws.c aws/awscreds.c aws/awsxml.c reconcile/preflight.c
 reconcile/lease.c reconcile/notify.c reconcile/metrics.c reconcile/nodecount.c
 reconcile/source.c git/repo.c'
