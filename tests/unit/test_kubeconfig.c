@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1129,6 +1132,94 @@ START_TEST(plain_http_credentials)
 }
 END_TEST
 
+/* closed_port: a loopback port nothing listens on (bound, then closed) */
+static int closed_port(void)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	ck_assert_int_ge(fd, 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+/* request_with_token: one GET through kube_new's connection (kube/kubeconn.c
+ * over http/http.c) to a closed loopback port, with the bearer token from
+ * token_file (may be NULL: the static token "static"); the message in e,
+ * the requests sent in *sent */
+static int request_with_token(const char *token_file, long *sent,
+			      struct err *e)
+{
+	struct kube_config c = KUBE_CONFIG_INIT;
+	struct kube_opts o = KUBE_OPTS_INIT;
+	struct kube *k = NULL;
+	long status = 0;
+	int rc;
+
+	c.server = xasprintf("http://127.0.0.1:%d/", closed_port());
+	c.user = xstrdup("u");
+	c.token = xstrdup("static");
+	c.token_file = token_file ? xstrdup(token_file) : NULL;
+	o.http_loopback_credentials = 1;
+	o.max_retries = 0;
+	o.request_timeout_ms = 5000;
+	ck_assert_int_eq(kube_new(&k, &c, &o, e), 0);
+	rc = kube_request(k, "GET", "/api", NULL, NULL, NULL, 0, &status, NULL, e);
+	*sent = kube_get_stats(k)->requests;
+	kube_free(k);
+	kube_config_release(&c);
+	return rc;
+}
+
+/* The credentials are found before every attempt (kubeconn.c's callback):
+ * a token file that is missing, or whose token would split the header,
+ * fails the request before anything is sent; with a good one the request
+ * goes out and the transport failure names the API server as before the
+ * HTTP layer became generic. */
+START_TEST(credentials_before_the_request)
+{
+	struct err e = ERR_INIT;
+	char *bad = put("bad-token", "to\x01ken\n", 0600);
+	char *good = put("good-token", "tok\n", 0600);
+	char *missing = xasprintf("%s/missing-token", dir);
+	long sent;
+
+	ck_assert_int_eq(request_with_token(missing, &sent, &e), -1);
+	ck_assert_int_eq(sent, 0);
+	assert_contains(err_msg(&e), "cannot read tokenFile '");
+	assert_contains(err_msg(&e), "/missing-token' of user 'u'");
+	err_clear(&e);
+	ck_assert_int_eq(request_with_token(bad, &sent, &e), -1);
+	ck_assert_int_eq(sent, 0);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	assert_contains(err_msg(&e), "the bearer token of user 'u' contains a "
+				     "control character; it was not sent");
+	err_clear(&e);
+	ck_assert_int_eq(request_with_token(good, &sent, &e), -1);
+	ck_assert_int_eq(sent, 1);
+	ck_assert_int_eq(e.code, ERR_HTTP);
+	assert_contains(err_msg(&e), "GET /api: cannot talk to the API server at "
+				     "http://127.0.0.1:");
+	assert_lacks(err_msg(&e), "tok");
+	err_clear(&e);
+	ck_assert_int_eq(request_with_token(NULL, &sent, &e), -1);
+	ck_assert_int_eq(sent, 1);
+	assert_contains(err_msg(&e), "cannot talk to the API server at");
+	assert_lacks(err_msg(&e), "static");
+	err_release(&e);
+	free(bad);
+	free(good);
+	free(missing);
+}
+END_TEST
+
 START_TEST(insecure_with_ca)
 {
 	struct err e = ERR_INIT;
@@ -1179,6 +1270,7 @@ Suite *kubeconfig_suite(void)
 	tcase_add_test(tc, token_size);
 	tcase_add_test(tc, plain_http_credentials);
 	tcase_add_test(tc, insecure_with_ca);
+	tcase_add_test(tc, credentials_before_the_request);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("in_cluster");
