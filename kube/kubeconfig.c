@@ -17,27 +17,21 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <time.h>
 #include <unistd.h>
-
-#include <cjson/cJSON.h>
 
 #include "util/yaml.h"
 #include "util/base64.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/vec.h"
-#include "util/time.h"
 #include "util/xalloc.h"
 
-/* caps: CA bundles, certificates and keys; token files; how much of an exec
- * plugin's stderr: kube/kubeexec.c) */
+/* caps: CA bundles, certificates and keys; token files */
 #define KC_MAX_PEM (8u << 20)
 #define KC_MAX_TOKEN (256u << 10)
 #define EXEC_GROUP "client.authentication.k8s.io/"

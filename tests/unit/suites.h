@@ -39,7 +39,7 @@ Suite *preflight_suite(void); /* test_preflight.c: aws*, generator+reconcile pre
 Suite *git_suite(void);      /* test_git.c: git/knownhosts.c, credstore.c */
 Suite *helpers_suite(void);  /* test_helpers.c: util/base64, backoff, time, wipe */
 Suite *kobj_suite(void);      /* test_kobj.c: generator/kobj.c */
-Suite *kube_suite(void);      /* test_kube.c: kube.c on a canned connection, nodecount.c */
+Suite *kube_suite(void);      /* test_kube.c: kube.c on canned answers (a kube_transport), nodecount.c */
 Suite *reconcile_suite(void); /* test_reconcile.c: reconcile.c on tests/unit/kube_fake.c */
 Suite *nodeimpact_suite(void); /* test_nodeimpact.c: the node-replacement guard */
 Suite *advise_suite(void);    /* test_advise.c: generator/advise.c, reconcile/prom.c */
