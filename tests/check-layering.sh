@@ -5,6 +5,8 @@
 #       OpenSSL -> util/digest.c, util/base64.c and git/knownhosts.c (HMAC for
 #         hashed known_hosts),
 #       zlib -> git/loose.c (checks loose objects of the --git cache)
+#   - reconcile/engine.h (struct run, internal to the reconcile engine) is
+#     included only by the engine's files that share it
 #   - the layers, each using only those below it:
 #       cmd/ -> reconcile/ -> { git/, generator/ } -> util/
 #     util/ includes nothing of the project above it; git/ and generator/
@@ -38,6 +40,9 @@ only_in '#include <git2' git/repo.c
 only_in '#include <yaml.h>' util/yaml.c
 only_in '#include <openssl/' util/digest.c util/base64.c git/knownhosts.c
 only_in '#include <zlib.h>' git/loose.c
+# the reconcile engine's internal header (struct run): its own files only
+only_in '#include "reconcile/engine.h"' reconcile/reconcile.c \
+	reconcile/inventory.c reconcile/planner.c reconcile/apply.c
 
 layer() { # DIR FORBIDDEN-DIRS...
 	dir=$1; shift

@@ -40,7 +40,7 @@ Suite *git_suite(void);      /* test_git.c: git/knownhosts.c, credstore.c */
 Suite *helpers_suite(void);  /* test_helpers.c: util/base64, backoff, time, wipe */
 Suite *kobj_suite(void);      /* test_kobj.c: generator/kobj.c */
 Suite *kube_suite(void);      /* test_kube.c: kube.c on a canned connection, nodecount.c */
-Suite *reconcile_suite(void); /* test_reconcile.c: reconcile.c on tests/unit/kube_fake.c */
+Suite *reconcile_suite(void); /* test_reconcile.c: the engine (reconcile.c, inventory.c, planner.c, apply.c, compare.c) on tests/unit/kube_fake.c */
 Suite *nodeimpact_suite(void); /* test_nodeimpact.c: the node-replacement guard */
 Suite *advise_suite(void);    /* test_advise.c: generator/advise.c, reconcile/prom.c */
 Suite *repo_suite(void);      /* test_repo.c: git/repo.c commit and tree code, temp repo */
