@@ -6,7 +6,8 @@
 #         hashed known_hosts),
 #       zlib -> git/loose.c (checks loose objects of the --git cache)
 #   - reconcile/engine.h (struct run, internal to the reconcile engine) is
-#     included only by the engine's files that share it
+#     included only by the engine's files that share it; generator/lint_*.h
+#     (internal to the lint module) only by the lint module's files
 #   - the layers, each using only those below it:
 #       cmd/ -> reconcile/ -> { git/, generator/ } -> util/
 #     util/ includes nothing of the project above it; git/ and generator/
@@ -43,6 +44,9 @@ only_in '#include <zlib.h>' git/loose.c
 # the reconcile engine's internal header (struct run): its own files only
 only_in '#include "reconcile/engine.h"' reconcile/reconcile.c \
 	reconcile/inventory.c reconcile/planner.c reconcile/apply.c
+only_in '#include "generator/lint_' generator/lint.c generator/lint_index.c \
+	generator/lint_workload.c generator/lint_pools.c generator/lint_index.h \
+	generator/lint_workload.h generator/lint_pools.h
 
 layer() { # DIR FORBIDDEN-DIRS...
 	dir=$1; shift
