@@ -1,13 +1,16 @@
 #!/bin/sh
 # tests/check-layering.sh: the module boundaries the house style promises.
 #   - each third-party library is included by exactly one module:
-#       libcurl -> reconcile/http.c, libgit2 -> git/repo.c, libyaml -> util/yaml.c,
+#       libcurl -> reconcile/http.c, libyaml -> util/yaml.c,
+#       libgit2 -> the Git module: git/repo.c, git/repo_tree.c,
+#         git/repo_remote.c and their shared git/repo_int.h,
 #       OpenSSL -> util/digest.c, util/base64.c and git/knownhosts.c (HMAC for
 #         hashed known_hosts),
 #       zlib -> git/loose.c (checks loose objects of the --git cache)
 #   - reconcile/engine.h (struct run, internal to the reconcile engine) is
 #     included only by the engine's files that share it; generator/lint_*.h
-#     (internal to the lint module) only by the lint module's files
+#     (internal to the lint module) only by the lint module's files;
+#     git/repo_int.h only by the Git module's
 #   - the layers, each using only those below it:
 #       cmd/ -> reconcile/ -> { git/, generator/ } -> util/
 #     util/ includes nothing of the project above it; git/ and generator/
@@ -37,7 +40,9 @@ only_in() { # PATTERN ALLOWED-FILES...
 	done
 }
 only_in '#include <curl/' reconcile/http.c
-only_in '#include <git2' git/repo.c
+only_in '#include <git2' git/repo.c git/repo_tree.c git/repo_remote.c \
+	git/repo_int.h
+only_in '#include "git/repo_int.h"' git/repo.c git/repo_tree.c git/repo_remote.c
 only_in '#include <yaml.h>' util/yaml.c
 only_in '#include <openssl/' util/digest.c util/base64.c git/knownhosts.c
 only_in '#include <zlib.h>' git/loose.c

@@ -24,7 +24,7 @@ command -v gcov >/dev/null || { echo "coverage: gcov is not installed" >&2; exit
 SERVER_MODULES='reconcile/http.c reconcile/kube.c reconcile/kubeconfig.c
 reconcile/aws.c reconcile/awscreds.c reconcile/awsxml.c reconcile/preflight.c
 reconcile/lease.c reconcile/notify.c reconcile/metrics.c reconcile/nodecount.c
-reconcile/source.c git/repo.c'
+reconcile/source.c git/repo.c git/repo_tree.c git/repo_remote.c'
 
 find "$B" -name '*.gcda' -exec rm -f {} +
 "$UNIT" >"$B/coverage-unit.log" 2>&1 || {
