@@ -453,8 +453,8 @@ int apply_prune(struct run *r)
 	return ret;
 }
 
-/* finish: a run that wrote what it could still fails for what it could
- * not prune or was held back */
+/* apply_finish: a run that wrote what it could still fails for what it
+ * could not prune or was held back */
 int apply_finish(struct run *r)
 {
 	if (r->failures)
