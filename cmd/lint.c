@@ -233,6 +233,33 @@ const struct cmd_opt explain_opts[] = {
 	CMD_OPT_END,
 };
 
+/* the findings in the chosen format (text: with the summary line) */
+static void print_findings(enum lint_format fmt,
+			   const struct lint_findings *f,
+			   const struct diags *d, size_t nin)
+{
+	if (fmt == FMT_TEXT) {
+		print_text(f);
+		fprintf(stderr,
+			"gpuform lint: %zu file%s, %zu error%s, %zu warning%s, "
+			"%zu info\n",
+			nin, nin == 1 ? "" : "s",
+			f->counts[LINT_ERROR] + d->errors,
+			f->counts[LINT_ERROR] + d->errors == 1 ? "" : "s",
+			f->counts[LINT_WARNING] + d->warnings,
+			f->counts[LINT_WARNING] + d->warnings == 1 ? "" : "s",
+			f->counts[LINT_INFO]);
+	} else {
+		char *s = fmt == FMT_JSON ? format_json(f, d, nin)
+					  : format_sarif(f, d);
+		if (s) {
+			fputs(s, stdout);
+			fputc('\n', stdout);
+		}
+		free(s);
+	}
+}
+
 int cmd_lint(int argc, char **argv)
 {
 	enum lint_format fmt = FMT_TEXT;
@@ -344,25 +371,7 @@ int cmd_lint(int argc, char **argv)
 	diags_sort(&d);
 	report_diags(&d);
 
-	if (fmt == FMT_TEXT) {
-		print_text(&f);
-		fprintf(stderr,
-			"gpuform lint: %zu file%s, %zu error%s, %zu warning%s, "
-			"%zu info\n",
-			nin, nin == 1 ? "" : "s", f.counts[LINT_ERROR] + d.errors,
-			f.counts[LINT_ERROR] + d.errors == 1 ? "" : "s",
-			f.counts[LINT_WARNING] + d.warnings,
-			f.counts[LINT_WARNING] + d.warnings == 1 ? "" : "s",
-			f.counts[LINT_INFO]);
-	} else {
-		char *s = fmt == FMT_JSON ? format_json(&f, &d, nin)
-					  : format_sarif(&f, &d);
-		if (s) {
-			fputs(s, stdout);
-			fputc('\n', stdout);
-		}
-		free(s);
-	}
+	print_findings(fmt, &f, &d, nin);
 	if (input_err)
 		code = input_err;
 	else if (f.counts[LINT_ERROR])

@@ -13,6 +13,8 @@
 const char *const lint_severity_names[] = { "error", "warning", "info",
 					    NULL };
 
+/* the GPU rules in the order of enum rule_idx (generator/lint_int.h), the
+ * index the checks report by; tests/unit/test_lint.c checks both */
 const struct lint_rule lint_rules[] = {
 	{ "GPU001", "single-instance-choice", LINT_WARNING,
 	  "GPU NodePool limited to one instance type or family where its GPU "

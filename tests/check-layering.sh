@@ -1,10 +1,16 @@
 #!/bin/sh
 # tests/check-layering.sh: the module boundaries the house style promises.
 #   - each third-party library is included by exactly one module:
-#       libcurl -> http/http.c, libgit2 -> git/repo.c, libyaml -> util/yaml.c,
+#       libcurl -> http/http.c, libyaml -> util/yaml.c,
+#       libgit2 -> the Git module: git/repo.c, git/repo_tree.c,
+#         git/repo_remote.c and their shared git/repo_int.h,
 #       OpenSSL -> util/digest.c, util/base64.c and git/knownhosts.c (HMAC for
 #         hashed known_hosts),
 #       zlib -> git/loose.c (checks loose objects of the --git cache)
+#   - reconcile/engine.h (struct run, internal to the reconcile engine) is
+#     included only by the engine's files that share it; generator/lint_*.h
+#     (internal to the lint module) only by the lint module's files;
+#     git/repo_int.h only by the Git module's
 #   - the layers, each using only those below it:
 #       cmd/ -> reconcile/ -> { kube/, aws/, git/, generator/ } -> http/ -> util/
 #     util/ includes nothing of the project above it; http/ (the generic
@@ -39,10 +45,18 @@ only_in() { # PATTERN ALLOWED-FILES...
 	done
 }
 only_in '#include <curl/' http/http.c
-only_in '#include <git2' git/repo.c
+only_in '#include <git2' git/repo.c git/repo_tree.c git/repo_remote.c \
+	git/repo_int.h
+only_in '#include "git/repo_int.h"' git/repo.c git/repo_tree.c git/repo_remote.c
 only_in '#include <yaml.h>' util/yaml.c
 only_in '#include <openssl/' util/digest.c util/base64.c git/knownhosts.c
 only_in '#include <zlib.h>' git/loose.c
+# the reconcile engine's internal header (struct run): its own files only
+only_in '#include "reconcile/engine.h"' reconcile/reconcile.c \
+	reconcile/inventory.c reconcile/planner.c reconcile/apply.c
+only_in '#include "generator/lint_' generator/lint.c generator/lint_index.c \
+	generator/lint_workload.c generator/lint_pools.c generator/lint_index.h \
+	generator/lint_workload.h generator/lint_pools.h
 
 layer() { # DIR FORBIDDEN-DIRS...
 	dir=$1; shift

@@ -25,7 +25,7 @@ SERVER_MODULES='http/http.c kube/kube.c kube/kubeconn.c kube/kubeconfig.c
 kube/kubeexec.c kube/incluster.c
 aws/aws.c aws/awscreds.c aws/awsxml.c reconcile/preflight.c
 reconcile/lease.c reconcile/notify.c reconcile/metrics.c reconcile/nodecount.c
-reconcile/source.c git/repo.c'
+reconcile/source.c git/repo.c git/repo_tree.c git/repo_remote.c'
 
 find "$B" -name '*.gcda' -exec rm -f {} +
 "$UNIT" >"$B/coverage-unit.log" 2>&1 || {

@@ -40,10 +40,10 @@ Suite *git_suite(void);      /* test_git.c: git/knownhosts.c, credstore.c */
 Suite *helpers_suite(void);  /* test_helpers.c: util/base64, backoff, time, wipe */
 Suite *kobj_suite(void);      /* test_kobj.c: generator/kobj.c */
 Suite *kube_suite(void);      /* test_kube.c: kube.c on canned answers (a kube_transport), nodecount.c */
-Suite *reconcile_suite(void); /* test_reconcile.c: reconcile.c on tests/unit/kube_fake.c */
+Suite *reconcile_suite(void); /* test_reconcile.c: the engine (reconcile.c, inventory.c, planner.c, apply.c, compare.c) on tests/unit/kube_fake.c */
 Suite *nodeimpact_suite(void); /* test_nodeimpact.c: the node-replacement guard */
 Suite *advise_suite(void);    /* test_advise.c: generator/advise.c, reconcile/prom.c */
-Suite *repo_suite(void);      /* test_repo.c: git/repo.c commit and tree code, temp repo */
+Suite *repo_suite(void);      /* test_repo.c: git/repo_tree.c commit and tree code, temp repo */
 Suite *aws_suite(void);       /* test_aws.c: aws.c, awscreds.c on tests/unit/aws_fake.c */
 Suite *objdiff_suite(void);   /* test_objdiff.c: objdiff.c, capplan.c, inputs.c */
 Suite *source_suite(void);    /* test_source.c: reconcile/source.c (files, Git via a local repo) */

@@ -16,6 +16,7 @@
 #include <check.h>
 
 #include "generator/lint.h"
+#include "generator/lint_int.h" /* enum rule_idx: what the checks report by */
 #include "tests/unit/suites.h"
 #include "util/diag.h"
 #include "util/err.h"
@@ -112,6 +113,55 @@ START_TEST(test_rule_table)
 	ck_assert_ptr_eq(lint_rule_find("gpu003"), &lint_rules[2]);
 	ck_assert_ptr_null(lint_rule_find("GPU999"));
 	ck_assert_ptr_null(lint_rule_find("latest"));
+}
+END_TEST
+
+/* the indexes the checks report by (enum rule_idx, generator/lint_int.h)
+ * are the table's, in order — R_NARROW is GPU001 — and the intent's own
+ * warnings follow the last: a rule added to one and not the other, or in
+ * another place, reports under the wrong id */
+START_TEST(test_rule_index)
+{
+	static const struct {
+		enum rule_idx idx;
+		const char *id, *name;
+	} want[] = {
+		{ R_NARROW, "GPU001", "single-instance-choice" },
+		{ R_AMI, "GPU002", "ami-unpinned" },
+		{ R_ALLOWLIST, "GPU003", "gpu-family-allowlist" },
+		{ R_GENERAL, "GPU004", "general-pool-gpu-families" },
+		{ R_EFA_SG, "GPU005", "efa-security-group" },
+		{ R_EFA_TYPES, "GPU006", "efa-instance-types" },
+		{ R_PLUGIN_TOL, "GPU007", "device-plugin-toleration" },
+		{ R_TIMESLICE, "GPU008", "time-slicing-inference" },
+		{ R_DND, "GPU009", "do-not-disrupt-missing" },
+		{ R_QUEUE, "GPU010", "kueue-queue-name" },
+		{ R_TOLERATION, "GPU011", "gpu-toleration-missing" },
+		{ R_GPUS, "GPU012", "gpus-exceed-instance" },
+		{ R_EXPIRE, "GPU013", "expire-without-grace-period" },
+		{ R_GANG, "GPU014", "quota-below-gang" },
+		{ R_LIMITS, "GPU015", "limits-below-quota" },
+		{ R_S2S, "GPU016", "spot-to-spot-narrow" },
+		{ R_CACHE, "GPU017", "image-cache-volume" },
+		{ R_AL2023, "GPU018", "al2023-device-plugin" },
+		{ R_NOLIMIT, "GPU019", "gpu-pool-no-limits" },
+		{ R_QUEUE_PLACEMENT, "GPU020", "kueue-queue-label-placement" },
+		{ R_OVERLAY, "GPU021", "shared-gpu-no-overlay" },
+		{ R_RESERVED, "GPU022", "reserved-without-reservations" },
+		{ R_SNAP_INIT, "GPU023", "snapshot-volume-lazy" },
+		{ R_SPOT_GRACE, "GPU024", "spot-grace-period" },
+		{ R_HUGEPAGES, "GPU025", "hugepages-without-capacity" },
+		{ R_AGENT_TOL, "GPU026", "node-agent-toleration" },
+	};
+
+	ck_assert_uint_eq(sizeof(want) / sizeof(want[0]), R_COUNT);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ck_assert_uint_eq(want[i].idx, i);
+		ck_assert_str_eq(lint_rules[want[i].idx].id, want[i].id);
+		ck_assert_str_eq(lint_rules[want[i].idx].name, want[i].name);
+	}
+	ck_assert_uint_gt(lint_nrules, R_COUNT);
+	ck_assert_str_eq(lint_rules[R_COUNT].id, "INT001");
 }
 END_TEST
 
@@ -384,6 +434,7 @@ Suite *lint_suite(void)
 	TCase *t = tcase_create("rules");
 
 	tcase_add_test(t, test_rule_table);
+	tcase_add_test(t, test_rule_index);
 	suite_add_tcase(s, t);
 	t = tcase_create("findings");
 	tcase_add_test(t, test_position_and_severity);

@@ -143,7 +143,7 @@ START_TEST(test_prune_decision)
 	/* the checks before it still come first (their reasons say more) */
 	ck_assert_int_eq(prune_p("u1", 0, 1, "u1", 0, 0, 0, 0), PRUNE_NOT_APPLIED);
 	ck_assert_int_eq(prune_p("u1", 0, 1, "u2", 1, 0, 0, 0), PRUNE_UID_CHANGED);
-	/* Fixed bug (reconcile/reconcile.c, other_inventories): a forbidden
+	/* Fixed bug (reconcile/inventory.c, inv_read_others): a forbidden
 	 * LIST of inventories across namespaces was treated as "none
 	 * elsewhere" for the own namespace; now nothing is pruned */
 	ck_assert_int_eq(prune_p("u1", 0, 1, "u1", 1, 0, 1, 1), PRUNE_UNSEEN);

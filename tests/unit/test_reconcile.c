@@ -1,6 +1,7 @@
 /*
- * tests/unit/test_reconcile.c: reconcile/reconcile.c against the in-memory
- * API of tests/unit/kube_fake.c — no server. The prune guards, apply
+ * tests/unit/test_reconcile.c: the reconcile engine (reconcile/reconcile.c
+ * and its phases: inventory.c, planner.c, apply.c, compare.c) against the
+ * in-memory API of tests/unit/kube_fake.c — no server. The prune guards, apply
  * order, conflicts (409 on apply, inventory resourceVersion), adoption,
  * a run that died half-way, and the guard callback, each as a table of
  * cases or one run per case.
@@ -392,7 +393,7 @@ static const struct {
 	  RA_SKIPPED, "no valid ownership proof", 1, 1 },
 	{ "ownership key replaced: kept", 4, 2, T_KEY_REPLACED, 1, 0, 0,
 	  RA_SKIPPED, "no valid ownership proof", 1, 1 },
-	/* Fixed bug (reconcile/reconcile.c, other_inventories): its own
+	/* Fixed bug (reconcile/inventory.c, inv_read_others): its own
 	 * namespace was taken for all of them (issue 21) */
 	{ "other inventories cannot be listed: kept, the run fails", 4, 2,
 	  T_INVENTORIES_UNSEEN, 1, 0, ERR_CONFLICT, RA_SKIPPED, "cannot", 1, 1 },
@@ -858,7 +859,7 @@ static cJSON *named_cms(const char *p, int n)
 }
 
 /*
- * Fixed bug (reconcile/reconcile.c, write_superset; issue 21): near the
+ * Fixed bug (reconcile/inventory.c, inv_write_superset; issue 21): near the
  * ConfigMap limit a rename could never be applied — the superset (old and
  * new names) written before the applies did not fit, every run failed.
  * Now the added entries go to a second ConfigMap for the run; a run that

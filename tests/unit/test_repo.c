@@ -1,9 +1,9 @@
 /*
- * tests/unit/test_repo.c: git/repo.c's commit and tree code on a temporary
- * bare repository, as libgit2's own tests do (no server, no work tree):
- * subtrees replaced exactly (stale files gone, other paths untouched), the
- * "nothing changed" answer, paths refused before anything is written,
- * reading back, resetting a branch, and the branch-name rule
+ * tests/unit/test_repo.c: git/repo_tree.c's commit and tree code on a
+ * temporary bare repository, as libgit2's own tests do (no server, no
+ * work tree): subtrees replaced exactly (stale files gone, other paths
+ * untouched), the "nothing changed" answer, paths refused before anything
+ * is written, reading back, resetting a branch, and the branch-name rule
  * (repo_branch_name_valid, libgit2's git_branch_name_is_valid).
  */
 #define _XOPEN_SOURCE 700 /* mkdtemp */
