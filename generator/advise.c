@@ -802,6 +802,21 @@ static int changes(const struct advise_rec *a)
 		a->new_max != a->old_max);
 }
 
+/* the share of the pool's limit `instances` reserved nodes of its largest
+ * type hold (0..1) */
+static double reserved_share(const struct capplan_wl *c, long instances)
+{
+	long node = 0;
+	double f;
+	for (size_t i = 0; i < c->ntypes; i++)
+		if (c->ty[i].units > node)
+			node = c->ty[i].units;
+	if (c->units <= 0)
+		return 0;
+	f = (double)(instances * node) / (double)c->units;
+	return f > 1 ? 1 : f;
+}
+
 /* check one change against validation; for a lower maxGpus, try the next
  * node multiples up to the old value (bounded) before giving up */
 static void check_rec(struct advise_rec *a, size_t i, const char *file,
@@ -831,10 +846,17 @@ static void check_rec(struct advise_rec *a, size_t i, const char *file,
 			a->floor_after = cp.c[0].w[a->wl].usd_min;
 			a->spot_after = cp.c[0].w[a->wl].spot_max;
 			/* before, the overflow was on-demand: its cost at
-			 * spot prices is the on-demand one */
-			if (a->kind == ADVISE_SPOT && a->spot_after >= 0)
+			 * spot prices is the on-demand one; after, the
+			 * reservation's share of the ceiling stays at
+			 * on-demand prices (a reservation is paid as such) */
+			if (a->kind == ADVISE_SPOT && a->spot_after >= 0) {
+				double f = reserved_share(
+					&cp.c[0].w[a->wl],
+					in->workloads[a->wl].cap_instances);
 				a->spot_before = a->usd_before;
-			else if (a->kind == ADVISE_SPOT)
+				a->spot_after = f * a->usd_after +
+						(1 - f) * a->spot_after;
+			} else if (a->kind == ADVISE_SPOT)
 				set_note(a, "pass --spot-prices FILE for the "
 					    "cost at spot prices");
 			a->impact = impact_of(file, data, len, buf_cstr(&ed),

@@ -13,6 +13,7 @@
 #include <check.h>
 
 #include "generator/advise.h"
+#include "generator/catalog.h"
 #include "generator/intent.h"
 #include "generator/tmpl.h"
 #include "reconcile/prom.h"
@@ -66,8 +67,10 @@ struct fx {
 	struct tmpl_set *t;
 };
 
-/* the head decide() uses: `head` unless a test sets another */
+/* the head decide() uses: `head` unless a test sets another; the
+ * prices: the catalog's unless set */
 static const char *cur_head;
+static const struct capacity_prices *cur_prices;
 
 static void decide(struct fx *fx, const char *wl, struct advise_obs ob,
 		   double window_s)
@@ -83,6 +86,7 @@ static void decide(struct fx *fx, const char *wl, struct advise_obs ob,
 		    &fx->d);
 	ck_assert_uint_eq(fx->d.errors, 0);
 	advise_opts_init(&o, window_s);
+	o.prices = cur_prices;
 	ck_assert_msg(advise_decide(&fx->r, "t.yaml", buf_cstr(&fx->text),
 				    fx->text.len, &ob, 1, &o, fx->t, &err) == 0,
 		      "%s", err_msg(&err));
@@ -479,6 +483,33 @@ START_TEST(spot_for_checkpointed_overflow)
 	ck_assert_uint_eq(out.len, fx.text.len - 9 + 4);
 	buf_release(&out);
 	fx_release(&fx);
+	/* at spot prices of half the on-demand ones: before, 4 x p5.48xlarge
+	 * on-demand = 220.16; after, the reserved node's share (8 of 32
+	 * units) stays on-demand: 0.25 x 220.16 + 0.75 x 110.08 = 137.60 */
+	{
+		const struct catalog *cat = catalog_builtin();
+		double *od = calloc(cat->ntypes, sizeof(*od));
+		double *half = calloc(cat->ntypes, sizeof(*half));
+		struct capacity_prices pr;
+		capacity_builtin_prices(&pr, cat, od);
+		for (size_t i = 0; i < cat->ntypes; i++)
+			half[i] = od[i] / 2;
+		pr.spot = half;
+		cur_prices = &pr;
+		decide(&fx, buf_cstr(&wl), obs_of(24, 90, 60000, 81920),
+		       DAYS14);
+		cur_prices = NULL;
+		ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_SPOT);
+		ck_assert_double_eq_tol(fx.r.recs[0].usd_before, 220.16, 0.005);
+		ck_assert_double_eq_tol(fx.r.recs[0].usd_after, 220.16, 0.005);
+		ck_assert_double_eq_tol(fx.r.recs[0].spot_before, 220.16,
+					0.005);
+		ck_assert_double_eq_tol(fx.r.recs[0].spot_after, 137.60, 0.005);
+		ck_assert_ptr_null(fx.r.recs[0].note);
+		fx_release(&fx);
+		free(od);
+		free(half);
+	}
 	/* the peak within the reservation (8 of 8): nothing to move */
 	decide(&fx, buf_cstr(&wl), obs_of(8, 90, 60000, 81920), DAYS14);
 	ck_assert_int_ne(fx.r.recs[0].kind, ADVISE_SPOT);
