@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/catalog.h"
+#include "generator/interruption.h"
 #include "generator/objdiff.h"
 #include "generator/pipeline.h"
 #include "util/diag.h"
@@ -18,7 +20,7 @@
 
 const char *const advise_kind_names[] = {
 	"none", "insufficient-data", "lower-max-gpus", "raise-max-gpus",
-	"time-slicing",
+	"time-slicing", "mig", "spot-fallback",
 };
 
 const char *const advise_query_names[AQ_N] = {
@@ -26,7 +28,7 @@ const char *const advise_query_names[AQ_N] = {
 	"requests_p95",   "requests_p50",   "util_coverage",
 	"util_p95",       "util_p50",       "fb_used_p95",
 	"fb_total",       "queue_coverage", "pending_hours",
-	"admission_wait_p90",
+	"admission_wait_p90", "fb_used_peak",
 };
 
 void advise_opts_init(struct advise_opts *o, double window_s)
@@ -41,6 +43,9 @@ void advise_opts_init(struct advise_opts *o, double window_s)
 	o->full_share = 0.9;
 	o->share_util = 25;
 	o->share_fb = 0.25;
+	o->mig_busy = 60;
+	o->mig_fb_p95 = 0.8;
+	o->mig_fb_peak = 0.9;
 	o->prices = NULL;
 }
 
@@ -116,6 +121,8 @@ void advise_queries(char *q[AQ_N], const struct workload *w, long window_s,
 	q[AQ_FB_USED_P95] = xasprintf(
 		"quantile_over_time(0.95, (%s)[%lds:%lds])", fb, window_s,
 		step_s);
+	q[AQ_FB_USED_PEAK] = xasprintf("max_over_time((%s)[%lds:%lds])", fb,
+				       window_s, step_s);
 	q[AQ_FB_TOTAL] = xasprintf("max_over_time((%s)[%lds:%lds])", fbt,
 				   window_s, step_s);
 	q[AQ_QUEUE_COVERAGE] = xasprintf("count_over_time((%s)[%lds:%lds]) * "
@@ -181,6 +188,10 @@ void advise_obs_set(struct advise_obs *o, enum advise_query_id id,
 		break;
 	case AQ_FB_TOTAL:
 		o->fb_total = present ? v : 0;
+		break;
+	case AQ_FB_USED_PEAK:
+		o->have_fb_peak = present;
+		o->fb_used_peak = present ? v : 0;
 		break;
 	case AQ_QUEUE_COVERAGE:
 		o->queue_coverage = present ? v : 0;
@@ -249,8 +260,9 @@ static int edit_max_gpus(struct edit *e, const char *file, const char *data,
 	return 0;
 }
 
+/* val: "{timeSlicing: 4}" or "{mig: 1g.10gb}" */
 static int edit_sharing(struct edit *e, const char *file, const char *data,
-			size_t len, const struct workload *w, long replicas,
+			size_t len, const struct workload *w, const char *val,
 			struct err *err)
 {
 	size_t off, ls, le, key;
@@ -265,12 +277,12 @@ static int edit_sharing(struct edit *e, const char *file, const char *data,
 			return err_set(err, ERR_INVALID,
 				       "%s:%d:%d: sharing of workload '%s' is "
 				       "not a plain 'none'; write "
-				       "'{timeSlicing: %ld}' by hand",
+				       "'%s' by hand",
 				       file, w->sharing_pos.line,
-				       w->sharing_pos.col, w->name, replicas);
+				       w->sharing_pos.col, w->name, val);
 		e->off = off;
 		e->del = 4;
-		e->ins = xasprintf("{timeSlicing: %ld}", replicas);
+		e->ins = xstrdup(val);
 		return 0;
 	}
 	/* a new line after the maxGpus line, at the column of its key */
@@ -296,14 +308,48 @@ static int edit_sharing(struct edit *e, const char *file, const char *data,
 	if (!k || memchr(data + ls, '{', (size_t)(k - (data + ls))))
 		return err_set(err, ERR_INVALID,
 			       "%s:%d:%d: workload '%s' is not in block style; "
-			       "add 'sharing: {timeSlicing: %ld}' by hand",
+			       "add 'sharing: %s' by hand",
 			       file, w->max_gpus_pos.line, w->max_gpus_pos.col,
-			       w->name, replicas);
+			       w->name, val);
 	e->off = le;
 	e->del = 0;
-	e->ins = xasprintf("\n%*ssharing: {timeSlicing: %ld}",
-			   (int)(k - (data + ls)), "", replicas);
+	e->ins = xasprintf("\n%*ssharing: %s", (int)(k - (data + ls)), "",
+			   val);
 	return 0;
+}
+
+/* `whenExhausted: on-demand` -> `spot`, the word replaced where it stands */
+static int edit_fallback(struct edit *e, const char *file, const char *data,
+			 size_t len, const struct workload *w, struct err *err)
+{
+	size_t off = offset_of(data, len, w->cap_fallback_pos.line,
+			       w->cap_fallback_pos.col);
+
+	if (!w->cap_fallback_pos.line || off == (size_t)-1 || len - off < 9 ||
+	    memcmp(data + off, "on-demand", 9) ||
+	    (off + 9 < len && data[off + 9] != '\n' && data[off + 9] != ' ' &&
+	     data[off + 9] != ',' && data[off + 9] != '}' &&
+	     data[off + 9] != '\r' && data[off + 9] != '#'))
+		return err_set(err, ERR_INVALID,
+			       "%s:%d:%d: capacity.whenExhausted of workload "
+			       "'%s' is not a plain 'on-demand'; write 'spot' "
+			       "by hand",
+			       file, w->cap_fallback_pos.line,
+			       w->cap_fallback_pos.col, w->name);
+	e->off = off;
+	e->del = 9;
+	e->ins = xstrdup("spot");
+	return 0;
+}
+
+/* the sharing value of a, or NULL when a shares nothing */
+static char *sharing_val(const struct advise_rec *a)
+{
+	if (a->kind == ADVISE_TIMESLICE)
+		return xasprintf("{timeSlicing: %ld}", a->replicas);
+	if (a->kind == ADVISE_MIG)
+		return xasprintf("{mig: %s}", a->mig);
+	return NULL;
 }
 
 int advise_edit(struct buf *out, const char *file, const char *data,
@@ -317,14 +363,22 @@ int advise_edit(struct buf *out, const char *file, const char *data,
 	for (size_t i = 0; i < r->n; i++) {
 		const struct advise_rec *a = &r->recs[i];
 		const struct workload *w = &in->workloads[a->wl];
-		if (only != (size_t)-1 && only != i)
+		char *val = sharing_val(a);
+		int bad;
+		if (only != (size_t)-1 && only != i) {
+			free(val);
 			continue;
-		if (a->kind == ADVISE_TIMESLICE &&
-		    edit_sharing(&e[ne++], file, data, len, w, a->replicas,
-				 err) < 0)
+		}
+		bad = val && edit_sharing(&e[ne++], file, data, len, w, val,
+					  err) < 0;
+		free(val);
+		if (bad)
+			goto out;
+		if (a->kind == ADVISE_SPOT &&
+		    edit_fallback(&e[ne++], file, data, len, w, err) < 0)
 			goto out;
 		if ((a->kind == ADVISE_LOWER_MAX || a->kind == ADVISE_RAISE_MAX ||
-		     a->kind == ADVISE_TIMESLICE) &&
+		     a->kind == ADVISE_TIMESLICE || a->kind == ADVISE_MIG) &&
 		    a->new_max != a->old_max &&
 		    edit_max_gpus(&e[ne++], file, data, len, w, a->new_max,
 				  err) < 0)
@@ -454,9 +508,183 @@ static long lowest_max(const struct capplan_wl *c, double peak_units,
 	return round_up(need, n);
 }
 
-static void rule(struct advise_rec *a, const struct workload *w,
-		 const struct capplan_wl *c, const struct advise_obs *ob,
-		 const struct advise_opts *o)
+/* gangs that cannot restart: never shared, never on spot */
+static int fragile_gang(const struct workload *w)
+{
+	return w->interruption == INT_NONE && w->gang > 1;
+}
+
+/* the cat_family of a catalog type name, or NULL */
+static const struct cat_family *family_of(const char *type)
+{
+	const struct catalog *cat = catalog_builtin();
+	for (size_t i = 0; i < cat->ntypes; i++)
+		if (!strcmp(cat->types[i].name, type))
+			return catalog_family(cat, cat->types[i].family);
+	return NULL;
+}
+
+/* MIG is possible: Bottlerocket with MIG (the catalog's first release),
+ * every family of the pool MIG-capable */
+static int mig_possible(const struct intent *in, const struct capplan_wl *c)
+{
+	const struct cat_release *rel =
+		catalog_release_of(catalog_builtin(), "bottlerocket", "mig");
+
+	if (in->ami_family != AMI_BOTTLEROCKET || !rel || !in->ami_version ||
+	    catalog_version_cmp(in->ami_version, rel->first) < 0 || !c->ntypes)
+		return 0;
+	for (size_t i = 0; i < c->ntypes; i++) {
+		const struct cat_family *f = family_of(c->ty[i].name);
+		if (!f || !f->mig_model || !f->nmig)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The smallest MIG profile the busiest GPU's work fits: of the profiles
+ * of the pool's first family with at least two instances per GPU (not
+ * 4g: Bottlerocket maps none; validation checks the other families), one
+ * whose memory (GB of the model's GB, times the observed total) holds
+ * the p95 within mig_fb_p95 and the peak within mig_fb_peak, and whose
+ * compute (Ng of 7) keeps the busiest GPU's p95 below mig_busy; the most
+ * instances per GPU wins. NULL: none fits.
+ */
+static const char *mig_pick(const struct capplan_wl *c,
+			    const struct advise_obs *ob,
+			    const struct advise_opts *o, long *inst)
+{
+	const struct cat_family *f = family_of(c->ty[0].name);
+	const char *best = NULL, *dot = strchr(f->mig_model, '.');
+	long model_gb = dot ? strtol(dot + 1, NULL, 10) : 0;
+
+	*inst = 0;
+	if (model_gb <= 0 || !ob->have_fb_peak || ob->fb_total <= 0)
+		return NULL;
+	for (size_t i = 0; i < f->nmig; i++) {
+		long g = 0, gb = 0;
+		double slice;
+		if (sscanf(f->mig_profiles[i], "%ldg.%ldgb", &g, &gb) != 2 ||
+		    g <= 0 || g == 4 || f->mig_instances[i] < 2)
+			continue;
+		slice = (double)gb / (double)model_gb * ob->fb_total;
+		if (ob->fb_used_p95 > o->mig_fb_p95 * slice ||
+		    ob->fb_used_peak > o->mig_fb_peak * slice ||
+		    ob->util_p95 * 7 / (double)g > o->mig_busy)
+			continue;
+		if (f->mig_instances[i] > *inst) {
+			*inst = f->mig_instances[i];
+			best = f->mig_profiles[i];
+		}
+	}
+	return best;
+}
+
+/* the time-slicing replicas: min(4, 60 / util, 0.8 x memory / used) */
+static long ts_replicas(const struct advise_obs *ob)
+{
+	long by_util = (long)floor(60 / (ob->util_p95 > 1 ? ob->util_p95 : 1));
+	long by_fb = (long)floor(0.8 * ob->fb_total /
+				 (ob->fb_used_p95 > 1 ? ob->fb_used_p95 : 1));
+	long r = 4;
+	if (by_util < r)
+		r = by_util;
+	if (by_fb < r)
+		r = by_fb;
+	return r;
+}
+
+/*
+ * Sharing: inference and dev pods of one GPU each (never training, never
+ * gangs of an `interruption: none` pool) whose busiest GPU is mostly idle:
+ * a MIG slice where the pool can have MIG and the work fits one
+ * (isolation: its own memory and compute), else time-slicing when the
+ * memory fits a quarter of the GPU. 1 when a sharing change is made.
+ */
+static int rule_share(struct advise_rec *a, const struct intent *in,
+		      const struct workload *w, const struct capplan_wl *c,
+		      const struct advise_obs *ob, const struct advise_opts *o)
+{
+	long r = 0;
+	const char *mig = NULL;
+
+	if (w->type == WL_TRAINING || w->sharing != SHARE_NONE ||
+	    c->per_pod != 1 || fragile_gang(w) || !ob->have_util ||
+	    ob->util_coverage < o->min_coverage ||
+	    ob->util_p95 > o->share_util || ob->fb_total <= 0)
+		return 0;
+	if (mig_possible(in, c))
+		mig = mig_pick(c, ob, o, &r);
+	if (!mig) {
+		if (ob->fb_used_p95 > o->share_fb * ob->fb_total)
+			return 0;
+		r = ts_replicas(ob);
+		if (r < 2)
+			return 0;
+	}
+	a->kind = mig ? ADVISE_MIG : ADVISE_TIMESLICE;
+	a->replicas = r;
+	a->mig = mig;
+	if (!pending_much(ob, o)) {
+		long m = lowest_max(c, ob->req_peak, r, o);
+		if (m < w->max_gpus)
+			a->new_max = m;
+	}
+	if (mig)
+		set_why(a, "the busiest GPU was at most %.0f%% busy and used "
+			   "%.0f MiB at the 95th percentile (%.0f at the peak) "
+			   "of %.0f: MIG %s holds that in its own memory and "
+			   "compute, %ld pods on one GPU%s",
+			ob->util_p95, ob->fb_used_p95, ob->fb_used_peak,
+			ob->fb_total, mig, r,
+			a->new_max != a->old_max ? ", so fewer GPUs hold the peak"
+						 : "");
+	else
+		set_why(a, "the busiest GPU was at most %.0f%% busy and "
+			   "used %.0f of %.0f MiB at the 95th "
+			   "percentile: %ld pods fit on one GPU%s",
+			ob->util_p95, ob->fb_used_p95, ob->fb_total, r,
+			a->new_max != a->old_max
+				? ", so fewer GPUs hold the peak"
+				: "");
+	return 1;
+}
+
+/*
+ * Spot for checkpointed work: a workload whose class takes spot reclaims
+ * (checkpointed, tolerant) but whose reserved capacity falls back to
+ * on-demand only, when the peak request passed what the reservation holds
+ * (its stated instances times the largest node's units): the overflow
+ * ran on on-demand and may run on spot. Never for `interruption: none`.
+ */
+static int rule_spot(struct advise_rec *a, const struct workload *w,
+		     const struct capplan_wl *c, const struct advise_obs *ob)
+{
+	long node = 0;
+
+	if (!w->capacity || w->cap_fallback != CAPF_ON_DEMAND ||
+	    !interruption_spot(w->interruption) || w->cap_instances <= 0)
+		return 0;
+	for (size_t i = 0; i < c->ntypes; i++)
+		if (c->ty[i].units > node)
+			node = c->ty[i].units;
+	if (!node || ob->req_peak <= (double)(w->cap_instances * node))
+		return 0;
+	a->kind = ADVISE_SPOT;
+	set_why(a, "'interruption: %s' takes spot reclaims, and the peak "
+		   "request (%.0f units, 95th percentile %.0f) passed what "
+		   "the reservation holds (%ld instance%s, at most %ld "
+		   "units): the rest ran on on-demand and can run on spot",
+		wl_interruption_names[w->interruption], ob->req_peak,
+		ob->req_p95, w->cap_instances, w->cap_instances == 1 ? "" : "s",
+		w->cap_instances * node);
+	return 1;
+}
+
+static void rule(struct advise_rec *a, const struct intent *in,
+		 const struct workload *w, const struct capplan_wl *c,
+		 const struct advise_obs *ob, const struct advise_opts *o)
 {
 	long mult = c->max_gpus > 0 && c->units >= c->max_gpus
 			    ? c->units / c->max_gpus
@@ -480,39 +708,8 @@ static void rule(struct advise_rec *a, const struct workload *w,
 			c->quota);
 		return;
 	}
-	/* time-slicing: inference and dev pods of one GPU each whose
-	 * busiest GPU is mostly idle and whose memory fits in a slice */
-	if (w->type != WL_TRAINING && w->sharing == SHARE_NONE &&
-	    c->per_pod == 1 && ob->have_util &&
-	    ob->util_coverage >= o->min_coverage &&
-	    ob->util_p95 <= o->share_util && ob->fb_total > 0 &&
-	    ob->fb_used_p95 <= o->share_fb * ob->fb_total) {
-		long by_util = (long)floor(60 / (ob->util_p95 > 1 ? ob->util_p95 : 1));
-		long by_fb = (long)floor(0.8 * ob->fb_total /
-					 (ob->fb_used_p95 > 1 ? ob->fb_used_p95 : 1));
-		long r = 4;
-		if (by_util < r)
-			r = by_util;
-		if (by_fb < r)
-			r = by_fb;
-		if (r >= 2) {
-			a->kind = ADVISE_TIMESLICE;
-			a->replicas = r;
-			if (!pending_much(ob, o)) {
-				long m = lowest_max(c, ob->req_peak, r, o);
-				if (m < w->max_gpus)
-					a->new_max = m;
-			}
-			set_why(a, "the busiest GPU was at most %.0f%% busy and "
-				   "used %.0f of %.0f MiB at the 95th "
-				   "percentile: %ld pods fit on one GPU%s",
-				ob->util_p95, ob->fb_used_p95, ob->fb_total, r,
-				a->new_max != a->old_max
-					? ", so fewer GPUs hold the peak"
-					: "");
-			return;
-		}
-	}
+	if (rule_share(a, in, w, c, ob, o) || rule_spot(a, w, c, ob))
+		return;
 	if (!pending_much(ob, o)) {
 		long m = lowest_max(c, ob->req_peak, mult, o);
 		if (m <= (long)floor((double)w->max_gpus * (1 - o->lower_min))) {
@@ -529,9 +726,12 @@ static void rule(struct advise_rec *a, const struct workload *w,
 		}
 	}
 	a->kind = ADVISE_NONE;
-	set_why(a, "healthy: peak request %.0f of %ld units%s", ob->req_peak,
+	set_why(a, "healthy: peak request %.0f of %ld units%s%s", ob->req_peak,
 		c->quota,
-		ob->have_util ? "" : "; no GPU utilisation series (dcgm-exporter)");
+		ob->have_util ? "" : "; no GPU utilisation series (dcgm-exporter)",
+		fragile_gang(w) ? "; gangs of an 'interruption: none' pool: "
+				  "never moved to spot or shared"
+				: "");
 }
 
 /* the node impact of the edited text against the original, as diff
@@ -596,9 +796,25 @@ static int plan_of(struct capplan *cp, const char *file, const char *data,
 
 static int changes(const struct advise_rec *a)
 {
-	return a->kind == ADVISE_TIMESLICE ||
+	return a->kind == ADVISE_TIMESLICE || a->kind == ADVISE_MIG ||
+	       a->kind == ADVISE_SPOT ||
 	       ((a->kind == ADVISE_LOWER_MAX || a->kind == ADVISE_RAISE_MAX) &&
 		a->new_max != a->old_max);
+}
+
+/* the share of the pool's limit `instances` reserved nodes of its largest
+ * type hold (0..1) */
+static double reserved_share(const struct capplan_wl *c, long instances)
+{
+	long node = 0;
+	double f;
+	for (size_t i = 0; i < c->ntypes; i++)
+		if (c->ty[i].units > node)
+			node = c->ty[i].units;
+	if (c->units <= 0)
+		return 0;
+	f = (double)(instances * node) / (double)c->units;
+	return f > 1 ? 1 : f;
 }
 
 /* check one change against validation; for a lower maxGpus, try the next
@@ -629,6 +845,20 @@ static void check_rec(struct advise_rec *a, size_t i, const char *file,
 			a->usd_after = cp.c[0].w[a->wl].usd_max;
 			a->floor_after = cp.c[0].w[a->wl].usd_min;
 			a->spot_after = cp.c[0].w[a->wl].spot_max;
+			/* before, the overflow was on-demand: its cost at
+			 * spot prices is the on-demand one; after, the
+			 * reservation's share of the ceiling stays at
+			 * on-demand prices (a reservation is paid as such) */
+			if (a->kind == ADVISE_SPOT && a->spot_after >= 0) {
+				double f = reserved_share(
+					&cp.c[0].w[a->wl],
+					in->workloads[a->wl].cap_instances);
+				a->spot_before = a->usd_before;
+				a->spot_after = f * a->usd_after +
+						(1 - f) * a->spot_after;
+			} else if (a->kind == ADVISE_SPOT)
+				set_note(a, "pass --spot-prices FILE for the "
+					    "cost at spot prices");
 			a->impact = impact_of(file, data, len, buf_cstr(&ed),
 					      ed.len, t, &e);
 			ok = 1;
@@ -676,7 +906,7 @@ int advise_decide(struct advise_result *out, const char *file,
 		a->usd_before = a->usd_after = c->usd_max;
 		a->floor_before = a->floor_after = c->usd_min;
 		a->spot_before = a->spot_after = c->spot_max;
-		rule(a, &in.workloads[i], c, &obs[i], o);
+			rule(a, &in, &in.workloads[i], c, &obs[i], o);
 		if (changes(a))
 			check_rec(a, i, file, data, len, &in, out, t,
 				  node_gpus(c), o->prices);
@@ -712,10 +942,16 @@ static void change_text(struct buf *out, const struct advise_rec *a)
 	if (a->kind == ADVISE_TIMESLICE)
 		buf_addf(out, "sharing: none -> {timeSlicing: %ld}",
 			 a->replicas);
+	if (a->kind == ADVISE_MIG)
+		buf_addf(out, "sharing: none -> {mig: %s}", a->mig);
+	if (a->kind == ADVISE_SPOT)
+		buf_adds(out, "capacity.whenExhausted: on-demand -> spot");
 	if (a->new_max != a->old_max)
 		buf_addf(out, "%smaxGpus: %ld -> %ld",
-			 a->kind == ADVISE_TIMESLICE ? ", " : "", a->old_max,
-			 a->new_max);
+			 a->kind == ADVISE_TIMESLICE || a->kind == ADVISE_MIG
+				 ? ", "
+				 : "",
+			 a->old_max, a->new_max);
 }
 
 static void usd_text(struct buf *out, double usd)
@@ -765,7 +1001,10 @@ void advise_text(struct buf *out, const char *file, const struct intent *in,
 		if (changes(a)) {
 			buf_adds(out, ": ");
 			change_text(out, a);
-			buf_addf(out, " (line %d)", w->max_gpus_pos.line);
+			buf_addf(out, " (line %d)",
+				 a->kind == ADVISE_SPOT
+					 ? w->cap_fallback_pos.line
+					 : w->max_gpus_pos.line);
 		}
 		buf_addf(out, "\n    why: %s\n", a->why ? a->why : "");
 		if (changes(a)) {
@@ -830,6 +1069,9 @@ static cJSON *obs_json(const struct advise_obs *ob)
 		cJSON_AddNumberToObject(o, "framebufferUsedMiBP95",
 					ob->fb_used_p95);
 		cJSON_AddNumberToObject(o, "framebufferTotalMiB", ob->fb_total);
+		if (ob->have_fb_peak)
+			cJSON_AddNumberToObject(o, "framebufferUsedMiBPeak",
+						ob->fb_used_peak);
 	}
 	if (ob->have_queue) {
 		cJSON_AddNumberToObject(o, "queueCoverage", ob->queue_coverage);
@@ -863,6 +1105,13 @@ cJSON *advise_json(const char *file, const struct intent *in,
 		if (a->kind == ADVISE_TIMESLICE)
 			cJSON_AddNumberToObject(x, "timeSlicingReplicas",
 						(double)a->replicas);
+		if (a->kind == ADVISE_MIG) {
+			cJSON_AddStringToObject(x, "migProfile", a->mig);
+			cJSON_AddNumberToObject(x, "migInstancesPerGpu",
+						(double)a->replicas);
+		}
+		if (a->kind == ADVISE_SPOT)
+			cJSON_AddStringToObject(x, "whenExhausted", "spot");
 		cJSON_AddStringToObject(x, "why", a->why ? a->why : "");
 		cJSON_AddItemToObject(x, "observed", obs_json(&a->obs));
 		if (a->note)

@@ -40,6 +40,8 @@ struct advise_obs {
 	double util_coverage; /* share of the window with samples */
 	double util_p95, util_p50;
 	double fb_used_p95, fb_total;
+	int have_fb_peak;     /* the busiest GPU's framebuffer peak, MiB */
+	double fb_used_peak;  /* (MIG: a slice's memory is a hard limit) */
 	/* Kueue, the workload's ClusterQueue */
 	int have_queue;
 	double queue_coverage;
@@ -60,6 +62,10 @@ struct advise_opts {
 	double full_share;     /* and the peak at this share of quota: 0.9 */
 	double share_util;     /* busiest GPU p95 utilisation at most: 25 */
 	double share_fb;       /* and p95 framebuffer share at most: 0.25 */
+	/* MIG (a slice of `N`g of 7 compute, M GB of the GPU's memory) */
+	double mig_busy;       /* the slice busy at most, percent: 60 */
+	double mig_fb_p95;     /* p95 framebuffer within this of the slice: 0.8 */
+	double mig_fb_peak;    /* and the peak within this of it: 0.9 */
 	/* the prices of the cost model (plan --prices, --spot-prices);
 	 * NULL: the catalog's */
 	const struct capacity_prices *prices;
@@ -72,6 +78,8 @@ enum advise_kind {
 	ADVISE_LOWER_MAX,    /* maxGpus down to the peak plus headroom */
 	ADVISE_RAISE_MAX,    /* maxGpus up: gangs wait for quota */
 	ADVISE_TIMESLICE,    /* sharing: {timeSlicing: N} */
+	ADVISE_MIG,          /* sharing: {mig: PROFILE} (Bottlerocket) */
+	ADVISE_SPOT,         /* capacity.whenExhausted: on-demand -> spot */
 };
 extern const char *const advise_kind_names[];
 
@@ -79,7 +87,8 @@ struct advise_rec {
 	size_t wl;                 /* index into intent.workloads */
 	enum advise_kind kind;
 	long old_max, new_max;     /* LOWER_MAX, RAISE_MAX */
-	long replicas;             /* TIMESLICE */
+	long replicas;             /* TIMESLICE; MIG: instances per GPU */
+	const char *mig;           /* MIG: the profile (the catalog's) */
 	char *why;                 /* one sentence: the evidence */
 	char *note;                /* a refusal or a caveat; may be NULL */
 	double usd_before, usd_after; /* plan's ceiling, USD/h; < 0 unknown */
@@ -116,7 +125,8 @@ int advise_decide(struct advise_result *out, const char *file,
  * advise_edit: the intent text with the changes of r applied as minimal
  * text edits (the scalar of maxGpus replaced in place; a sharing line
  * inserted after the workload's maxGpus line, or the value of an existing
- * `sharing: none` replaced): comments, order and formatting kept.
+ * `sharing: none` replaced; the word of `whenExhausted: on-demand`
+ * replaced by `spot`): comments, order and formatting kept.
  * only: the index of the one rec to apply, or (size_t)-1 for all.
  * -1 with ERR_INVALID when the text cannot be edited safely (a workload
  * in flow style), naming the key and line.
@@ -140,6 +150,7 @@ enum advise_query_id {
 	AQ_QUEUE_COVERAGE,
 	AQ_PENDING_HOURS,
 	AQ_WAIT_P90,
+	AQ_FB_USED_PEAK,
 	AQ_N
 };
 extern const char *const advise_query_names[AQ_N];

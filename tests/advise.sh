@@ -4,7 +4,10 @@
 # tests/tools/promgen.py writes and `promtool tsdb create-blocks-from
 # openmetrics` backfills: the scenarios of tests/advise/fleet.yaml (an
 # oversized fine-tune quota, a starved training queue, under-used inference,
-# notebooks idle nights and weekends, a healthy pool). Then --write, --commit
+# notebooks idle nights and weekends, a healthy pool) and of
+# tests/advise/bottlerocket.yaml and al2023.yaml (MIG on Bottlerocket,
+# time-slicing on AL2023, spot for checkpointed work past its reservation,
+# an 'interruption: none' gang left alone). Then --write, --commit
 # and `diff` of the result, thin data, and the faults a real Prometheus does
 # not produce on demand (tests/tools/promfake.py): nothing is ever written.
 #
@@ -183,6 +186,62 @@ branch_before=$(git -C "$WORK/repo" rev-parse advise/gpu-usage)
 gf "${A[@]}" --commit --branch advise/gpu-usage "$WORK/repo/fleet.yaml"
 check 'an existing branch is refused (exit 4), nothing committed' \
 	'[ $RC -eq 4 ] && has_err "exists already" && [ "$(git -C "$WORK/repo" rev-parse advise/gpu-usage)" = "$branch_before" ]'
+
+# ---- MIG on Bottlerocket, time-slicing on AL2023, spot for checkpointed work --
+SPOT=$root/tests/fixtures/prices/spot-us-east-1-sample.json
+mkdir -p "$WORK/br"
+cp tests/advise/bottlerocket.yaml tests/advise/al2023.yaml "$WORK/br/"
+git -C "$WORK/br" init -q -b main && git -C "$WORK/br" add . &&
+	git -C "$WORK/br" commit -q -m br || t_abort "git repository br"
+gf "${A[@]}" --spot-prices "$SPOT" -o json "$WORK/br/bottlerocket.yaml"
+JSON=$OUT
+check 'bottlerocket: exit 1, two changes' \
+	'[ $RC -eq 1 ] && [ "$(printf %s "$JSON" | python3 -c "import json,sys; print(json.load(sys.stdin)[\"files\"][0][\"changes\"])")" = 2 ]'
+# embed: 4 x 1 H100, p95 8% busy, 6000 MiB at p95, 7000 at the peak, of 81920:
+# 1g.10gb = 10/80 x 81920 = 10240 MiB (6000 <= 8192, 7000 <= 9216), 8 x 7 = 56% <= 60%
+check 'Bottlerocket H100 inference whose memory fits a slice: MIG 1g.10gb, 7 per GPU, maxGpus 8 -> 1' \
+	'[ "$(rec embed recommendation)" = mig ] && [ "$(rec embed migProfile)" = 1g.10gb ] && [ "$(rec embed migInstancesPerGpu)" = 7 ] && [ "$(rec embed newMaxGpus)" = 1 ]'
+check 'an interruption: none gang as idle as embed: nothing, and the reason' \
+	'[ "$(rec shard recommendation)" = none ] && [ "$(rec shard changesIntent)" = False ] && rec shard why | grep -q "never moved to spot or shared"'
+check 'checkpointed work past its one reserved node: whenExhausted on-demand -> spot' \
+	'[ "$(rec overflow recommendation)" = spot-fallback ] && [ "$(rec overflow whenExhausted)" = spot ] && [ -z "$(rec overflow newMaxGpus)" ]'
+check 'the framebuffer peak is part of the evidence' \
+	'rec embed observed | grep -q "framebufferUsedMiBPeak.: 7000"'
+gf "${A[@]}" --spot-prices "$SPOT" -o json "$WORK/br/al2023.yaml"
+JSON=$OUT
+# AL2023: no MIG in gpuform; min(4, 60 / 8, 0.8 x 81920 / 6000) = 4; 4 x 1.25 / 4 -> 2
+check 'the same series on AL2023: time-slicing x4, maxGpus 8 -> 2' \
+	'[ "$(rec embed recommendation)" = time-slicing ] && [ "$(rec embed timeSlicingReplicas)" = 4 ] && [ "$(rec embed newMaxGpus)" = 2 ]'
+gf "${A[@]}" --spot-prices "$SPOT" "$WORK/br/bottlerocket.yaml"
+check 'text: the MIG change, its cost (8 -> 1 H100: 55.04 -> 6.88 USD/h) and its node impact' \
+	'has_out "embed: mig: sharing: none -> {mig: 1g.10gb}, maxGpus: 8 -> 1 (line 18)" && has_out "plan'"'"'s ceiling 55.04 USD/h -> 6.88 USD/h" && has_out "node impact: 1 node-replacing change (pool embed)"'
+# overflow: 4 x p5.48xlarge = 220.16 on-demand; at spot (32 each) with the reserved
+# node's quarter on-demand: 55.04 + 3 x 32 = 151.04; (151.04 - 220.16) x 730 = -50458
+check 'text: spot-fallback costs the overflow at spot prices, the reservation on-demand' \
+	'has_out "overflow: spot-fallback: capacity.whenExhausted: on-demand -> spot (line 40)" && has_out "at spot prices 220.16 USD/h -> 151.04 USD/h (-50458 USD/month)"'
+gf "${A[@]}" --write "$WORK/br/bottlerocket.yaml"
+diff tests/advise/bottlerocket.yaml "$WORK/br/bottlerocket.yaml" >"$WORK/br.diff"
+cat >"$WORK/br.expect" <<'EOF'
+18c18,19
+<       maxGpus: 8
+---
+>       maxGpus: 1
+>       sharing: {mig: 1g.10gb}
+40c41
+<         whenExhausted: on-demand   # what runs past the reservation
+---
+>         whenExhausted: spot   # what runs past the reservation
+EOF
+check '--write (MIG, spot): only the recommended keys change, the comment is kept' \
+	'[ $RC -eq 1 ] && diff -u "$WORK/br.expect" "$WORK/br.diff"'
+gf validate "$WORK/br/bottlerocket.yaml"
+check 'the written MIG and spot intent validates' '[ $RC -eq 0 ]'
+CWD=$WORK/br gf diff --base HEAD bottlerocket.yaml
+check 'diff of the result shows the cost and the node impact of the MIG pool' \
+	'[ $RC -eq 1 ] && has_out "node-replacing" && has_out "USD" && has_out "embed"'
+gf "${A[@]}" "$WORK/br/bottlerocket.yaml"
+check 'advise on its own MIG and spot result: nothing more (exit 0)' \
+	'[ $RC -eq 0 ] && has_out "0 changes recommended"'
 
 # ---- too little data: no recommendation -------------------------------------
 gf advise --prometheus "$PROM" --at "$END" --window 3d --step 1h "$WORK/repo/fleet.yaml"

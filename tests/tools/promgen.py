@@ -23,6 +23,14 @@ Per workload, what happened (the recommendation a careful engineer makes):
   notebooks  6 x 1 A10G on weekdays 08-20 UTC, 0 otherwise, 5% busy:
              time-slice (and fewer GPUs)
   ranker     7 of 8 L4 busy at 70%, 18 GiB of 22 used: nothing
+and of tests/advise/bottlerocket.yaml and tests/advise/al2023.yaml:
+  embed      4 replicas x 1 H100, busiest GPU 5-8% busy, 6000 MiB used
+             (7000 one hour a day): MIG 1g.10gb on Bottlerocket,
+             time-slicing on AL2023
+  shard      an inference gang of 4 x 1 H100, 'interruption: none', as idle
+             as embed: nothing (a gang that cannot restart is never shared)
+  overflow   checkpointed, 1 reserved p5.48xlarge, 1-3 pods x 8 H100: the
+             overflow ran on the on-demand fallback: spot
 """
 import sys
 
@@ -73,6 +81,22 @@ def pods():
          (lambda i: lambda t: 60 + (i + t // STEP) % 20)(i),
          lambda t: 18000, L4_MIB)
         for i in range(7)
+    ])
+    idle_h100 = (
+        lambda i: lambda t: 5 + (i + t // STEP) % 4,
+        # 7000 MiB in the first hour of each day, 6000 otherwise
+        lambda t: 7000 if t % 86400 < 3600 else 6000)
+    for pool, ns in (("embed", "vec"), ("shard", "vec")):
+        out[pool] = (ns, [
+            ("%s-%d" % (pool, i), 1, lambda t: True, idle_h100[0](i),
+             idle_h100[1], H100_MIB)
+            for i in range(4)
+        ])
+    # one pod on the reservation always, two more every other day
+    out["overflow"] = ("ml", [
+        ("ov-%d" % i, 8, (lambda i: lambda t: i == 0 or (t // 86400) % 2 == 0)(i),
+         lambda t: 80, lambda t: 60000, H100_MIB)
+        for i in range(3)
     ])
     return out
 

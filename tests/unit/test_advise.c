@@ -13,6 +13,7 @@
 #include <check.h>
 
 #include "generator/advise.h"
+#include "generator/catalog.h"
 #include "generator/intent.h"
 #include "generator/tmpl.h"
 #include "reconcile/prom.h"
@@ -50,6 +51,8 @@ static struct advise_obs obs_of(double peak, double util, double fb,
 	o.util_p95 = util;
 	o.util_p50 = util / 2;
 	o.fb_used_p95 = fb;
+	o.have_fb_peak = 1;
+	o.fb_used_peak = fb;
 	o.fb_total = fbtotal;
 	o.have_queue = 1;
 	o.queue_coverage = 1;
@@ -64,6 +67,11 @@ struct fx {
 	struct tmpl_set *t;
 };
 
+/* the head decide() uses: `head` unless a test sets another; the
+ * prices: the catalog's unless set */
+static const char *cur_head;
+static const struct capacity_prices *cur_prices;
+
 static void decide(struct fx *fx, const char *wl, struct advise_obs ob,
 		   double window_s)
 {
@@ -71,13 +79,14 @@ static void decide(struct fx *fx, const char *wl, struct advise_obs ob,
 	struct err err = ERR_INIT;
 
 	memset(fx, 0, sizeof(*fx));
-	buf_adds(&fx->text, head);
+	buf_adds(&fx->text, cur_head ? cur_head : head);
 	buf_adds(&fx->text, wl);
 	ck_assert_int_eq(tmpl_set_load(&fx->t, NULL, &err), 0);
 	intent_read(&fx->in, "t.yaml", buf_cstr(&fx->text), fx->text.len,
 		    &fx->d);
 	ck_assert_uint_eq(fx->d.errors, 0);
 	advise_opts_init(&o, window_s);
+	o.prices = cur_prices;
 	ck_assert_msg(advise_decide(&fx->r, "t.yaml", buf_cstr(&fx->text),
 				    fx->text.len, &ob, 1, &o, fx->t, &err) == 0,
 		      "%s", err_msg(&err));
@@ -280,6 +289,275 @@ START_TEST(thin_data)
 	decide(&fx, h100, ob, DAYS14);
 	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_THIN);
 	ck_assert_ptr_nonnull(strstr(fx.r.recs[0].why, "allowlist"));
+	fx_release(&fx);
+}
+END_TEST
+
+
+/* ---- MIG on Bottlerocket, spot for checkpointed work ---------------------- */
+
+static const char *br_head =
+	"apiVersion: gpuform.io/v1alpha1\n"
+	"kind: ClusterIntent\n"
+	"metadata:\n"
+	"  name: c1\n"
+	"spec:\n"
+	"  nodeRole: r\n"
+	"  ami: bottlerocket@v1.38.0\n"
+	"  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
+	"  workloads:\n";
+
+static const char *embed =
+	"    - name: embed\n"
+	"      type: inference\n"
+	"      gpu: h100\n"
+	"      maxGpus: 8\n";
+
+/* 4 pods x 1 H100 (p5.4xlarge), 8% busy, 6000 MiB at p95, 7000 at the
+ * peak, of 81920 */
+static struct advise_obs embed_obs(double util, double p95, double peak)
+{
+	struct advise_obs ob = obs_of(4, util, p95, 81920);
+	ob.fb_used_peak = peak;
+	return ob;
+}
+
+START_TEST(mig_smallest_profile_that_fits)
+{
+	struct fx fx;
+	/* h100.80gb: 1g.10gb is 10/80 x 81920 = 10240 MiB: p95 6000 <=
+	 * 0.8 x 10240 = 8192, peak 7000 <= 0.9 x 10240 = 9216; compute
+	 * 8% x 7 / 1 = 56% <= 60%: 1g.10gb, 7 per GPU. maxGpus: peak 4 x
+	 * 1.25 / 7 = 0.71 -> 1 (p5.4xlarge has 1 GPU) */
+	cur_head = br_head;
+	decide(&fx, embed, embed_obs(8, 6000, 7000), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_MIG);
+	ck_assert_str_eq(fx.r.recs[0].mig, "1g.10gb");
+	ck_assert_int_eq(fx.r.recs[0].replicas, 7);
+	ck_assert_int_eq(fx.r.recs[0].new_max, 1);
+	/* the ceiling: 8 H100s = 1 x p5.48xlarge or 8 x p5.4xlarge, 55.04;
+	 * after, 1 x p5.4xlarge 6.88 */
+	ck_assert_double_eq_tol(fx.r.recs[0].usd_before, 55.04, 0.005);
+	ck_assert_double_eq_tol(fx.r.recs[0].usd_after, 6.88, 0.005);
+	ck_assert_ptr_nonnull(strstr(fx.r.recs[0].impact,
+				     "node-replacing change"));
+	ck_assert_ptr_nonnull(strstr(fx.r.recs[0].why, "MIG 1g.10gb"));
+	fx_release(&fx);
+	cur_head = NULL;
+}
+END_TEST
+
+START_TEST(mig_compute_and_peak_memory)
+{
+	struct fx fx;
+	cur_head = br_head;
+	/* 12% busy: 1g would be 12 x 7 = 84% busy; 2g.20gb 12 x 7 / 2 =
+	 * 42%, 3 per GPU */
+	decide(&fx, embed, embed_obs(12, 6000, 7000), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_MIG);
+	ck_assert_str_eq(fx.r.recs[0].mig, "2g.20gb");
+	ck_assert_int_eq(fx.r.recs[0].replicas, 3);
+	fx_release(&fx);
+	/* a peak of 9500 MiB passes 0.9 x 10240 = 9216: 1g.10gb is out,
+	 * 1g.20gb (20480 MiB, 4 per GPU) holds it */
+	decide(&fx, embed, embed_obs(8, 6000, 9500), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_MIG);
+	ck_assert_str_eq(fx.r.recs[0].mig, "1g.20gb");
+	ck_assert_int_eq(fx.r.recs[0].replicas, 4);
+	fx_release(&fx);
+	/* 30000 MiB at p95 (a third of the GPU, too much to time-slice)
+	 * at 20%: 3g.40gb (40960 x 0.8 = 32768; 20 x 7 / 3 = 47%), 2 per
+	 * GPU */
+	decide(&fx, embed, embed_obs(20, 30000, 32000), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_MIG);
+	ck_assert_str_eq(fx.r.recs[0].mig, "3g.40gb");
+	fx_release(&fx);
+	cur_head = NULL;
+}
+END_TEST
+
+START_TEST(no_mig_keeps_time_slicing)
+{
+	struct fx fx;
+	static const char *old_br =
+		"apiVersion: gpuform.io/v1alpha1\n"
+		"kind: ClusterIntent\n"
+		"metadata:\n"
+		"  name: c1\n"
+		"spec:\n"
+		"  nodeRole: r\n"
+		"  ami: bottlerocket@v1.30.0\n"
+		"  maintenanceWindow: {schedule: \"0 2 * * sat\", duration: 4h}\n"
+		"  workloads:\n";
+	/* AL2023: no MIG in gpuform; time-slicing min(4, 60 / 8 = 7,
+	 * 0.8 x 81920 / 6000 = 10) = 4 */
+	decide(&fx, embed, embed_obs(8, 6000, 7000), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_TIMESLICE);
+	ck_assert_int_eq(fx.r.recs[0].replicas, 4);
+	fx_release(&fx);
+	/* Bottlerocket before v1.34.0 (MIG's release): time-slicing */
+	cur_head = old_br;
+	decide(&fx, embed, embed_obs(8, 6000, 7000), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_TIMESLICE);
+	fx_release(&fx);
+	/* Bottlerocket v1.38.0 but L4s (no MIG): time-slicing */
+	cur_head = br_head;
+	decide(&fx, "    - name: chat\n"
+		    "      type: inference\n"
+		    "      gpu: l4\n"
+		    "      maxGpus: 16\n",
+	       obs_of(8, 10, 3000, 22528), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_TIMESLICE);
+	fx_release(&fx);
+	/* no framebuffer peak: MIG is not judged, time-slicing is */
+	{
+		struct advise_obs ob = embed_obs(8, 6000, 7000);
+		ob.have_fb_peak = 0;
+		decide(&fx, embed, ob, DAYS14);
+		ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_TIMESLICE);
+		fx_release(&fx);
+	}
+	cur_head = NULL;
+}
+END_TEST
+
+START_TEST(never_share_a_none_gang)
+{
+	struct fx fx;
+	static const char *shard =
+		"    - name: shard\n"
+		"      type: inference\n"
+		"      gpu: h100\n"
+		"      gang: 4\n"
+		"      interruption: none\n"
+		"      maxGpus: 4\n";
+	/* the same idle GPUs as embed, but a gang of 4 that cannot restart:
+	 * no MIG, no time-slicing; peak 4 x 1.25 = 5 > 4: not lowered */
+	cur_head = br_head;
+	decide(&fx, shard, embed_obs(8, 6000, 7000), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_NONE);
+	ck_assert_ptr_nonnull(strstr(fx.r.recs[0].why,
+				     "never moved to spot or shared"));
+	ck_assert_ptr_null(fx.r.recs[0].note);
+	ck_assert_uint_eq(fx.r.changes, 0);
+	fx_release(&fx);
+	cur_head = NULL;
+}
+END_TEST
+
+static const char *reserved =
+	"    - name: ft\n"
+	"      type: training\n"
+	"      gpu: h100\n"
+	"      gpusPerPod: 8\n"
+	"      interruption: %s\n"
+	"      maxGpus: 32\n"
+	"      capacity:\n"
+	"        instances: %s\n"
+	"        reservations:\n"
+	"          - id: cr-0123456789abcdef0\n"
+	"        whenExhausted: on-demand   # the overflow\n";
+
+START_TEST(spot_for_checkpointed_overflow)
+{
+	struct fx fx;
+	struct buf out = BUF_INIT, wl = BUF_INIT;
+	struct err err = ERR_INIT;
+	/* 1 reserved p5.48xlarge holds 8 units; the peak 24 passed it: the
+	 * overflow ran on on-demand; checkpointed takes spot */
+	buf_addf(&wl, reserved, "checkpointed", "1");
+	decide(&fx, buf_cstr(&wl), obs_of(24, 90, 60000, 81920), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_SPOT);
+	ck_assert_int_eq(fx.r.recs[0].new_max, 32);
+	ck_assert_ptr_nonnull(strstr(fx.r.recs[0].why, "at most 8 units"));
+	/* no spot price file: the note says how to get the estimate */
+	ck_assert_ptr_nonnull(strstr(fx.r.recs[0].note, "--spot-prices"));
+	ck_assert_int_eq(advise_edit(&out, "t.yaml", buf_cstr(&fx.text),
+				     fx.text.len, &fx.in, &fx.r, (size_t)-1,
+				     &err),
+			 0);
+	/* one word replaced, the comment kept */
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&out),
+				     "        whenExhausted: spot   # the "
+				     "overflow\n"));
+	ck_assert_uint_eq(out.len, fx.text.len - 9 + 4);
+	buf_release(&out);
+	fx_release(&fx);
+	/* at spot prices of half the on-demand ones: before, 4 x p5.48xlarge
+	 * on-demand = 220.16; after, the reserved node's share (8 of 32
+	 * units) stays on-demand: 0.25 x 220.16 + 0.75 x 110.08 = 137.60 */
+	{
+		const struct catalog *cat = catalog_builtin();
+		double *od = calloc(cat->ntypes, sizeof(*od));
+		double *half = calloc(cat->ntypes, sizeof(*half));
+		struct capacity_prices pr;
+		capacity_builtin_prices(&pr, cat, od);
+		for (size_t i = 0; i < cat->ntypes; i++)
+			half[i] = od[i] / 2;
+		pr.spot = half;
+		cur_prices = &pr;
+		decide(&fx, buf_cstr(&wl), obs_of(24, 90, 60000, 81920),
+		       DAYS14);
+		cur_prices = NULL;
+		ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_SPOT);
+		ck_assert_double_eq_tol(fx.r.recs[0].usd_before, 220.16, 0.005);
+		ck_assert_double_eq_tol(fx.r.recs[0].usd_after, 220.16, 0.005);
+		ck_assert_double_eq_tol(fx.r.recs[0].spot_before, 220.16,
+					0.005);
+		ck_assert_double_eq_tol(fx.r.recs[0].spot_after, 137.60, 0.005);
+		ck_assert_ptr_null(fx.r.recs[0].note);
+		fx_release(&fx);
+		free(od);
+		free(half);
+	}
+	/* the peak within the reservation (8 of 8): nothing to move */
+	decide(&fx, buf_cstr(&wl), obs_of(8, 90, 60000, 81920), DAYS14);
+	ck_assert_int_ne(fx.r.recs[0].kind, ADVISE_SPOT);
+	fx_release(&fx);
+	buf_release(&wl);
+	err_release(&err);
+}
+END_TEST
+
+START_TEST(never_spot_for_interruption_none)
+{
+	struct fx fx;
+	struct buf wl = BUF_INIT;
+	/* the same overflow, but 'interruption: none': on-demand stays */
+	buf_addf(&wl, reserved, "none", "1");
+	decide(&fx, buf_cstr(&wl), obs_of(24, 90, 60000, 81920), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_NONE);
+	ck_assert_ptr_null(fx.r.recs[0].note); /* not even tried */
+	ck_assert_uint_eq(fx.r.changes, 0);
+	fx_release(&fx);
+	buf_release(&wl);
+	/* already spot beyond the reservation: nothing to change */
+	decide(&fx, "    - name: ft\n"
+		    "      type: training\n"
+		    "      gpu: h100\n"
+		    "      gpusPerPod: 8\n"
+		    "      interruption: checkpointed\n"
+		    "      maxGpus: 32\n"
+		    "      capacity:\n"
+		    "        instances: 1\n"
+		    "        reservations: [{id: cr-0123456789abcdef0}]\n"
+		    "        whenExhausted: spot\n",
+	       obs_of(24, 90, 60000, 81920), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_NONE);
+	ck_assert_ptr_null(fx.r.recs[0].note);
+	fx_release(&fx);
+	/* instances not stated: whether the fallback ran is unknown */
+	decide(&fx, "    - name: ft\n"
+		    "      type: training\n"
+		    "      gpu: h100\n"
+		    "      gpusPerPod: 8\n"
+		    "      interruption: checkpointed\n"
+		    "      maxGpus: 32\n"
+		    "      capacity:\n"
+		    "        reservations: [{id: cr-0123456789abcdef0}]\n"
+		    "        whenExhausted: on-demand\n",
+	       obs_of(24, 90, 60000, 81920), DAYS14);
+	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_NONE);
 	fx_release(&fx);
 }
 END_TEST
@@ -510,6 +788,12 @@ Suite *advise_suite(void)
 	tcase_add_test(t, no_sharing_for_training);
 	tcase_add_test(t, sharing_that_would_not_validate_is_a_note);
 	tcase_add_test(t, thin_data);
+	tcase_add_test(t, mig_smallest_profile_that_fits);
+	tcase_add_test(t, mig_compute_and_peak_memory);
+	tcase_add_test(t, no_mig_keeps_time_slicing);
+	tcase_add_test(t, never_share_a_none_gang);
+	tcase_add_test(t, spot_for_checkpointed_overflow);
+	tcase_add_test(t, never_spot_for_interruption_none);
 	suite_add_tcase(s, t);
 	t = tcase_create("edit");
 	tcase_set_timeout(t, 60);
