@@ -147,17 +147,22 @@ static int side_render(struct side *s, struct repo *r, char **paths,
 		int absent, rc, fatal = 0;
 
 		rc = side_read(&data, &absent, r, s, paths[i], label, &e);
-		if (rc == 0 && !absent)
-			rc = pipeline_render(&s->r[i], label, buf_cstr(&data),
-					     data.len, t, &s->d, &e);
 		if (rc == 0 && !absent) {
-			/* valid: its capacity model cannot fail; the
-			 * diagnostics were reported by the render */
-			struct diags scratch = DIAGS_INIT;
-			if (capplan_add(&s->cap, label, buf_cstr(&data),
-					data.len, &scratch) < 0)
-				BUG("capacity plan of a rendered intent failed");
-			diags_release(&scratch);
+			struct pipeline pl;
+
+			rc = pipeline_run(&pl, label, buf_cstr(&data), data.len,
+					  t, PIPELINE_RENDER, &s->d, &e);
+			if (rc == 0) {
+				/* its capacity findings were said by the
+				 * render's validation */
+				struct diags scratch = DIAGS_INIT;
+				capplan_add_intent(&s->cap, label, &pl.in,
+						   &scratch);
+				diags_release(&scratch);
+				s->r[i] = pl.r;
+				pl.r = (struct rendered)RENDERED_INIT;
+			}
+			pipeline_release(&pl);
 		}
 		if (rc < 0 && e.code == ERR_INVALID) {
 			/* the diagnostics say it, unless the failure came
