@@ -333,22 +333,10 @@ static int diff_live(int argc, char **argv)
 		live_json(&l);
 		return live_finish(&l, live_code(&l));
 	}
-	for (size_t i = 0; i < l.rep.nr; i++) {
-		const struct recon_item *it = &l.rep.items[i];
-		if (it->diff) {
-			live_print_impact(&l.ni, it, "");
-			fputs(it->diff, stdout);
-		} else if (it->action == RA_PRUNED) {
-			live_print_item(it);
-			live_print_impact(&l.ni, it, "");
-		} else if (it->action == RA_CONFLICT || it->action == RA_FAILED) {
-			live_print_item(it);
-		}
-	}
-	if (recon_changed(&l.rep) && l.ni.n) {
+	{
 		struct buf b = BUF_INIT;
-		nodeimpact_summary(&b, &l.ni);
-		printf("%s\n", buf_cstr(&b));
+		nodeimpact_diff_text(&b, &l.ni, &l.rep, cmd_verbosity > 0);
+		fputs(buf_cstr(&b), stdout);
 		buf_release(&b);
 	}
 	return live_finish(&l, live_code(&l));

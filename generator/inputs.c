@@ -136,3 +136,50 @@ void inputs_release(struct inputs *in)
 	in->items = NULL;
 	in->nr = 0;
 }
+
+int inputs_stream(struct inputs *ins, enum render_format f,
+		  void (*write)(void *ctx, const char *data, size_t len),
+		  void *ctx, struct err *err)
+{
+	struct buf out = BUF_INIT;
+	int ret = 0;
+
+	if (f == RENDER_JSON) {
+		for (size_t i = 0; i < ins->nr && !ret; i++)
+			ret = render_stream(&out, &ins->items[i].r, f, err);
+		if (!ret)
+			write(ctx, out.ptr ? out.ptr : "", out.len);
+		buf_release(&out);
+		return ret;
+	}
+	/* YAML: write and free one object at a time */
+	for (size_t i = 0, first = 1; i < ins->nr && !ret; i++) {
+		cJSON *doc;
+		while (!ret &&
+		       (doc = cJSON_DetachItemFromArray(ins->items[i].r.docs, 0))) {
+			buf_reset(&out);
+			if (!first)
+				buf_adds(&out, "---\n");
+			first = 0;
+			ret = yaml_emit(&out, doc, err);
+			cJSON_Delete(doc);
+			if (!ret)
+				write(ctx, out.ptr, out.len);
+		}
+	}
+	buf_release(&out);
+	return ret;
+}
+
+void inputs_summary(const struct inputs *ins, const char *dir, int per_cluster,
+		    struct buf *out)
+{
+	int sub = ins->nr > 1 || per_cluster;
+
+	for (size_t i = 0; i < ins->nr; i++)
+		buf_addf(out, "rendered %s: %d objects, %d add-on files -> %s%s%s\n",
+			 ins->items[i].path,
+			 cJSON_GetArraySize(ins->items[i].r.docs),
+			 cJSON_GetArraySize(ins->items[i].r.addons), dir,
+			 sub ? "/" : "", sub ? ins->items[i].r.cluster : "");
+}

@@ -17,6 +17,7 @@
 #include <check.h>
 
 #include "generator/interruption.h"
+#include "generator/inputs.h"
 #include "generator/pipeline.h"
 #include "generator/render.h"
 #include "generator/tmpl.h"
@@ -2145,6 +2146,51 @@ START_TEST(test_pipeline_acknowledge)
 }
 END_TEST
 
+/* inputs_stream: render's stdout, one YAML document at a time */
+static void collect(void *ctx, const char *data, size_t len)
+{
+	buf_add(ctx, data, len);
+}
+
+START_TEST(test_inputs_stream)
+{
+	struct input item = { (char *)"c3.yaml", RENDERED_INIT };
+	struct inputs ins = { &item, 1 };
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	struct buf out = BUF_INIT, sum = BUF_INIT;
+	int n;
+
+	ck_assert_int_eq(pipeline_render(&item.r, "c3.yaml", plain_intent,
+					 strlen(plain_intent), NULL, &d, &err),
+			 0);
+	n = cJSON_GetArraySize(item.r.docs);
+	inputs_summary(&ins, "out", 0, &sum);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&sum), "rendered c3.yaml: "));
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&sum), " -> out\n"));
+	buf_reset(&sum);
+	inputs_summary(&ins, "out", 1, &sum);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&sum), " -> out/c3\n"));
+	ck_assert_int_eq(inputs_stream(&ins, RENDER_YAML, collect, &out, &err),
+			 0);
+	/* n documents, n - 1 separators, the objects consumed */
+	{
+		size_t seps = 0;
+		for (const char *p = buf_cstr(&out); (p = strstr(p, "\n---\n"));
+		     p++)
+			seps++;
+		ck_assert_uint_eq(seps, (size_t)n - 1);
+	}
+	ck_assert_int_eq(strncmp(buf_cstr(&out), "---", 3) != 0, 1);
+	ck_assert_int_eq(cJSON_GetArraySize(item.r.docs), 0);
+	rendered_release(&item.r);
+	buf_release(&out);
+	buf_release(&sum);
+	diags_release(&d);
+	err_release(&err);
+}
+END_TEST
+
 Suite *render_suite(void)
 {
 	Suite *s = suite_create("render");
@@ -2154,6 +2200,7 @@ Suite *render_suite(void)
 	tcase_add_loop_test(tc, test_pipeline_stages, 0, 3);
 	tcase_add_test(tc, test_pipeline_invalid);
 	tcase_add_test(tc, test_pipeline_acknowledge);
+	tcase_add_test(tc, test_inputs_stream);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("objects");
