@@ -52,7 +52,6 @@ const struct cmd_opt diff_opts[] = {
 
 /* ---- diff --base: two Git revisions, rendered and compared ---------------- */
 
-enum diff_format { DIFF_TEXT, DIFF_MARKDOWN, DIFF_JSON };
 /* -o, in the enum's order (cmd_format) */
 static const char *const diff_formats[] = { "text", "markdown", "json", NULL };
 
@@ -60,7 +59,7 @@ static const char *const diff_formats[] = { "text", "markdown", "json", NULL };
 struct dbase {
 	struct source_revs s; /* the repository, both sides (source.h) */
 	const char *templates;
-	enum diff_format fmt;
+	enum source_revs_fmt fmt;
 	struct tmpl_set *t;
 	struct err err;
 	int strict; /* --strict: the head's warnings fail */
@@ -90,7 +89,7 @@ static int dbase_parse(struct dbase *b, int argc, char **argv)
 			if ((i = cmd_format("diff", optarg, diff_formats, 0,
 					    NULL)) < 0)
 				return EXIT_USAGE;
-			b->fmt = (enum diff_format)i;
+			b->fmt = (enum source_revs_fmt)i;
 			break;
 		case OPT_TEMPLATES:
 			b->templates = optarg;
@@ -162,86 +161,18 @@ static int dbase_render(struct dbase *b)
 	return 0;
 }
 
-/* the comparison in b->fmt, with the capacity and cost before -> after
- * (generator/capplan.h); the markdown summary line leads with it when it
- * changes */
-static void dbase_format(struct buf *out, const struct dbase *b,
-			 const struct objdiff *d, const struct objdiff_rev *rb,
-			 const struct objdiff_rev *rh,
-			 const struct addondiff *ad)
-{
-	const struct capplan *cb = &b->s.base.cap, *ch = &b->s.head.cap;
-	struct buf lead = BUF_INIT, sec = BUF_INIT;
-
-	if (b->fmt == DIFF_MARKDOWN) {
-		if (capplan_changed(cb, ch)) {
-			buf_adds(&lead, "Capacity: ");
-			capplan_diff_lead(&lead, cb, ch);
-		}
-		if (ad->nr)
-			buf_addf(&lead, "%sadd-ons: %zu setting%s changed",
-				 lead.len ? "; " : "", ad->nr,
-				 ad->nr == 1 ? "" : "s");
-		capplan_diff_markdown(&sec, cb, ch);
-		addondiff_format_markdown(&sec, ad);
-		objdiff_format_markdown_ext(out, d, rb, rh,
-					    lead.len ? buf_cstr(&lead) : NULL,
-					    buf_cstr(&sec));
-	} else if (b->fmt == DIFF_JSON) {
-		struct buf j = BUF_INIT;
-		cJSON *root;
-		char *s;
-		objdiff_format_json_ext(&j, d, rb, rh, "capacity",
-					capplan_diff_json(cb, ch));
-		/* .addons when add-on settings changed (the same printer, so
-		 * the rest is byte for byte what it was) */
-		if (ad->nr && (root = cJSON_Parse(buf_cstr(&j)))) {
-			cJSON_AddItemToObject(root, "addons", addondiff_json(ad));
-			if ((s = cJSON_Print(root))) {
-				buf_reset(&j);
-				buf_adds(&j, s);
-				buf_addc(&j, '\n');
-				free(s);
-			}
-			cJSON_Delete(root);
-		}
-		buf_adds(out, buf_cstr(&j));
-		buf_release(&j);
-	} else {
-		/* before the summary line, which stays last; nothing when
-		 * the capacity did not change */
-		if (capplan_changed(cb, ch))
-			capplan_diff_text(&sec, cb, ch);
-		addondiff_format_text(&sec, ad);
-		objdiff_format_text_ext(out, d, sec.len ? buf_cstr(&sec) : NULL);
-		/* the summary line (last) counts the add-on settings too */
-		if (ad->nr && out->len && out->ptr[out->len - 1] == '\n') {
-			out->len--;
-			out->ptr[out->len] = '\0';
-			buf_adds(out, "; ");
-			addondiff_summary(out, ad);
-			buf_addc(out, '\n');
-		}
-	}
-	buf_release(&lead);
-	buf_release(&sec);
-}
-
 /* compare the rendered objects and print the result in b->fmt */
 static int dbase_compare(struct dbase *b)
 {
 	struct objdiff d = OBJDIFF_INIT;
 	struct addondiff ad = ADDONDIFF_INIT;
-	struct objdiff_rev rb = { b->s.base.rev, b->s.base.oid };
-	struct objdiff_rev rh = { b->s.head.rev,
-				  b->s.head.rev ? b->s.head.oid : NULL };
 	struct buf out = BUF_INIT;
 	int code;
 
 	if (source_revs_compare(&b->s, &d, &ad, &b->err) < 0) {
 		code = report_err(&b->err);
 	} else {
-		dbase_format(&out, b, &d, &rb, &rh, &ad);
+		source_revs_format(&out, b->fmt, &b->s, &d, &ad);
 		fwrite(buf_cstr(&out), 1, out.len, stdout);
 		code = d.nr || ad.nr ? EXIT_DIFF : EXIT_OK;
 	}
@@ -253,7 +184,7 @@ static int dbase_compare(struct dbase *b)
 
 static int diff_git(int argc, char **argv)
 {
-	struct dbase b = { SOURCE_REVS_INIT, NULL, DIFF_TEXT, NULL, ERR_INIT, 0,
+	struct dbase b = { SOURCE_REVS_INIT, NULL, SOURCE_REVS_TEXT, NULL, ERR_INIT, 0,
 			   NULL, NULL, CMD_PRICES_INIT };
 	int code;
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/capplan.h"
 #include "generator/pipeline.h"
 #include "util/yaml.h"
 #include "util/fs.h"
@@ -182,4 +183,52 @@ void inputs_summary(const struct inputs *ins, const char *dir, int per_cluster,
 			 cJSON_GetArraySize(ins->items[i].r.docs),
 			 cJSON_GetArraySize(ins->items[i].r.addons), dir,
 			 sub ? "/" : "", sub ? ins->items[i].r.cluster : "");
+}
+
+int inputs_plan(struct capplan *cp, char **paths, size_t n, struct diags *d,
+		struct err *err)
+{
+	int invalid = 0, io = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int is_stdin = !strcmp(paths[i], "-");
+		const char *name = is_stdin ? "<stdin>" : paths[i];
+		struct buf data = BUF_INIT;
+		struct err e = ERR_INIT;
+		size_t before = d->errors;
+
+		if (fs_read_file(&data, is_stdin ? "/dev/stdin" : paths[i],
+				 YAML_MAX_INPUT, &e) < 0) {
+			diags_add_file_err(d, name,
+					   is_stdin ? "/dev/stdin" : paths[i], &e);
+			if (e.code == ERR_INVALID)
+				invalid = 1;
+			else
+				io = 1;
+		} else if (capplan_add(cp, name, buf_cstr(&data), data.len,
+				       d) < 0) {
+			invalid = 1;
+			if (d->errors == before)
+				diags_add(d, DIAG_ERROR, name, 0, 0, NULL,
+					  "not an intent that can be planned");
+		}
+		err_release(&e);
+		buf_release(&data);
+	}
+	for (size_t i = 0; i < cp->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(cp->c[i].name, cp->c[j].name)) {
+				diags_add(d, DIAG_ERROR, cp->c[i].file, 0, 0,
+					  "plan them separately",
+					  "'%s' and '%s' both describe cluster "
+					  "'%s'",
+					  cp->c[j].file, cp->c[i].file,
+					  cp->c[i].name);
+				invalid = 1;
+			}
+	if (!invalid && !io)
+		return 0;
+	return err_set(err, invalid ? ERR_INVALID : ERR_IO,
+		       "%zu error%s; no plan printed", d->errors,
+		       d->errors == 1 ? "" : "s");
 }

@@ -59,4 +59,14 @@ int inputs_stream(struct inputs *ins, enum render_format f,
 void inputs_summary(const struct inputs *ins, const char *dir, int per_cluster,
 		    struct buf *out);
 
+/*
+ * inputs_plan: capplan_add for every path ("-" is standard input,
+ * "<stdin>"), every file tried so every problem is in *d; two intents for
+ * one cluster are an error. -1 with err set ("2 errors; no plan printed"):
+ * ERR_INVALID for an intent that cannot be planned, else ERR_IO.
+ */
+struct capplan;
+int inputs_plan(struct capplan *cp, char **paths, size_t n, struct diags *d,
+		struct err *err);
+
 #endif

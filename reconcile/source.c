@@ -924,3 +924,68 @@ void source_revs_release(struct source_revs *s)
 	repo_free(s->r);
 	s->r = NULL;
 }
+
+void source_revs_format(struct buf *out, enum source_revs_fmt fmt,
+			const struct source_revs *s, const struct objdiff *d,
+			const struct addondiff *ad)
+{
+	const struct capplan *cb = &s->base.cap, *ch = &s->head.cap;
+	struct objdiff_rev revb = { s->base.rev, s->base.oid };
+	struct objdiff_rev revh = { s->head.rev,
+				    s->head.rev ? s->head.oid : NULL };
+	const struct objdiff_rev *rb = &revb, *rh = &revh;
+	struct buf lead = BUF_INIT, sec = BUF_INIT;
+
+	if (fmt == SOURCE_REVS_MARKDOWN) {
+		if (capplan_changed(cb, ch)) {
+			buf_adds(&lead, "Capacity: ");
+			capplan_diff_lead(&lead, cb, ch);
+		}
+		if (ad->nr)
+			buf_addf(&lead, "%sadd-ons: %zu setting%s changed",
+				 lead.len ? "; " : "", ad->nr,
+				 ad->nr == 1 ? "" : "s");
+		capplan_diff_markdown(&sec, cb, ch);
+		addondiff_format_markdown(&sec, ad);
+		objdiff_format_markdown_ext(out, d, rb, rh,
+					    lead.len ? buf_cstr(&lead) : NULL,
+					    buf_cstr(&sec));
+	} else if (fmt == SOURCE_REVS_JSON) {
+		struct buf j = BUF_INIT;
+		cJSON *root;
+		char *txt;
+		objdiff_format_json_ext(&j, d, rb, rh, "capacity",
+					capplan_diff_json(cb, ch));
+		/* .addons when add-on settings changed (the same printer, so
+		 * the rest is byte for byte what it was) */
+		if (ad->nr && (root = cJSON_Parse(buf_cstr(&j)))) {
+			cJSON_AddItemToObject(root, "addons", addondiff_json(ad));
+			if ((txt = cJSON_Print(root))) {
+				buf_reset(&j);
+				buf_adds(&j, txt);
+				buf_addc(&j, '\n');
+				free(txt);
+			}
+			cJSON_Delete(root);
+		}
+		buf_adds(out, buf_cstr(&j));
+		buf_release(&j);
+	} else {
+		/* before the summary line, which stays last; nothing when
+		 * the capacity did not change */
+		if (capplan_changed(cb, ch))
+			capplan_diff_text(&sec, cb, ch);
+		addondiff_format_text(&sec, ad);
+		objdiff_format_text_ext(out, d, sec.len ? buf_cstr(&sec) : NULL);
+		/* the summary line (last) counts the add-on settings too */
+		if (ad->nr && out->len && out->ptr[out->len - 1] == '\n') {
+			out->len--;
+			out->ptr[out->len] = '\0';
+			buf_adds(out, "; ");
+			addondiff_summary(out, ad);
+			buf_addc(out, '\n');
+		}
+	}
+	buf_release(&lead);
+	buf_release(&sec);
+}

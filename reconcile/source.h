@@ -134,6 +134,20 @@ int source_revs_check(const struct source_revs *s, struct err *err);
 /* source_revs_compare: the objects and the add-on files, base -> head */
 int source_revs_compare(const struct source_revs *s, struct objdiff *d,
 			struct addondiff *ad, struct err *err);
+
+/* the output formats of diff --base, in -o's order */
+enum source_revs_fmt { SOURCE_REVS_TEXT, SOURCE_REVS_MARKDOWN, SOURCE_REVS_JSON };
+
+/*
+ * source_revs_format: the comparison in fmt, with the capacity and cost
+ * before -> after (generator/capplan.h) and the add-on settings: text (the
+ * summary line last, counting the add-on settings too), markdown (a
+ * pull-request comment whose summary line leads with the capacity when it
+ * changes) or JSON (.capacity, and .addons when add-on settings changed).
+ */
+void source_revs_format(struct buf *out, enum source_revs_fmt fmt,
+			const struct source_revs *s, const struct objdiff *d,
+			const struct addondiff *ad);
 void source_revs_release(struct source_revs *s);
 
 #endif

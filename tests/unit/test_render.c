@@ -17,6 +17,7 @@
 #include <check.h>
 
 #include "generator/interruption.h"
+#include "generator/capplan.h"
 #include "generator/inputs.h"
 #include "generator/pipeline.h"
 #include "generator/render.h"
@@ -2191,6 +2192,52 @@ START_TEST(test_inputs_stream)
 }
 END_TEST
 
+/* inputs_plan: plan's files, every one tried; one cluster twice, a file
+ * that is not there */
+START_TEST(test_inputs_plan)
+{
+	char dir[64] = "/tmp/gpuform-unit-plan.XXXXXX";
+	struct capplan cp = CAPPLAN_INIT;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	char *paths[3], *cmd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+		paths[i] = xasprintf("%s/%d.yaml", dir, i);
+		f = fopen(paths[i], "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(plain_intent, f);
+		fclose(f);
+	}
+	paths[2] = xasprintf("%s/none.yaml", dir);
+	ck_assert_int_eq(inputs_plan(&cp, paths, 1, &d, &err), 0);
+	ck_assert_uint_eq(cp.n, 1);
+	capplan_release(&cp);
+	cp = (struct capplan)CAPPLAN_INIT;
+	ck_assert_int_eq(inputs_plan(&cp, paths, 2, &d, &err), -1);
+	ck_assert_int_eq(err.code, ERR_INVALID);
+	ck_assert_uint_eq(d.errors, 1);
+	ck_assert_ptr_nonnull(strstr(d.items[d.nr - 1].msg,
+				     "both describe cluster 'c3'"));
+	ck_assert_str_eq(err_msg(&err), "1 error; no plan printed");
+	capplan_release(&cp);
+	cp = (struct capplan)CAPPLAN_INIT;
+	err_clear(&err);
+	ck_assert_int_eq(inputs_plan(&cp, paths + 2, 1, &d, &err), -1);
+	ck_assert_int_eq(err.code, ERR_IO);
+	capplan_release(&cp);
+	for (int i = 0; i < 3; i++)
+		free(paths[i]);
+	cmd = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	diags_release(&d);
+	err_release(&err);
+}
+END_TEST
+
 Suite *render_suite(void)
 {
 	Suite *s = suite_create("render");
@@ -2201,6 +2248,7 @@ Suite *render_suite(void)
 	tcase_add_test(tc, test_pipeline_invalid);
 	tcase_add_test(tc, test_pipeline_acknowledge);
 	tcase_add_test(tc, test_inputs_stream);
+	tcase_add_test(tc, test_inputs_plan);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("objects");
