@@ -6,7 +6,7 @@
  * formats and picks the exit code; the checks are generator/lint.c.
  */
 #include "cmd/cmd.h"
-#include "cmd/sarif.h"
+#include "generator/sarif.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,99 +37,6 @@ struct pathlist {
 	char **items;
 	size_t nr, alloc;
 };
-
-/* the errors and warnings of intents (what `gpuform validate` and `render`
- * say) in JSON and SARIF, next to the rules' findings */
-static const struct lint_rule intent_rule = {
-	"INTENT", "intent-validation", LINT_ERROR,
-	"what 'gpuform validate' reports for an intent",
-	"An intent's own errors and warnings, as 'gpuform validate' and "
-	"'gpuform render' report them; 'gpuform validate FILE' shows the "
-	"hints.\n",
-};
-
-static char *format_sarif(const struct lint_findings *f,
-			  const struct diags *d)
-{
-	cJSON *rules, *results, *root = sarif_log_new("gpuform", &rules, &results);
-	char *s;
-
-	for (size_t i = 0; i < lint_nrules; i++)
-		sarif_add_rule(rules, &lint_rules[i], 1);
-	sarif_add_rule(rules, &intent_rule, 1);
-	for (size_t i = 0; i < f->nr; i++) {
-		const struct lint_rule *r = f->items[i].rule;
-		sarif_add_result(results, &f->items[i],
-				 r == &intent_rule ? lint_nrules
-						   : (size_t)(r - lint_rules));
-	}
-	for (size_t i = 0; i < d->nr; i++) {
-		const struct diag *g = &d->items[i];
-		const struct lint_rule *gr =
-			g->rule_id ? lint_rule_find(g->rule_id) : NULL;
-		struct lint_finding dx = { gr ? gr : &intent_rule,
-					   g->sev == DIAG_ERROR ? LINT_ERROR
-								: LINT_WARNING,
-					   g->file, g->line, g->col, g->msg };
-		sarif_add_result(results, &dx,
-				 gr ? (size_t)(gr - lint_rules) : lint_nrules);
-	}
-	s = cJSON_Print(root);
-	cJSON_Delete(root);
-	return s;
-}
-
-static char *format_json(const struct lint_findings *f,
-			 const struct diags *d, size_t nfiles)
-{
-	cJSON *root = cJSON_CreateObject(), *arr;
-	char *s;
-
-	cJSON_AddNumberToObject(root, "files", (double)nfiles);
-	cJSON_AddNumberToObject(root, "errors",
-				(double)(f->counts[LINT_ERROR] + d->errors));
-	cJSON_AddNumberToObject(root, "warnings",
-				(double)(f->counts[LINT_WARNING] + d->warnings));
-	cJSON_AddNumberToObject(root, "info", (double)f->counts[LINT_INFO]);
-	arr = cJSON_AddArrayToObject(root, "findings");
-	for (size_t i = 0; i < f->nr; i++)
-		cJSON_AddItemToArray(arr, finding_json(&f->items[i]));
-	for (size_t i = 0; i < d->nr; i++) {
-		const struct diag *g = &d->items[i];
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "file", g->file);
-		cJSON_AddNumberToObject(o, "line", g->line);
-		cJSON_AddNumberToObject(o, "column", g->col);
-		cJSON_AddStringToObject(o, "severity", g->sev == DIAG_ERROR
-							       ? "error"
-							       : "warning");
-		cJSON_AddStringToObject(o, "rule", g->rule_id ? g->rule_id
-							       : intent_rule.id);
-		cJSON_AddStringToObject(o, "name", g->rule_id
-							   ? g->rule_name
-							   : intent_rule.name);
-		cJSON_AddStringToObject(o, "message", g->msg);
-		if (g->hint)
-			cJSON_AddStringToObject(o, "hint", g->hint);
-		cJSON_AddItemToArray(arr, o);
-	}
-	s = cJSON_Print(root);
-	cJSON_Delete(root);
-	return s;
-}
-
-static void print_text(const struct lint_findings *f)
-{
-	for (size_t i = 0; i < f->nr; i++) {
-		const struct lint_finding *x = &f->items[i];
-		if (x->line > 0)
-			printf("%s:%d:%d: ", x->file, x->line, x->col);
-		else
-			printf("%s: ", x->file);
-		printf("%s: %s [%s %s]\n", lint_severity_names[x->sev], x->msg,
-		       x->rule->id, x->rule->name);
-	}
-}
 
 static int parse_snapshot(const char *arg, struct lint_snapshot *out)
 {
@@ -286,7 +193,10 @@ int cmd_lint(int argc, char **argv)
 	report_diags(&d);
 
 	if (fmt == FMT_TEXT) {
-		print_text(&f);
+		struct buf b = BUF_INIT;
+		sarif_lint_text(&b, &f);
+		fputs(buf_cstr(&b), stdout);
+		buf_release(&b);
 		fprintf(stderr,
 			"gpuform lint: %zu file%s, %zu error%s, %zu warning%s, "
 			"%zu info\n",
@@ -296,8 +206,8 @@ int cmd_lint(int argc, char **argv)
 			f.counts[LINT_WARNING] + d.warnings == 1 ? "" : "s",
 			f.counts[LINT_INFO]);
 	} else {
-		char *s = fmt == FMT_JSON ? format_json(&f, &d, nin)
-					  : format_sarif(&f, &d);
+		char *s = fmt == FMT_JSON ? sarif_lint_json(&f, &d, nin)
+					  : sarif_lint_log(&f, &d);
 		if (s) {
 			fputs(s, stdout);
 			fputc('\n', stdout);
