@@ -22,12 +22,9 @@
 #include "generator/inputs.h"
 #include "git/publish.h"
 #include "git/repo.h"
+#include "reconcile/writeback.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
-
-#ifndef GPUFORM_VERSION
-#define GPUFORM_VERSION "0.0.0"
-#endif
 
 struct commit_opts {
 	const char *repo, *branch, *message, *templates, *remote;
@@ -35,16 +32,6 @@ struct commit_opts {
 	char *author_name, *author_email;
 	int push;
 };
-
-static char *subject(const struct inputs *ins)
-{
-	struct buf b = BUF_INIT;
-
-	buf_adds(&b, "gpuform: render ");
-	for (size_t i = 0; i < ins->nr; i++)
-		buf_addf(&b, "%s%s", i ? ", " : "", ins->items[i].r.cluster);
-	return buf_detach(&b, NULL);
-}
 
 /* parse_author: "Name <email>" */
 static int parse_author(const char *s, struct commit_opts *o)
@@ -234,6 +221,7 @@ static int commit_parse(struct commit_opts *o, int argc, char **argv)
 static int commit_render(struct commit_run *cr, char **paths, size_t n)
 {
 	const struct commit_opts *o = &cr->o;
+	int usage;
 
 	if (tmpl_set_load(&cr->t, o->templates, &cr->err) < 0)
 		return report_err(&cr->err);
@@ -248,63 +236,20 @@ static int commit_render(struct commit_run *cr, char **paths, size_t n)
 	}
 	diags_sort(&cr->d);
 	report_diags(&cr->d); /* warnings */
-	cr->cl = xcalloc(cr->ins.nr, sizeof(*cr->cl));
 	cr->ncl = cr->ins.nr;
-	for (size_t i = 0; i < cr->ins.nr; i++) {
-		struct inputs one = { &cr->ins.items[i], 1 };
-		const char *name = cr->ins.items[i].r.cluster;
-		const char *base = strrchr(o->path, '/');
-		char *dir;
-
-		base = base ? base + 1 : o->path;
-		if (!strcmp(base, name))
-			return cmd_usage_error(
-				"commit",
-				"--path '%s' names the directory that holds one "
-				"directory per cluster; this would write "
-				"cluster '%s' to '%s/%s/' (use --path %.*s)",
-				o->path, name, o->path, name,
-				base == o->path ? 8 : (int)(base - o->path - 1),
-				base == o->path ? "clusters" : o->path);
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(cr->ins.items[j].r.cluster, name)) {
-				err_set(&cr->err, ERR_INVALID,
-					"'%s' and '%s' both describe cluster "
-					"'%s'; commit them separately",
-					cr->ins.items[j].path,
-					cr->ins.items[i].path, name);
-				return report_err(&cr->err);
-			}
-		dir = xasprintf("%s/%s", o->path, name);
-		cr->cl[i].path = publish_dir_path(dir);
-		free(dir);
-		if (!cr->cl[i].path) {
-			err_set(&cr->err, ERR_INVALID,
-				"cluster name '%s' cannot be a directory name",
-				name);
-			return report_err(&cr->err);
-		}
-		if (inputs_tree(&one, cr->t, RENDER_YAML, 0, &cr->cl[i].files,
-				&cr->err) < 0)
-			return report_err(&cr->err);
-	}
+	if (writeback_dirs(&cr->cl, &cr->ins, cr->t, o->path, &usage,
+			   &cr->err) < 0)
+		return usage ? cmd_usage_error("commit", "%s", err_msg(&cr->err))
+			     : report_err(&cr->err);
 	return 0;
 }
 
 /* open the repository, the trailers, check the remote; 0 or the exit code */
 static int commit_open(struct commit_run *cr)
 {
-	char **paths = xcalloc(cr->ins.nr + 1, sizeof(*paths));
-	int ret;
-
-	for (size_t i = 0; i < cr->ins.nr; i++)
-		paths[i] = cr->ins.items[i].path;
-	ret = repo_open(&cr->r, cr->o.repo, &cr->err) < 0 ||
-	      publish_trailers(&cr->trailers, paths, cr->ins.nr,
-			       repo_workdir(cr->r), GPUFORM_VERSION,
-			       &cr->err) < 0;
-	free(paths);
-	if (ret)
+	if (repo_open(&cr->r, cr->o.repo, &cr->err) < 0 ||
+	    writeback_trailers(&cr->trailers, &cr->ins, repo_workdir(cr->r),
+			       &cr->err) < 0)
 		return report_err(&cr->err);
 	/* an unknown remote is a typo: say so before committing anything */
 	if (cr->o.push && repo_remote_check(cr->r, cr->o.remote, &cr->err) < 0) {
@@ -335,7 +280,7 @@ static void say_retry(void *ctx, const char *what)
 static int commit_push(struct commit_run *cr)
 {
 	const struct commit_opts *o = &cr->o;
-	char *subj = o->message ? NULL : subject(&cr->ins);
+	char *subj = o->message ? NULL : writeback_subject(&cr->ins);
 	struct publish p = {
 		o->branch, o->path, "one directory per cluster",
 		RENDER_OWNER_FILE, RENDER_OWNER_PREFIX, cr->cl, cr->ncl,
@@ -407,11 +352,7 @@ int cmd_commit(int argc, char **argv)
 	repo_cred_release(&cr.cred);
 	repo_free(cr.r);
 	buf_release(&cr.trailers);
-	for (size_t i = 0; i < cr.ncl; i++) {
-		free(cr.cl[i].path);
-		fs_tree_release(&cr.cl[i].files);
-	}
-	free(cr.cl);
+	writeback_dirs_free(cr.cl, cr.ncl);
 	inputs_release(&cr.ins);
 	diags_release(&cr.d);
 	err_release(&cr.err);

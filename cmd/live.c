@@ -115,30 +115,15 @@ static int keep_lock(void *ctx, struct err *err)
 static int source_check(void *ctx, const char *recorded, struct err *err)
 {
 	struct live *l = ctx;
-	int yes = 0;
+	struct buf warning = BUF_INIT;
+	int ret = source_check_ancestor(&l->src, recorded, l->git.ref,
+					l->allow_non_ancestor, &warning, err);
 
-	if (source_git_descends(&l->src, recorded, &yes, err) < 0)
-		return -1;
-	if (yes)
-		return 0;
-	if (l->allow_non_ancestor) {
-		fprintf(stderr,
-			"gpuform %s: warning: commit %.12s does not descend from "
-			"%.12s, the commit the inventory was last reconciled "
-			"from; applying it (--allow-non-ancestor)\n",
-			l->cmd, l->src.commit, recorded);
-		return 0;
-	}
-	return err_set(err, ERR_CONFLICT,
-		       "commit %.12s (%s) does not descend from %.12s, the "
-		       "commit the inventory was last reconciled from: the "
-		       "branch was force-pushed to older or other history, "
-		       "and applying it would undo (with --prune: delete) what "
-		       "the newer commits created. Nothing was written. Check "
-		       "the branch; to apply this commit anyway pass "
-		       "--allow-non-ancestor",
-		       l->src.commit, l->git.ref ? l->git.ref : "main",
-		       recorded);
+	if (warning.len)
+		fprintf(stderr, "gpuform %s: warning: %s\n", l->cmd,
+			buf_cstr(&warning));
+	buf_release(&warning);
+	return ret;
 }
 
 /* the desired objects, from Git or the files; the diagnostics printed */

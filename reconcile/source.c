@@ -642,6 +642,35 @@ void source_release(struct source *s)
 	memset(s, 0, sizeof(*s));
 }
 
+int source_check_ancestor(const struct source *s, const char *recorded,
+			  const char *ref, int allow, struct buf *warning,
+			  struct err *err)
+{
+	int yes = 0;
+
+	if (source_git_descends(s, recorded, &yes, err) < 0)
+		return -1;
+	if (yes)
+		return 0;
+	if (allow) {
+		buf_addf(warning,
+			 "commit %.12s does not descend from %.12s, the commit "
+			 "the inventory was last reconciled from; applying it "
+			 "(--allow-non-ancestor)",
+			 s->commit, recorded);
+		return 0;
+	}
+	return err_set(err, ERR_CONFLICT,
+		       "commit %.12s (%s) does not descend from %.12s, the "
+		       "commit the inventory was last reconciled from: the "
+		       "branch was force-pushed to older or other history, "
+		       "and applying it would undo (with --prune: delete) what "
+		       "the newer commits created. Nothing was written. Check "
+		       "the branch; to apply this commit anyway pass "
+		       "--allow-non-ancestor",
+		       s->commit, ref ? ref : "main", recorded);
+}
+
 /* ---- diff --base: the intents at two revisions ---------------------------- */
 
 /* the file as the user can open it: REV:PATH, or its place on disk */

@@ -77,6 +77,17 @@ void source_release(struct source *s);
 int source_git_descends(const struct source *s, const char *ancestor, int *out,
 			struct err *err);
 
+/*
+ * source_check_ancestor: reconcile --git's history rule: the commit a Git
+ * source was loaded from must descend from `recorded`, the commit the
+ * inventory was last reconciled from (ref: the branch, for the message).
+ * When it does not: with allow (--allow-non-ancestor) 0 and the warning in
+ * *warning; else ERR_CONFLICT, nothing to be written.
+ */
+int source_check_ancestor(const struct source *s, const char *recorded,
+			  const char *ref, int allow, struct buf *warning,
+			  struct err *err);
+
 /* ---- diff --base: the intents at two revisions ------------------------------ */
 
 /* one side of the comparison: a revision, or the work tree (rev NULL) */

@@ -1,7 +1,7 @@
 /*
- * tests/unit/test_publish.c: git/publish.c — the write-back of `gpuform
- * commit` on temporary bare repositories (a local path as the remote, no
- * server): the --path rule, the changed-file list, the owner marker, and
+ * tests/unit/test_publish.c: git/publish.c and reconcile/writeback.c — the
+ * write-back of `gpuform commit` on temporary bare repositories (a local
+ * path as the remote, no server): the directories, the --path rule, the changed-file list, the owner marker, and
  * the push race (a rejected push fetches, resets and redoes the commit on
  * the remote's tip, saying so through the callback).
  */
@@ -12,7 +12,9 @@
 
 #include <check.h>
 
+#include "generator/pipeline.h"
 #include "git/publish.h"
+#include "reconcile/writeback.h"
 #include "tests/unit/suites.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -314,6 +316,65 @@ START_TEST(test_trailers)
 }
 END_TEST
 
+/* ---- reconcile/writeback.c: the directories commit writes ---------------- */
+
+static const char wb_intent[] =
+	"apiVersion: gpuform.io/v1alpha1\n"
+	"kind: ClusterIntent\n"
+	"metadata: {name: c3}\n"
+	"spec:\n"
+	"  nodeRole: r\n"
+	"  ami: bottlerocket@v1.38.0\n"
+	"  workloads:\n"
+	"    - {name: t, type: training, gpu: h100, maxGpus: 8}\n";
+
+START_TEST(test_writeback_dirs)
+{
+	struct input items[2] = { { (char *)"a.yaml", RENDERED_INIT },
+				  { (char *)"b.yaml", RENDERED_INIT } };
+	struct inputs ins = { items, 1 };
+	struct publish_dir *dirs = NULL;
+	struct tmpl_set *t = NULL;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	char *subj;
+	int usage;
+
+	ck_assert_int_eq(tmpl_set_load(&t, NULL, &err), 0);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pipeline_render(&items[i].r, items[i].path,
+						 wb_intent, strlen(wb_intent),
+						 t, &d, &err), 0);
+	ck_assert_int_eq(writeback_dirs(&dirs, &ins, t, "gitops/clusters",
+					&usage, &err), 0);
+	ck_assert_str_eq(dirs[0].path, "gitops/clusters/c3");
+	ck_assert_ptr_nonnull(fs_tree_find(&dirs[0].files, "kustomization.yaml"));
+	writeback_dirs_free(dirs, 1);
+	subj = writeback_subject(&ins);
+	ck_assert_str_eq(subj, "gpuform: render c3");
+	free(subj);
+	/* --path naming the cluster's own directory: a usage error */
+	ck_assert_int_eq(writeback_dirs(&dirs, &ins, t, "clusters/c3", &usage,
+					&err), -1);
+	ck_assert_int_eq(usage, 1);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "(use --path clusters)"));
+	ck_assert_ptr_null(dirs);
+	err_clear(&err);
+	/* two intents, one cluster */
+	ins.nr = 2;
+	ck_assert_int_eq(writeback_dirs(&dirs, &ins, t, "clusters", &usage,
+					&err), -1);
+	ck_assert_int_eq(usage, 0);
+	ck_assert_int_eq(err.code, ERR_INVALID);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "both describe cluster"));
+	for (int i = 0; i < 2; i++)
+		rendered_release(&items[i].r);
+	tmpl_set_free(t);
+	diags_release(&d);
+	err_release(&err);
+}
+END_TEST
+
 Suite *publish_suite(void)
 {
 	Suite *s = suite_create("publish");
@@ -325,6 +386,7 @@ Suite *publish_suite(void)
 	tcase_add_test(tc, test_changes);
 	tcase_add_test(tc, test_changes_capped);
 	tcase_add_test(tc, test_trailers);
+	tcase_add_test(tc, test_writeback_dirs);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_test(tr, test_run_commit_and_no_change);

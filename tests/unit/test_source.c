@@ -152,6 +152,7 @@ END_TEST
 
 static char *origin, *cache;
 static char tip[REPO_OID_HEX];
+static char first[REPO_OID_HEX]; /* git_setup's first commit */
 
 /* commit `files` at `path` of the origin's main */
 static void origin_commit(const char *path, const struct fs_tree *files)
@@ -180,6 +181,7 @@ static void git_setup(void)
 	cache = xasprintf("%s/cache", tmp);
 	rendered("alpha", &t);
 	origin_commit("clusters/alpha", &t);
+	memcpy(first, tip, REPO_OID_HEX);
 	origin_commit("clusters/gamma", &t); /* alpha's objects under gamma */
 	fs_tree_add(&in, "alpha.yaml", text, strlen(text));
 	origin_commit("intents", &in);
@@ -320,6 +322,36 @@ START_TEST(test_git_unreachable)
 }
 END_TEST
 
+/* reconcile --git's history rule: the applied commit must descend from the
+ * inventory's; --allow-non-ancestor turns the refusal into a warning */
+START_TEST(test_git_ancestor)
+{
+	struct gload x;
+	struct buf w = BUF_INIT;
+	char *applied;
+
+	ck_assert_int_eq(gload(&x, NULL, "alpha", NULL), 0);
+	ck_assert_int_eq(source_check_ancestor(&x.s, first, NULL, 0, &w,
+					       &x.err), 0);
+	ck_assert_uint_eq(w.len, 0);
+	/* as if the branch went back to its first commit */
+	applied = x.s.commit;
+	x.s.commit = xstrdup(first);
+	ck_assert_int_eq(source_check_ancestor(&x.s, applied, "main", 0, &w,
+					       &x.err), -1);
+	ck_assert_int_eq(x.err.code, ERR_CONFLICT);
+	ck_assert_ptr_nonnull(strstr(err_msg(&x.err), "force-pushed"));
+	ck_assert_uint_eq(w.len, 0);
+	err_clear(&x.err);
+	ck_assert_int_eq(source_check_ancestor(&x.s, applied, "main", 1, &w,
+					       &x.err), 0);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&w), "(--allow-non-ancestor)"));
+	free(applied);
+	buf_release(&w);
+	gload_release(&x);
+}
+END_TEST
+
 /* ---- diff --base: two revisions of the origin -------------------------------- */
 
 /* commit intents/alpha.yaml holding text; its commit id in oid */
@@ -441,6 +473,7 @@ Suite *source_suite(void)
 	tcase_add_test(tg, test_git_deprecated_path);
 	tcase_add_test(tg, test_git_damaged_cache);
 	tcase_add_test(tg, test_git_unreachable);
+	tcase_add_test(tg, test_git_ancestor);
 	tcase_add_test(tg, test_revs_compare);
 	tcase_add_test(tg, test_revs_refusals);
 	suite_add_tcase(s, tg);
