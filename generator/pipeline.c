@@ -59,7 +59,7 @@ static int run(struct pipeline *out, const char *file, const char *data,
 		/* the plan too when only validating: its warnings
 		 * (spot-to-spot consolidation, ...) are the ones render gives */
 		if ((ret = plan_build(&out->plan, &out->in, cat, d, err)) < 0)
-			goto out;
+			return ret; /* an internal failure: no acknowledging */
 		out->done = PIPELINE_PLAN;
 	}
 	/* fit the render to the controller releases it is for; refusing
@@ -72,7 +72,6 @@ static int run(struct pipeline *out, const char *file, const char *data,
 			out->done = PIPELINE_RENDER;
 	}
 	all = check || upto >= PIPELINE_RENDER;
-out:
 	/* spec.acknowledge: the accepted warnings go; an acknowledgement
 	 * that accepted none is said when every stage has run */
 	if (ack)
