@@ -1403,6 +1403,21 @@ START_TEST(test_fs_list_yaml)
 }
 END_TEST
 
+START_TEST(test_diags_count_file)
+{
+	struct diags d = DIAGS_INIT;
+
+	diags_add(&d, DIAG_WARNING, "a.yaml", 1, 1, NULL, "w1");
+	diags_add(&d, DIAG_WARNING, "a.yaml", 2, 1, NULL, "w2");
+	diags_add(&d, DIAG_ERROR, "a.yaml", 3, 1, NULL, "e");
+	diags_add(&d, DIAG_WARNING, "b.yaml", 1, 1, NULL, "w");
+	ck_assert_uint_eq(diags_count_file(&d, "a.yaml", DIAG_WARNING), 2);
+	ck_assert_uint_eq(diags_count_file(&d, "a.yaml", DIAG_ERROR), 1);
+	ck_assert_uint_eq(diags_count_file(&d, "c.yaml", DIAG_WARNING), 0);
+	diags_release(&d);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -1415,6 +1430,7 @@ Suite *util_suite(void)
 
 	tc = tcase_create("fs_list");
 	tcase_add_test(tc, test_fs_list_yaml);
+	tcase_add_test(tc, test_diags_count_file);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("buf");
