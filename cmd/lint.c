@@ -6,10 +6,8 @@
  * formats and picks the exit code; the checks are generator/lint.c.
  */
 #include "cmd/cmd.h"
-#include "cmd/sarif.h"
+#include "generator/sarif.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,158 +37,6 @@ struct pathlist {
 	char **items;
 	size_t nr, alloc;
 };
-
-static void pl_add(struct pathlist *l, char *p)
-{
-	GROW(l->items, l->nr + 1, l->alloc);
-	l->items[l->nr++] = p;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int is_yaml_name(const char *n)
-{
-	size_t len = strlen(n);
-
-	return (len > 5 && !strcmp(n + len - 5, ".yaml")) ||
-	       (len > 4 && !strcmp(n + len - 4, ".yml"));
-}
-
-/* every *.yaml / *.yml under dir, sorted, hidden entries skipped */
-static int walk(struct pathlist *out, const char *dir, struct diags *d)
-{
-	struct pathlist here = { NULL, 0, 0 };
-	DIR *dh = opendir(dir);
-	struct dirent *e;
-	int ret = 0;
-
-	if (!dh) {
-		diags_add(d, DIAG_ERROR, dir, 0, 0, NULL,
-			  "cannot read directory: %s", strerror(errno));
-		return -1;
-	}
-	while ((e = readdir(dh)))
-		if (e->d_name[0] != '.')
-			pl_add(&here, !strcmp(dir, ".")
-				? xstrdup(e->d_name)
-				: xasprintf("%s%s%s", dir,
-					    dir[strlen(dir) - 1] == '/' ? ""
-									: "/",
-					    e->d_name));
-	closedir(dh);
-	if (here.nr)
-		qsort(here.items, here.nr, sizeof(*here.items), cmp_str);
-	for (size_t i = 0; i < here.nr; i++) {
-		struct stat st;
-		if (stat(here.items[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (walk(out, here.items[i], d) < 0)
-				ret = -1;
-			free(here.items[i]);
-		} else if (is_yaml_name(here.items[i])) {
-			pl_add(out, here.items[i]);
-		} else {
-			free(here.items[i]);
-		}
-	}
-	free(here.items);
-	return ret;
-}
-
-/* the errors and warnings of intents (what `gpuform validate` and `render`
- * say) in JSON and SARIF, next to the rules' findings */
-static const struct lint_rule intent_rule = {
-	"INTENT", "intent-validation", LINT_ERROR,
-	"what 'gpuform validate' reports for an intent",
-	"An intent's own errors and warnings, as 'gpuform validate' and "
-	"'gpuform render' report them; 'gpuform validate FILE' shows the "
-	"hints.\n",
-};
-
-static char *format_sarif(const struct lint_findings *f,
-			  const struct diags *d)
-{
-	cJSON *rules, *results, *root = sarif_log_new("gpuform", &rules, &results);
-	char *s;
-
-	for (size_t i = 0; i < lint_nrules; i++)
-		sarif_add_rule(rules, &lint_rules[i], 1);
-	sarif_add_rule(rules, &intent_rule, 1);
-	for (size_t i = 0; i < f->nr; i++) {
-		const struct lint_rule *r = f->items[i].rule;
-		sarif_add_result(results, &f->items[i],
-				 r == &intent_rule ? lint_nrules
-						   : (size_t)(r - lint_rules));
-	}
-	for (size_t i = 0; i < d->nr; i++) {
-		const struct diag *g = &d->items[i];
-		const struct lint_rule *gr =
-			g->rule_id ? lint_rule_find(g->rule_id) : NULL;
-		struct lint_finding dx = { gr ? gr : &intent_rule,
-					   g->sev == DIAG_ERROR ? LINT_ERROR
-								: LINT_WARNING,
-					   g->file, g->line, g->col, g->msg };
-		sarif_add_result(results, &dx,
-				 gr ? (size_t)(gr - lint_rules) : lint_nrules);
-	}
-	s = cJSON_Print(root);
-	cJSON_Delete(root);
-	return s;
-}
-
-static char *format_json(const struct lint_findings *f,
-			 const struct diags *d, size_t nfiles)
-{
-	cJSON *root = cJSON_CreateObject(), *arr;
-	char *s;
-
-	cJSON_AddNumberToObject(root, "files", (double)nfiles);
-	cJSON_AddNumberToObject(root, "errors",
-				(double)(f->counts[LINT_ERROR] + d->errors));
-	cJSON_AddNumberToObject(root, "warnings",
-				(double)(f->counts[LINT_WARNING] + d->warnings));
-	cJSON_AddNumberToObject(root, "info", (double)f->counts[LINT_INFO]);
-	arr = cJSON_AddArrayToObject(root, "findings");
-	for (size_t i = 0; i < f->nr; i++)
-		cJSON_AddItemToArray(arr, finding_json(&f->items[i]));
-	for (size_t i = 0; i < d->nr; i++) {
-		const struct diag *g = &d->items[i];
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "file", g->file);
-		cJSON_AddNumberToObject(o, "line", g->line);
-		cJSON_AddNumberToObject(o, "column", g->col);
-		cJSON_AddStringToObject(o, "severity", g->sev == DIAG_ERROR
-							       ? "error"
-							       : "warning");
-		cJSON_AddStringToObject(o, "rule", g->rule_id ? g->rule_id
-							       : intent_rule.id);
-		cJSON_AddStringToObject(o, "name", g->rule_id
-							   ? g->rule_name
-							   : intent_rule.name);
-		cJSON_AddStringToObject(o, "message", g->msg);
-		if (g->hint)
-			cJSON_AddStringToObject(o, "hint", g->hint);
-		cJSON_AddItemToArray(arr, o);
-	}
-	s = cJSON_Print(root);
-	cJSON_Delete(root);
-	return s;
-}
-
-static void print_text(const struct lint_findings *f)
-{
-	for (size_t i = 0; i < f->nr; i++) {
-		const struct lint_finding *x = &f->items[i];
-		if (x->line > 0)
-			printf("%s:%d:%d: ", x->file, x->line, x->col);
-		else
-			printf("%s: ", x->file);
-		printf("%s: %s [%s %s]\n", lint_severity_names[x->sev], x->msg,
-		       x->rule->id, x->rule->name);
-	}
-}
 
 static int parse_snapshot(const char *arg, struct lint_snapshot *out)
 {
@@ -239,7 +85,10 @@ static void print_findings(enum lint_format fmt,
 			   const struct diags *d, size_t nin)
 {
 	if (fmt == FMT_TEXT) {
-		print_text(f);
+		struct buf b = BUF_INIT;
+		sarif_lint_text(&b, f);
+		fputs(buf_cstr(&b), stdout);
+		buf_release(&b);
 		fprintf(stderr,
 			"gpuform lint: %zu file%s, %zu error%s, %zu warning%s, "
 			"%zu info\n",
@@ -250,8 +99,8 @@ static void print_findings(enum lint_format fmt,
 			f->counts[LINT_WARNING] + d->warnings == 1 ? "" : "s",
 			f->counts[LINT_INFO]);
 	} else {
-		char *s = fmt == FMT_JSON ? format_json(f, d, nin)
-					  : format_sarif(f, d);
+		char *s = fmt == FMT_JSON ? sarif_lint_json(f, d, nin)
+					  : sarif_lint_log(f, d);
 		if (s) {
 			fputs(s, stdout);
 			fputc('\n', stdout);
@@ -326,10 +175,12 @@ int cmd_lint(int argc, char **argv)
 		struct stat st;
 		if (strcmp(argv[i], "-") && stat(argv[i], &st) == 0 &&
 		    S_ISDIR(st.st_mode)) {
-			if (walk(&paths, argv[i], &d) < 0)
+			if (fs_list_yaml(argv[i], &paths.items, &paths.nr,
+					 &paths.alloc, &d) < 0)
 				input_err = EXIT_RUNTIME;
 		} else {
-			pl_add(&paths, xstrdup(argv[i]));
+			GROW(paths.items, paths.nr + 1, paths.alloc);
+			paths.items[paths.nr++] = xstrdup(argv[i]);
 		}
 	}
 	ins = xcalloc(paths.nr ? paths.nr : 1, sizeof(*ins));
@@ -397,141 +248,6 @@ out:
 	return code;
 }
 
-/* explain_classes: the GPU classes of the built-in catalog as a Markdown
- * table (docs/intent-reference.md embeds it; tests/docs.sh compares) */
-static void print_text_table(char *const *cells, size_t nrows);
-
-static void explain_classes(int markdown)
-{
-	const struct catalog *cat = catalog_builtin();
-	char **cells = xcalloc(3 * (cat->nclasses + 1), sizeof(*cells));
-	struct buf b = BUF_INIT;
-
-	cells[0] = xstrdup("CLASS");
-	cells[1] = xstrdup("FAMILIES (GPU, GPUS, GPU MEMORY)");
-	cells[2] = xstrdup("CLASS+ ALSO ALLOWS");
-	if (markdown)
-		printf("| class | instance families (GPU, GPUs per instance, "
-		       "GPU memory) | `class+` also allows |\n"
-		       "|---|---|---|\n");
-	for (size_t i = 0; i < cat->nclasses; i++) {
-		const struct cat_class *k = &cat->classes[i];
-		int first = 1;
-		/* a cell is written with Markdown's backticks; the terminal
-		 * table drops them */
-		buf_reset(&b);
-		buf_addf(&b, "| `%s` | ", k->name);
-		for (size_t j = 0; j < k->nfamilies; j++) {
-			const struct cat_family *f =
-				catalog_family(cat, k->families[j]);
-			const struct cat_type *t;
-			size_t n = catalog_types_of(cat, k->families[j], &t);
-			int lo = 0, hi = 0, mem = 0;
-
-			for (size_t m = 0; m < n; m++) {
-				if (!lo || t[m].gpus < lo)
-					lo = t[m].gpus;
-				if (t[m].gpus > hi)
-					hi = t[m].gpus;
-				mem = t[m].gpu_mem_mib;
-			}
-			buf_addf(&b, "%s`%s` (%s, ", j ? "; " : "", k->families[j],
-			       f && f->gpu ? f->gpu : "?");
-			if (lo == hi)
-				buf_addf(&b, "%d", lo);
-			else
-				buf_addf(&b, "%d-%d", lo, hi);
-			buf_addf(&b, ", %d GiB)", mem / 1024);
-		}
-		buf_addf(&b, " | ");
-		for (size_t j = 0; j < cat->nclasses; j++)
-			if (j != i && cat->classes[j].rank >= k->rank) {
-				buf_addf(&b, "%s`%s`", first ? "" : ", ",
-				       cat->classes[j].name);
-				first = 0;
-			}
-		buf_addf(&b, "%s |\n", first ? "(none: the best class)" : "");
-		if (markdown) {
-			fputs(buf_cstr(&b), stdout);
-			continue;
-		}
-		/* "| a | b | c |\n" -> three cells without backticks */
-		{
-			char *s = buf_detach(&b, NULL), *p = s + 2;
-			for (int c = 0; c < 3; c++) {
-				char *e = strstr(p, " | ");
-				struct buf cell = BUF_INIT;
-				if (!e)
-					e = p + strcspn(p, "|\n") - 1;
-				for (char *q = p; q < e; q++)
-					if (*q != '`')
-						buf_addc(&cell, *q);
-				cells[3 * (i + 1) + (size_t)c] =
-					buf_detach(&cell, NULL);
-				p = e + 3;
-			}
-			free(s);
-		}
-	}
-	buf_release(&b);
-	if (!markdown)
-		print_text_table(cells, cat->nclasses + 1);
-	for (size_t i = 0; i < 3 * (cat->nclasses + 1); i++)
-		free(cells[i]);
-	free(cells);
-}
-
-/* a table of 3 columns for a terminal: padded columns, the last one
- * wrapped at word boundaries to the terminal's width (COLUMNS, else 100) */
-static void print_text_table(char *const *cells, size_t nrows)
-{
-	size_t w[3] = { 0, 0, 0 }, width = 100;
-	const char *cols = getenv("COLUMNS");
-
-	if (cols && atoi(cols) >= 40)
-		width = (size_t)atoi(cols);
-	for (size_t r = 0; r < nrows; r++)
-		for (int c = 0; c < 2; c++)
-			if (strlen(cells[3 * r + c]) > w[c])
-				w[c] = strlen(cells[3 * r + c]);
-	if (w[1] > width / 2)
-		w[1] = width / 2;
-	for (size_t r = 0; r < nrows; r++) {
-		/* the families column wraps at "; ", the last at ", " */
-		const char *p1 = cells[3 * r + 1], *p2 = cells[3 * r + 2];
-		int first = 1;
-
-		while (first || *p1 || *p2) {
-			size_t n1 = strlen(p1), n2 = strlen(p2);
-			size_t room2 = width > 4 + w[0] + w[1] + 20
-					       ? width - 4 - w[0] - w[1]
-					       : 20;
-			if (n1 > w[1]) {
-				size_t k = w[1];
-				while (k > 0 && p1[k] != ' ')
-					k--;
-				n1 = k ? k : w[1];
-			}
-			if (n2 > room2) {
-				size_t k = room2;
-				while (k > 0 && p2[k] != ' ')
-					k--;
-				n2 = k ? k : room2;
-			}
-			printf("%-*s  %-*.*s  %.*s\n", (int)w[0],
-			       first ? cells[3 * r] : "", (int)w[1], (int)n1,
-			       p1, (int)n2, p2);
-			p1 += n1;
-			p2 += n2;
-			while (*p1 == ' ')
-				p1++;
-			while (*p2 == ' ')
-				p2++;
-			first = 0;
-		}
-	}
-}
-
 static int explain_one(const struct lint_rule *r)
 {
 	printf("%s %s (%s)\n\n%s.\n\n%s", r->id, r->name,
@@ -568,7 +284,14 @@ int cmd_explain(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[optind], "classes")) {
-		explain_classes(markdown);
+		struct buf b = BUF_INIT;
+		const char *cols = getenv("COLUMNS");
+
+		catalog_classes_table(&b, catalog_builtin(), markdown,
+				      cols && atoi(cols) >= 40 ? (size_t)atoi(cols)
+							       : 100);
+		fputs(buf_cstr(&b), stdout);
+		buf_release(&b);
 		return EXIT_OK;
 	}
 	/* the preflight rules (PF000...): what SARIF of preflight names */

@@ -9,45 +9,27 @@
 #include "cmd/cmd.h"
 #include "cmd/preflight.h"
 #include "cmd/testhooks.h"
-#include "generator/kobj.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
 void live_print_item(const struct recon_item *it)
 {
-	struct buf name = BUF_INIT;
+	struct buf b = BUF_INIT;
 
-	kobj_display(&it->id, &name);
-	fputs(buf_cstr(&name), stdout);
-	buf_release(&name);
-	printf(" %s%s", recon_action_names[it->action],
-	       it->dry && it->action != RA_UNCHANGED &&
-			       it->action != RA_CONFLICT && it->action != RA_FAILED &&
-			       it->action != RA_SKIPPED
-		       ? " (dry run)"
-		       : "");
-	if (it->detail)
-		printf(": %s", it->detail);
-	putchar('\n');
+	nodeimpact_item_text(&b, it);
+	fputs(buf_cstr(&b), stdout);
+	buf_release(&b);
 }
 
-/* the node impact of an item that is (or would be) written */
+/* the node impact of an item that is (or would be) written; the ones of
+ * objects that are not Karpenter's with -v */
 void live_print_impact(const struct nodeimpact *ni,
 		       const struct recon_item *it, const char *indent)
 {
-	const struct impact *im = nodeimpact_find(ni, it);
 	struct buf b = BUF_INIT;
 
-	if (!im || (it->action != RA_CREATED && it->action != RA_CONFIGURED &&
-		    it->action != RA_PRUNED && it->action != RA_SKIPPED))
-		return;
-	/* where it matters: Karpenter's objects (which launch and replace
-	 * nodes; "no node effect" is news there); the others with -v */
-	if (cmd_verbosity <= 0 &&
-	    (!it->id.api_version || !strstr(it->id.api_version, "karpenter")))
-		return;
-	nodeimpact_describe(&b, ni, im);
-	printf("%snode impact: %s\n", indent, buf_cstr(&b));
+	nodeimpact_impact_text(&b, ni, it, indent, cmd_verbosity > 0);
+	fputs(buf_cstr(&b), stdout);
 	buf_release(&b);
 }
 
@@ -133,30 +115,15 @@ static int keep_lock(void *ctx, struct err *err)
 static int source_check(void *ctx, const char *recorded, struct err *err)
 {
 	struct live *l = ctx;
-	int yes = 0;
+	struct buf warning = BUF_INIT;
+	int ret = source_check_ancestor(&l->src, recorded, l->git.ref,
+					l->allow_non_ancestor, &warning, err);
 
-	if (source_git_descends(&l->src, recorded, &yes, err) < 0)
-		return -1;
-	if (yes)
-		return 0;
-	if (l->allow_non_ancestor) {
-		fprintf(stderr,
-			"gpuform %s: warning: commit %.12s does not descend from "
-			"%.12s, the commit the inventory was last reconciled "
-			"from; applying it (--allow-non-ancestor)\n",
-			l->cmd, l->src.commit, recorded);
-		return 0;
-	}
-	return err_set(err, ERR_CONFLICT,
-		       "commit %.12s (%s) does not descend from %.12s, the "
-		       "commit the inventory was last reconciled from: the "
-		       "branch was force-pushed to older or other history, "
-		       "and applying it would undo (with --prune: delete) what "
-		       "the newer commits created. Nothing was written. Check "
-		       "the branch; to apply this commit anyway pass "
-		       "--allow-non-ancestor",
-		       l->src.commit, l->git.ref ? l->git.ref : "main",
-		       recorded);
+	if (warning.len)
+		fprintf(stderr, "gpuform %s: warning: %s\n", l->cmd,
+			buf_cstr(&warning));
+	buf_release(&warning);
+	return ret;
 }
 
 /* the desired objects, from Git or the files; the diagnostics printed */
@@ -265,21 +232,10 @@ int live_run(struct live *l)
 
 void live_json(struct live *l)
 {
-	cJSON *j = recon_report_json(&l->rep);
-	cJSON *items = cJSON_GetObjectItemCaseSensitive(j, "items");
-	char *s;
+	cJSON *j = nodeimpact_report_json(&l->ni, &l->rep,
+					  l->rc < 0 ? err_msg(&l->err) : NULL);
+	char *s = cJSON_Print(j);
 
-	for (size_t i = 0; i < l->rep.nr; i++) {
-		const struct impact *im = nodeimpact_find(&l->ni,
-							  &l->rep.items[i]);
-		if (im && l->rep.items[i].action != RA_UNCHANGED)
-			cJSON_AddItemToObject(cJSON_GetArrayItem(items, (int)i),
-					      "impact", impact_json(im));
-	}
-	cJSON_AddItemToObject(j, "nodeImpact", nodeimpact_json(&l->ni));
-	if (l->rc < 0)
-		cJSON_AddStringToObject(j, "error", err_msg(&l->err));
-	s = cJSON_Print(j);
 	puts(s);
 	cJSON_free(s);
 	cJSON_Delete(j);

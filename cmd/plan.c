@@ -5,18 +5,12 @@
  */
 #include "cmd/cmd.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "generator/capplan.h"
-#include "generator/catalog.h"
+#include "generator/inputs.h"
 #include "cmd/prices.h"
-#include "util/yaml.h"
-#include "util/fs.h"
 #include "util/xalloc.h"
 
 enum { OPT_FORMAT = 256, OPT_PRICES, OPT_ZONE, OPT_SPOT };
@@ -56,7 +50,7 @@ int cmd_plan(int argc, char **argv)
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	struct buf out = BUF_INIT;
-	int c, code = EXIT_OK, invalid = 0, io = 0, strict = 0;
+	int c, code = EXIT_OK, strict = 0;
 
 	while ((c = cmd_getopt("plan", argc, argv)) != -1) {
 		switch (c) {
@@ -110,52 +104,15 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	cp.prices = cmd_prices_of(&cpr);
-	for (int i = optind; i < argc; i++) {
-		int is_stdin = !strcmp(argv[i], "-");
-		const char *name = is_stdin ? "<stdin>" : argv[i];
-		struct buf data = BUF_INIT;
-		struct err e = ERR_INIT;
-		size_t before = d.errors;
-
-		if (fs_read_file(&data, is_stdin ? "/dev/stdin" : argv[i],
-				 YAML_MAX_INPUT, &e) < 0) {
-			diags_add_file_err(&d, name,
-					   is_stdin ? "/dev/stdin" : argv[i], &e);
-			if (e.code == ERR_INVALID)
-				invalid = 1;
-			else
-				io = 1;
-		} else if (capplan_add(&cp, name, buf_cstr(&data), data.len,
-				       &d) < 0) {
-			invalid = 1;
-			if (d.errors == before)
-				diags_add(&d, DIAG_ERROR, name, 0, 0, NULL,
-					  "not an intent that can be planned");
-		}
-		err_release(&e);
-		buf_release(&data);
-	}
-	for (size_t i = 0; i < cp.n; i++)
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(cp.c[i].name, cp.c[j].name)) {
-				diags_add(&d, DIAG_ERROR, cp.c[i].file, 0, 0,
-					  "plan them separately",
-					  "'%s' and '%s' both describe cluster "
-					  "'%s'",
-					  cp.c[j].file, cp.c[i].file,
-					  cp.c[i].name);
-				invalid = 1;
-			}
-	diags_sort(&d);
-	if (invalid || io) {
+	if (inputs_plan(&cp, argv + optind, (size_t)(argc - optind), &d,
+			&err) < 0) {
 		/* an intent that is not valid has no plan: say why, print none */
+		diags_sort(&d);
 		report_diags(&d);
-		err_set(&err, invalid ? ERR_INVALID : ERR_IO,
-			"%zu error%s; no plan printed", d.errors,
-			d.errors == 1 ? "" : "s");
 		code = report_err(&err);
 		goto out;
 	}
+	diags_sort(&d);
 	if (fmt == F_JSON) {
 		cJSON *j = capplan_json(&cp, &d);
 		char *s = cJSON_Print(j);

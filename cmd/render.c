@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "generator/inputs.h"
-#include "util/yaml.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
@@ -76,6 +75,12 @@ int cmd_output_format(const char *cmd, int val, const char *arg,
 	return cmd_format(cmd, arg, names, 0, NULL);
 }
 
+static void to_stdout(void *ctx, const char *data, size_t len)
+{
+	(void)ctx;
+	fwrite(data, 1, len, stdout);
+}
+
 int cmd_render(int argc, char **argv)
 {
 	const char *dir = NULL, *templates = NULL;
@@ -140,43 +145,14 @@ int cmd_render(int argc, char **argv)
 			code = report_err(&err);
 			goto out;
 		}
-		for (size_t i = 0; cmd_verbosity >= 0 && i < ins.nr; i++)
-			fprintf(stderr, "rendered %s: %d objects, %d add-on files -> %s%s%s\n",
-				ins.items[i].path,
-				cJSON_GetArraySize(ins.items[i].r.docs),
-				cJSON_GetArraySize(ins.items[i].r.addons), dir,
-				ins.nr > 1 || per_cluster ? "/" : "",
-				ins.nr > 1 || per_cluster ? ins.items[i].r.cluster
-							  : "");
-		goto out;
-	}
-	if (fmt == RENDER_JSON) {
-		for (size_t i = 0; i < ins.nr; i++)
-			if (render_stream(&out, &ins.items[i].r, fmt, &err) < 0) {
-				code = report_err(&err);
-				goto out;
-			}
-		fwrite(out.ptr ? out.ptr : "", 1, out.len, stdout);
-		goto out;
-	}
-	/* YAML: write and free one object at a time */
-	for (size_t i = 0, first = 1; i < ins.nr; i++) {
-		cJSON *doc;
-		while ((doc = cJSON_DetachItemFromArray(ins.items[i].r.docs, 0))) {
-			int r;
-			buf_reset(&out);
-			if (!first)
-				buf_adds(&out, "---\n");
-			first = 0;
-			r = yaml_emit(&out, doc, &err);
-			cJSON_Delete(doc);
-			if (r < 0) {
-				code = report_err(&err);
-				goto out;
-			}
-			fwrite(out.ptr, 1, out.len, stdout);
+		if (cmd_verbosity >= 0) {
+			inputs_summary(&ins, dir, per_cluster, &out);
+			fputs(buf_cstr(&out), stderr);
 		}
+		goto out;
 	}
+	if (inputs_stream(&ins, fmt, to_stdout, NULL, &err) < 0)
+		code = report_err(&err);
 out:
 	buf_release(&out);
 	inputs_release(&ins);

@@ -45,10 +45,9 @@ int cmd_validate(int argc, char **argv)
 	diags_sort(&d);
 	report_diags(&d);
 	for (size_t i = 0; i < ins.nr; i++) {
-		size_t w = 0;
-		for (size_t j = 0; j < d.nr; j++)
-			w += d.items[j].sev == DIAG_WARNING && d.items[j].file &&
-			     !strcmp(d.items[j].file, ins.items[i].path);
+		size_t w = diags_count_file(&d, ins.items[i].path,
+					    DIAG_WARNING);
+
 		if (w && strict)
 			printf("%s: failed (--strict: %zu warning%s)\n",
 			       ins.items[i].path, w, w == 1 ? "" : "s");

@@ -3,6 +3,7 @@
  * capplan.h).
  */
 #include "generator/capplan.h"
+#include "generator/pipeline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -100,29 +101,41 @@ static void wl_fill(struct capplan_wl *o, const struct workload *w,
 int capplan_add(struct capplan *p, const char *file, const char *data,
 		size_t len, struct diags *d)
 {
+	struct pipeline pl;
+	struct err err = ERR_INIT;
+	int ret = -1;
+
+	/* the capacity rules are the plan's findings, below */
+	if (pipeline_run(&pl, file, data, len, NULL,
+			 PIPELINE_INTENT | PIPELINE_NO_CAPACITY_RULES |
+				 PIPELINE_NO_ACK,
+			 d, &err) == 0) {
+		capplan_add_intent(p, file, &pl.in, d);
+		ret = 0;
+	}
+	/* plan stops before the render stage (INT006, INT010): an unused
+	 * acknowledgement is said by validate and render */
+	if (pl.read)
+		pipeline_acknowledge(&pl, d, 0);
+	pipeline_release(&pl);
+	err_release(&err);
+	return ret;
+}
+
+void capplan_add_intent(struct capplan *p, const char *file,
+			const struct intent *in, struct diags *d)
+{
 	const struct catalog *cat = catalog_builtin();
 	struct capplan_cluster *cl;
-	struct intent in;
-	size_t before = d->errors, from = d->nr;
 
-	if (intent_read(&in, file, data, len, d) < 0) {
-		intent_release(&in);
-		return -1;
-	}
-	validate_intent_opts(&in, cat, 0, d);
-	if (d->errors != before) {
-		validate_acknowledge(&in, d, from, 0);
-		intent_release(&in);
-		return -1;
-	}
 	GROW(p->c, p->n + 1, p->alloc);
 	cl = &p->c[p->n++];
 	memset(cl, 0, sizeof(*cl));
 	cl->file = xstrdup(file);
-	cl->name = xstrdup(in.name ? in.name : "");
-	cl->w = xcalloc(in.nworkloads ? in.nworkloads : 1, sizeof(*cl->w));
-	for (size_t i = 0; i < in.nworkloads; i++) {
-		const struct workload *w = &in.workloads[i];
+	cl->name = xstrdup(in->name ? in->name : "");
+	cl->w = xcalloc(in->nworkloads ? in->nworkloads : 1, sizeof(*cl->w));
+	for (size_t i = 0; i < in->nworkloads; i++) {
+		const struct workload *w = &in->workloads[i];
 		const struct cat_family *fams[VALIDATE_MAX_FAMILIES];
 		struct buf why = BUF_INIT;
 		struct capacity c;
@@ -131,9 +144,9 @@ int capplan_add(struct capplan *p, const char *file, const char *data,
 		buf_release(&why);
 		if (nf <= 0)
 			BUG("valid workload '%s' has no families", w->name);
-		capacity_build(&c, &in, w, fams, (size_t)nf, cat, p->prices,
+		capacity_build(&c, in, w, fams, (size_t)nf, cat, p->prices,
 			       &p->opts);
-		p->cap_errors += capacity_report(&in, &c, d);
+		p->cap_errors += capacity_report(in, &c, d);
 		wl_fill(&cl->w[cl->n++], w, &c);
 		if (!c.ntypes)
 			continue;
@@ -151,11 +164,6 @@ int capplan_add(struct capplan *p, const char *file, const char *data,
 	p->usd_max += cl->usd_max;
 	p->usd_min += cl->usd_min;
 	p->usd_unknown |= cl->usd_unknown;
-	/* plan stops before the render stage (INT006, INT010): an unused
-	 * acknowledgement is said by validate and render */
-	validate_acknowledge(&in, d, from, 0);
-	intent_release(&in);
-	return 0;
 }
 
 void capplan_release(struct capplan *p)

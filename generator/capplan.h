@@ -74,6 +74,13 @@ struct capplan {
  */
 int capplan_add(struct capplan *p, const char *file, const char *data,
 		size_t len, struct diags *d);
+/*
+ * capplan_add_intent: the same for an intent read and validated already
+ * (struct pipeline's in); only its capacity findings go to *d.
+ */
+struct intent;
+void capplan_add_intent(struct capplan *p, const char *file,
+			const struct intent *in, struct diags *d);
 void capplan_release(struct capplan *p);
 
 /* the price label: "built-in catalog (approximate), us-east-1, 2026-12-01" */

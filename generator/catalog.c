@@ -738,3 +738,135 @@ int catalog_version_cmp(const char *a, const char *b)
 	}
 	return 0;
 }
+
+/* ---- the classes as a table (gpuform explain classes) ---------------------- */
+
+/* a table of 3 columns for a terminal: padded columns, the last one
+ * wrapped at word boundaries to `width` */
+static void text_table(struct buf *out, char *const *cells, size_t nrows,
+		       size_t width)
+{
+	size_t w[3] = { 0, 0, 0 };
+
+	for (size_t r = 0; r < nrows; r++)
+		for (int c = 0; c < 2; c++)
+			if (strlen(cells[3 * r + c]) > w[c])
+				w[c] = strlen(cells[3 * r + c]);
+	if (w[1] > width / 2)
+		w[1] = width / 2;
+	for (size_t r = 0; r < nrows; r++) {
+		/* the families column wraps at "; ", the last at ", " */
+		const char *p1 = cells[3 * r + 1], *p2 = cells[3 * r + 2];
+		int first = 1;
+
+		while (first || *p1 || *p2) {
+			size_t n1 = strlen(p1), n2 = strlen(p2);
+			size_t room2 = width > 4 + w[0] + w[1] + 20
+					       ? width - 4 - w[0] - w[1]
+					       : 20;
+			if (n1 > w[1]) {
+				size_t k = w[1];
+				while (k > 0 && p1[k] != ' ')
+					k--;
+				n1 = k ? k : w[1];
+			}
+			if (n2 > room2) {
+				size_t k = room2;
+				while (k > 0 && p2[k] != ' ')
+					k--;
+				n2 = k ? k : room2;
+			}
+			buf_addf(out, "%-*s  %-*.*s  %.*s\n", (int)w[0],
+			       first ? cells[3 * r] : "", (int)w[1], (int)n1,
+			       p1, (int)n2, p2);
+			p1 += n1;
+			p2 += n2;
+			while (*p1 == ' ')
+				p1++;
+			while (*p2 == ' ')
+				p2++;
+			first = 0;
+		}
+	}
+}
+
+
+void catalog_classes_table(struct buf *out, const struct catalog *cat,
+			   int markdown, size_t width)
+{
+	char **cells = xcalloc(3 * (cat->nclasses + 1), sizeof(*cells));
+	struct buf b = BUF_INIT;
+
+	cells[0] = xstrdup("CLASS");
+	cells[1] = xstrdup("FAMILIES (GPU, GPUS, GPU MEMORY)");
+	cells[2] = xstrdup("CLASS+ ALSO ALLOWS");
+	if (markdown)
+		buf_adds(out, "| class | instance families (GPU, GPUs per "
+			      "instance, GPU memory) | `class+` also allows "
+			      "|\n|---|---|---|\n");
+	for (size_t i = 0; i < cat->nclasses; i++) {
+		const struct cat_class *k = &cat->classes[i];
+		int first = 1;
+		/* a cell is written with Markdown's backticks; the terminal
+		 * table drops them */
+		buf_reset(&b);
+		buf_addf(&b, "| `%s` | ", k->name);
+		for (size_t j = 0; j < k->nfamilies; j++) {
+			const struct cat_family *f =
+				catalog_family(cat, k->families[j]);
+			const struct cat_type *t;
+			size_t n = catalog_types_of(cat, k->families[j], &t);
+			int lo = 0, hi = 0, mem = 0;
+
+			for (size_t m = 0; m < n; m++) {
+				if (!lo || t[m].gpus < lo)
+					lo = t[m].gpus;
+				if (t[m].gpus > hi)
+					hi = t[m].gpus;
+				mem = t[m].gpu_mem_mib;
+			}
+			buf_addf(&b, "%s`%s` (%s, ", j ? "; " : "", k->families[j],
+			       f && f->gpu ? f->gpu : "?");
+			if (lo == hi)
+				buf_addf(&b, "%d", lo);
+			else
+				buf_addf(&b, "%d-%d", lo, hi);
+			buf_addf(&b, ", %d GiB)", mem / 1024);
+		}
+		buf_addf(&b, " | ");
+		for (size_t j = 0; j < cat->nclasses; j++)
+			if (j != i && cat->classes[j].rank >= k->rank) {
+				buf_addf(&b, "%s`%s`", first ? "" : ", ",
+				       cat->classes[j].name);
+				first = 0;
+			}
+		buf_addf(&b, "%s |\n", first ? "(none: the best class)" : "");
+		if (markdown) {
+			buf_adds(out, buf_cstr(&b));
+			continue;
+		}
+		/* "| a | b | c |\n" -> three cells without backticks */
+		{
+			char *s = buf_detach(&b, NULL), *p = s + 2;
+			for (int c = 0; c < 3; c++) {
+				char *e = strstr(p, " | ");
+				struct buf cell = BUF_INIT;
+				if (!e)
+					e = p + strcspn(p, "|\n") - 1;
+				for (char *q = p; q < e; q++)
+					if (*q != '`')
+						buf_addc(&cell, *q);
+				cells[3 * (i + 1) + (size_t)c] =
+					buf_detach(&cell, NULL);
+				p = e + 3;
+			}
+			free(s);
+		}
+	}
+	buf_release(&b);
+	if (!markdown)
+		text_table(out, cells, cat->nclasses + 1, width);
+	for (size_t i = 0; i < 3 * (cat->nclasses + 1); i++)
+		free(cells[i]);
+	free(cells);
+}

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "util/buf.h"
 #include "util/err.h"
 
 struct cat_type {
@@ -107,5 +108,15 @@ const struct cat_release *catalog_release_of(const struct catalog *c,
 /* catalog_version_cmp: compare "1.26.1" and "v1.34.0" numerically
  * (a leading 'v' is ignored); <0, 0, >0 like strcmp. */
 int catalog_version_cmp(const char *a, const char *b);
+
+/*
+ * catalog_classes_table: the GPU classes of cat — each with its instance
+ * families (GPU, GPUs per instance, GPU memory) and the classes `class+`
+ * also allows — as a Markdown table (docs/intent-reference.md embeds it;
+ * tests/docs.sh compares), or a terminal table whose last column wraps at
+ * `width`.
+ */
+void catalog_classes_table(struct buf *out, const struct catalog *cat,
+			   int markdown, size_t width);
 
 #endif

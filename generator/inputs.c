@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/capplan.h"
 #include "generator/pipeline.h"
 #include "util/yaml.h"
 #include "util/fs.h"
@@ -135,4 +136,99 @@ void inputs_release(struct inputs *in)
 	free(in->items);
 	in->items = NULL;
 	in->nr = 0;
+}
+
+int inputs_stream(struct inputs *ins, enum render_format f,
+		  void (*write)(void *ctx, const char *data, size_t len),
+		  void *ctx, struct err *err)
+{
+	struct buf out = BUF_INIT;
+	int ret = 0;
+
+	if (f == RENDER_JSON) {
+		for (size_t i = 0; i < ins->nr && !ret; i++)
+			ret = render_stream(&out, &ins->items[i].r, f, err);
+		if (!ret)
+			write(ctx, out.ptr ? out.ptr : "", out.len);
+		buf_release(&out);
+		return ret;
+	}
+	/* YAML: write and free one object at a time */
+	for (size_t i = 0, first = 1; i < ins->nr && !ret; i++) {
+		cJSON *doc;
+		while (!ret &&
+		       (doc = cJSON_DetachItemFromArray(ins->items[i].r.docs, 0))) {
+			buf_reset(&out);
+			if (!first)
+				buf_adds(&out, "---\n");
+			first = 0;
+			ret = yaml_emit(&out, doc, err);
+			cJSON_Delete(doc);
+			if (!ret)
+				write(ctx, out.ptr, out.len);
+		}
+	}
+	buf_release(&out);
+	return ret;
+}
+
+void inputs_summary(const struct inputs *ins, const char *dir, int per_cluster,
+		    struct buf *out)
+{
+	int sub = ins->nr > 1 || per_cluster;
+
+	for (size_t i = 0; i < ins->nr; i++)
+		buf_addf(out, "rendered %s: %d objects, %d add-on files -> %s%s%s\n",
+			 ins->items[i].path,
+			 cJSON_GetArraySize(ins->items[i].r.docs),
+			 cJSON_GetArraySize(ins->items[i].r.addons), dir,
+			 sub ? "/" : "", sub ? ins->items[i].r.cluster : "");
+}
+
+int inputs_plan(struct capplan *cp, char **paths, size_t n, struct diags *d,
+		struct err *err)
+{
+	int invalid = 0, io = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int is_stdin = !strcmp(paths[i], "-");
+		const char *name = is_stdin ? "<stdin>" : paths[i];
+		struct buf data = BUF_INIT;
+		struct err e = ERR_INIT;
+		size_t before = d->errors;
+
+		if (fs_read_file(&data, is_stdin ? "/dev/stdin" : paths[i],
+				 YAML_MAX_INPUT, &e) < 0) {
+			diags_add_file_err(d, name,
+					   is_stdin ? "/dev/stdin" : paths[i], &e);
+			if (e.code == ERR_INVALID)
+				invalid = 1;
+			else
+				io = 1;
+		} else if (capplan_add(cp, name, buf_cstr(&data), data.len,
+				       d) < 0) {
+			invalid = 1;
+			if (d->errors == before)
+				diags_add(d, DIAG_ERROR, name, 0, 0, NULL,
+					  "not an intent that can be planned");
+		}
+		err_release(&e);
+		buf_release(&data);
+	}
+	for (size_t i = 0; i < cp->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(cp->c[i].name, cp->c[j].name)) {
+				diags_add(d, DIAG_ERROR, cp->c[i].file, 0, 0,
+					  "plan them separately",
+					  "'%s' and '%s' both describe cluster "
+					  "'%s'",
+					  cp->c[j].file, cp->c[i].file,
+					  cp->c[i].name);
+				invalid = 1;
+			}
+	if (!invalid && !io)
+		return 0;
+	return err_set(err, invalid ? ERR_INVALID : ERR_IO,
+		       "%zu error%s; no plan printed", d->errors,
+		       d->errors == 1 ? "" : "s");
 }

@@ -326,43 +326,45 @@ static int load_intent(struct lctx *c, const struct lint_input *x,
 		       const struct tmpl_set *t, struct diags *d,
 		       struct err *err)
 {
-	struct rendered r = RENDERED_INIT;
-	struct diags own = DIAGS_INIT, quiet = DIAGS_INIT;
-	struct intent *in = xcalloc(1, sizeof(*in));
+	struct pipeline pl;
+	struct diags own = DIAGS_INIT;
+	struct intent *in;
 	const cJSON *it;
 	int ret = -1;
 
-	/* the reader again, for positions (pipeline_render keeps none) */
-	intent_read(in, x->path, x->data, x->len, &quiet);
-	diags_release(&quiet);
-	if (pipeline_render(&r, x->path, x->data, x->len, t, &own, err) < 0) {
+	if (pipeline_run(&pl, x->path, x->data, x->len, t, PIPELINE_RENDER,
+			 &own, err) < 0) {
 		/* what `gpuform validate` says, warnings included */
 		for (size_t i = 0; i < own.nr; i++)
 			diags_copy(d, &own.items[i]);
 		if (err->code == ERR_INVALID && !own.errors)
 			diags_add(d, DIAG_ERROR, x->path, 0, 0, NULL, "%s",
 				  err_msg(err));
-		intent_release(in);
-		free(in);
 		goto out;
 	}
 	/* the warnings `gpuform validate` and `render` give for it */
 	for (size_t i = 0; i < own.nr; i++)
 		if (own.items[i].sev == DIAG_WARNING)
 			diags_copy(d, &own.items[i]);
+	/* the intent (with its positions) stays for the rules: taken out of
+	 * the pipeline, whose plan pointed at it */
+	plan_release(&pl.plan);
+	in = xmalloc(sizeof(*in));
+	*in = pl.in;
+	memset(&pl.in, 0, sizeof(pl.in));
 	GROW(c->intents, c->nintents + 1, c->aintents);
 	c->intents[c->nintents++] = in;
-	cJSON_ArrayForEach(it, r.docs)
+	cJSON_ArrayForEach(it, pl.r.docs)
 		if (add_synthetic(c, x->path, in, it, err) < 0)
 			goto out;
-	cJSON_ArrayForEach(it, r.addons)
+	cJSON_ArrayForEach(it, pl.r.addons)
 		if (cJSON_IsObject(it) &&
 		    add_synthetic(c, x->path, in, it, err) < 0)
 			goto out;
 	ret = 0;
 out:
 	diags_release(&own);
-	rendered_release(&r);
+	pipeline_release(&pl);
 	return ret;
 }
 

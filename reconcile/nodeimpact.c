@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "generator/interruption.h"
+#include "generator/kobj.h"
 #include "util/vec.h"
 #include "util/json.h"
 #include "util/xalloc.h"
@@ -410,4 +411,87 @@ int nodeimpact_guard(void *ctx, struct kube *k, struct recon_change *c,
 		for (size_t i = first; i < ni->n; i++)
 			c[i - first].hold = ni->e[i].held;
 	return 0;
+}
+
+/* ---- the report of a run, with the node impact --------------------------- */
+
+void nodeimpact_item_text(struct buf *out, const struct recon_item *it)
+{
+	kobj_display(&it->id, out);
+	buf_addf(out, " %s%s", recon_action_names[it->action],
+		 it->dry && it->action != RA_UNCHANGED &&
+				 it->action != RA_CONFLICT &&
+				 it->action != RA_FAILED &&
+				 it->action != RA_SKIPPED
+			 ? " (dry run)"
+			 : "");
+	if (it->detail)
+		buf_addf(out, ": %s", it->detail);
+	buf_addc(out, '\n');
+}
+
+void nodeimpact_impact_text(struct buf *out, const struct nodeimpact *ni,
+			    const struct recon_item *it, const char *indent,
+			    int verbose)
+{
+	const struct impact *im = nodeimpact_find(ni, it);
+
+	if (!im || (it->action != RA_CREATED && it->action != RA_CONFIGURED &&
+		    it->action != RA_PRUNED && it->action != RA_SKIPPED))
+		return;
+	if (!verbose &&
+	    (!it->id.api_version || !strstr(it->id.api_version, "karpenter")))
+		return;
+	buf_addf(out, "%snode impact: ", indent);
+	nodeimpact_describe(out, ni, im);
+	buf_addc(out, '\n');
+}
+
+void nodeimpact_run_text(struct buf *out, const struct nodeimpact *ni,
+			 const struct recon_report *rep, int verbose)
+{
+	for (size_t i = 0; i < rep->nr; i++) {
+		nodeimpact_item_text(out, &rep->items[i]);
+		nodeimpact_impact_text(out, ni, &rep->items[i], "  ", verbose);
+	}
+}
+
+void nodeimpact_diff_text(struct buf *out, const struct nodeimpact *ni,
+			  const struct recon_report *rep, int verbose)
+{
+	for (size_t i = 0; i < rep->nr; i++) {
+		const struct recon_item *it = &rep->items[i];
+		if (it->diff) {
+			nodeimpact_impact_text(out, ni, it, "", verbose);
+			buf_adds(out, it->diff);
+		} else if (it->action == RA_PRUNED) {
+			nodeimpact_item_text(out, it);
+			nodeimpact_impact_text(out, ni, it, "", verbose);
+		} else if (it->action == RA_CONFLICT || it->action == RA_FAILED) {
+			nodeimpact_item_text(out, it);
+		}
+	}
+	if (recon_changed(rep) && ni->n) {
+		nodeimpact_summary(out, ni);
+		buf_addc(out, '\n');
+	}
+}
+
+cJSON *nodeimpact_report_json(const struct nodeimpact *ni,
+			      const struct recon_report *rep,
+			      const char *error)
+{
+	cJSON *j = recon_report_json(rep);
+	cJSON *items = cJSON_GetObjectItemCaseSensitive(j, "items");
+
+	for (size_t i = 0; i < rep->nr; i++) {
+		const struct impact *im = nodeimpact_find(ni, &rep->items[i]);
+		if (im && rep->items[i].action != RA_UNCHANGED)
+			cJSON_AddItemToObject(cJSON_GetArrayItem(items, (int)i),
+					      "impact", impact_json(im));
+	}
+	cJSON_AddItemToObject(j, "nodeImpact", nodeimpact_json(ni));
+	if (error)
+		cJSON_AddStringToObject(j, "error", error);
+	return j;
 }

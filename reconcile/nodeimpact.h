@@ -82,4 +82,37 @@ void nodeimpact_summary(struct buf *out, const struct nodeimpact *ni);
  * unknown), "countsUnknown": reason or absent, "heldBack"} */
 cJSON *nodeimpact_json(const struct nodeimpact *ni);
 
+/* ---- the report of a run, with the node impact -------------------------- */
+
+/* nodeimpact_item_text: "nodepool.karpenter.sh/a configured (dry run):
+ * <detail>\n" */
+void nodeimpact_item_text(struct buf *out, const struct recon_item *it);
+
+/*
+ * nodeimpact_impact_text: "<indent>node impact: ...\n" for an item that is
+ * (or would be) written: on Karpenter's objects (which launch and replace
+ * nodes; "no node effect" is news there), on the others with verbose.
+ */
+void nodeimpact_impact_text(struct buf *out, const struct nodeimpact *ni,
+			    const struct recon_item *it, const char *indent,
+			    int verbose);
+
+/* nodeimpact_run_text: reconcile's list: each item, its impact indented */
+void nodeimpact_run_text(struct buf *out, const struct nodeimpact *ni,
+			 const struct recon_report *rep, int verbose);
+
+/*
+ * nodeimpact_diff_text: diff --live's report: each change's impact and
+ * diff, what a prune would delete, conflicts and failures, then the
+ * summary of the node impact when something would change.
+ */
+void nodeimpact_diff_text(struct buf *out, const struct nodeimpact *ni,
+			  const struct recon_report *rep, int verbose);
+
+/* nodeimpact_report_json: recon_report_json with each changed item's
+ * "impact", the run's "nodeImpact" and "error" (when not NULL) */
+cJSON *nodeimpact_report_json(const struct nodeimpact *ni,
+			      const struct recon_report *rep,
+			      const char *error);
+
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "generator/inputs.h"
+#include "generator/pipeline.h"
 #include "git/gitpath.h"
 #include "git/repo.h"
 #include "util/digest.h"
@@ -639,4 +640,381 @@ void source_release(struct source *s)
 	free(s->desc);
 	buf_release(&s->intent);
 	memset(s, 0, sizeof(*s));
+}
+
+int source_check_ancestor(const struct source *s, const char *recorded,
+			  const char *ref, int allow, struct buf *warning,
+			  struct err *err)
+{
+	int yes = 0;
+
+	if (source_git_descends(s, recorded, &yes, err) < 0)
+		return -1;
+	if (yes)
+		return 0;
+	if (allow) {
+		buf_addf(warning,
+			 "commit %.12s does not descend from %.12s, the commit "
+			 "the inventory was last reconciled from; applying it "
+			 "(--allow-non-ancestor)",
+			 s->commit, recorded);
+		return 0;
+	}
+	return err_set(err, ERR_CONFLICT,
+		       "commit %.12s (%s) does not descend from %.12s, the "
+		       "commit the inventory was last reconciled from: the "
+		       "branch was force-pushed to older or other history, "
+		       "and applying it would undo (with --prune: delete) what "
+		       "the newer commits created. Nothing was written. Check "
+		       "the branch; to apply this commit anyway pass "
+		       "--allow-non-ancestor",
+		       s->commit, ref ? ref : "main", recorded);
+}
+
+/* ---- diff --base: the intents at two revisions ---------------------------- */
+
+/* the file as the user can open it: REV:PATH, or its place on disk */
+static char *side_label(const struct source_side *s, const char *repo_dir,
+			const char *path, const char *arg)
+{
+	size_t n;
+
+	if (s->rev)
+		return xasprintf("%s:%s", s->rev, path);
+	if (!repo_dir) /* found from the current directory: as typed */
+		return xstrdup(arg);
+	n = strlen(repo_dir);
+	if (!strcmp(repo_dir, "."))
+		return xstrdup(path);
+	return xasprintf("%s%s%s", repo_dir,
+			 n && repo_dir[n - 1] == '/' ? "" : "/", path);
+}
+
+/* read `path` at one side; *absent = 1 (and 0 returned) if it is not there */
+static int side_read(struct buf *out, int *absent, struct repo *r,
+		     const struct source_side *s, const char *path,
+		     const char *label, struct err *err)
+{
+	const char *wd;
+	struct stat st;
+	char *file;
+	int ret;
+
+	*absent = 0;
+	if (s->rev) {
+		if (repo_read(r, s->oid, path, out, NULL, err) < 0) {
+			if (err->code != ERR_NOTFOUND)
+				return -1;
+			err_clear(err);
+			*absent = 1;
+			return 0;
+		}
+		if (out->len > YAML_MAX_INPUT)
+			return err_set(err, ERR_INVALID,
+				       "'%s' is larger than %u bytes", label,
+				       YAML_MAX_INPUT);
+		return 0;
+	}
+	wd = repo_workdir(r);
+	file = xasprintf("%s%s%s", wd, wd[strlen(wd) - 1] == '/' ? "" : "/",
+			 path);
+	if (lstat(file, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		free(file);
+		*absent = 1;
+		return 0;
+	}
+	ret = fs_read_file(out, file, YAML_MAX_INPUT, err);
+	free(file);
+	return ret;
+}
+
+/*
+ * Render every path at one side. Invalid intents add diagnostics and are
+ * counted in s->failed (all files are tried, so every problem is shown);
+ * anything else (Git, I/O) stops with -1.
+ */
+static int side_render(struct source_side *s, struct repo *r, char **paths,
+		       char *const *args, size_t n, const char *repo_dir,
+		       const struct tmpl_set *t, struct err *err)
+{
+	s->r = xcalloc(n ? n : 1, sizeof(*s->r));
+	for (size_t i = 0; i < n; i++) {
+		char *label = side_label(s, repo_dir, paths[i], args[i]);
+		struct buf data = BUF_INIT;
+		struct err e = ERR_INIT;
+		size_t before = s->d.errors;
+		int absent, rc, fatal = 0;
+
+		rc = side_read(&data, &absent, r, s, paths[i], label, &e);
+		if (rc == 0 && !absent) {
+			struct pipeline pl;
+
+			rc = pipeline_run(&pl, label, buf_cstr(&data), data.len,
+					  t, PIPELINE_RENDER, &s->d, &e);
+			if (rc == 0) {
+				/* its capacity findings were said by the
+				 * render's validation */
+				struct diags scratch = DIAGS_INIT;
+				capplan_add_intent(&s->cap, label, &pl.in,
+						   &scratch);
+				diags_release(&scratch);
+				s->r[i] = pl.r;
+				pl.r = (struct rendered)RENDERED_INIT;
+			}
+			pipeline_release(&pl);
+		}
+		if (rc < 0 && e.code == ERR_INVALID) {
+			/* the diagnostics say it, unless the failure came
+			 * later (templates, CRD rules) or earlier (size) */
+			if (s->d.errors == before)
+				diags_add(&s->d, DIAG_ERROR, label, 0, 0, NULL,
+					  "%s", err_msg(&e));
+			s->failed++;
+		} else if (rc < 0) {
+			err_set(err, e.code, "%s", err_msg(&e));
+			fatal = 1;
+		}
+		err_release(&e);
+		buf_release(&data);
+		free(label);
+		if (fatal)
+			return -1;
+	}
+	return 0;
+}
+
+/* "at base 'origin/main'", "in the work tree" */
+static void side_name(struct buf *out, const struct source_side *s)
+{
+	if (s->rev)
+		buf_addf(out, "at %s '%s'", s->what, s->rev);
+	else
+		buf_adds(out, "in the work tree");
+}
+
+/* two intent files of one revision for the same cluster cannot be compared
+ * object by object (nor rendered together) */
+static int side_check_clusters(const struct source_side *s, char **paths, size_t n,
+			       struct err *err)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; s->r[i].docs && j < i; j++)
+			if (s->r[j].docs &&
+			    !strcmp(s->r[i].cluster, s->r[j].cluster)) {
+				struct buf where = BUF_INIT;
+				side_name(&where, s);
+				err_set(err, ERR_INVALID,
+					"'%s' and '%s' both describe cluster "
+					"'%s' %s", paths[j], paths[i],
+					s->r[i].cluster, buf_cstr(&where));
+				buf_release(&where);
+				return -1;
+			}
+	return 0;
+}
+
+static void side_release(struct source_side *s, size_t n)
+{
+	for (size_t i = 0; s->r && i < n; i++)
+		rendered_release(&s->r[i]);
+	free(s->r);
+	s->r = NULL;
+	diags_release(&s->d);
+	capplan_release(&s->cap);
+}
+
+static int invalid_error(const struct source_side *a, const struct source_side *b,
+			 struct err *err)
+{
+	struct buf m = BUF_INIT;
+	const struct source_side *sides[] = { a, b };
+	int ret;
+
+	buf_addf(&m, "invalid intent%s ", a->failed + b->failed > 1 ? "s" : "");
+	for (int i = 0, first = 1; i < 2; i++) {
+		if (!sides[i]->failed)
+			continue;
+		if (!first)
+			buf_adds(&m, " and ");
+		first = 0;
+		side_name(&m, sides[i]);
+		buf_addf(&m, " (%zu error%s)", sides[i]->d.errors,
+			 sides[i]->d.errors == 1 ? "" : "s");
+	}
+	ret = err_set(err, ERR_INVALID, "%s; nothing compared", buf_cstr(&m));
+	buf_release(&m);
+	return ret;
+}
+
+int source_revs_open(struct source_revs *s, char *const *args, size_t n,
+		     int *usage, struct err *err)
+{
+	*usage = 0;
+	if ((s->repo_dir ? repo_open(&s->r, s->repo_dir, err)
+			 : repo_discover(&s->r, ".", err)) < 0)
+		return -1;
+	if (repo_resolve(s->r, s->base.rev, s->base.oid, err) < 0)
+		return err_wrap(err, "--base");
+	if (s->head.rev && repo_resolve(s->r, s->head.rev, s->head.oid, err) < 0)
+		return err_wrap(err, "--head");
+	if (!s->head.rev && !repo_workdir(s->r)) {
+		*usage = 1;
+		return err_set(err, ERR_INVALID, "'%s' is a bare repository: "
+				"give --head REV",
+			       s->repo_dir ? s->repo_dir : ".");
+	}
+	s->args = args;
+	s->n = n;
+	s->paths = xcalloc(n ? n : 1, sizeof(*s->paths));
+	for (size_t i = 0; i < n; i++) {
+		struct buf why = BUF_INIT;
+
+		s->paths[i] = git_path(args[i], repo_workdir(s->r),
+				       s->repo_dir != NULL, &why);
+		if (!s->paths[i]) {
+			*usage = 1;
+			err_set(err, ERR_INVALID, "%s",
+				why.len ? buf_cstr(&why)
+					: "not a file in the repository");
+		}
+		buf_release(&why);
+		if (*usage)
+			return -1;
+	}
+	return 0;
+}
+
+int source_revs_render(struct source_revs *s, const struct tmpl_set *t,
+		       struct err *err)
+{
+	if (side_render(&s->base, s->r, s->paths, s->args, s->n, s->repo_dir,
+			t, err) < 0 ||
+	    side_render(&s->head, s->r, s->paths, s->args, s->n, s->repo_dir,
+			t, err) < 0)
+		return -1;
+	if (s->base.failed || s->head.failed)
+		return invalid_error(&s->base, &s->head, err);
+	return 0;
+}
+
+int source_revs_check(const struct source_revs *s, struct err *err)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->base.r[i].docs && !s->head.r[i].docs) {
+			struct buf m = BUF_INIT;
+			buf_addf(&m, "'%s' exists neither ", s->paths[i]);
+			side_name(&m, &s->base);
+			buf_adds(&m, " nor ");
+			side_name(&m, &s->head);
+			err_set(err, ERR_NOTFOUND, "%s", buf_cstr(&m));
+			buf_release(&m);
+			return -1;
+		}
+	if (side_check_clusters(&s->base, s->paths, s->n, err) < 0 ||
+	    side_check_clusters(&s->head, s->paths, s->n, err) < 0)
+		return -1;
+	return 0;
+}
+
+int source_revs_compare(const struct source_revs *s, struct objdiff *d,
+			struct addondiff *ad, struct err *err)
+{
+	struct objset sa = OBJSET_INIT, sb = OBJSET_INIT;
+	const struct rendered *rb = s->base.r, *rh = s->head.r;
+	int ret;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (rb[i].docs)
+			objset_add(&sa, rb[i].cluster, rb[i].docs);
+		if (rh[i].docs)
+			objset_add(&sb, rh[i].cluster, rh[i].docs);
+		/* the add-on files by key (one intent: addons/ at the top) */
+		addondiff_add(ad,
+			      s->n > 1 ? (rh[i].cluster ? rh[i].cluster
+							: rb[i].cluster)
+				       : NULL,
+			      rb[i].addons, rh[i].addons, rb[i].docs,
+			      rh[i].docs);
+	}
+	ret = objdiff_compute(d, &sa, &sb, err);
+	objset_release(&sa);
+	objset_release(&sb);
+	return ret;
+}
+
+void source_revs_release(struct source_revs *s)
+{
+	side_release(&s->base, s->n);
+	side_release(&s->head, s->n);
+	for (size_t i = 0; s->paths && i < s->n; i++)
+		free(s->paths[i]);
+	free(s->paths);
+	s->paths = NULL;
+	repo_free(s->r);
+	s->r = NULL;
+}
+
+void source_revs_format(struct buf *out, enum source_revs_fmt fmt,
+			const struct source_revs *s, const struct objdiff *d,
+			const struct addondiff *ad)
+{
+	const struct capplan *cb = &s->base.cap, *ch = &s->head.cap;
+	struct objdiff_rev revb = { s->base.rev, s->base.oid };
+	struct objdiff_rev revh = { s->head.rev,
+				    s->head.rev ? s->head.oid : NULL };
+	const struct objdiff_rev *rb = &revb, *rh = &revh;
+	struct buf lead = BUF_INIT, sec = BUF_INIT;
+
+	if (fmt == SOURCE_REVS_MARKDOWN) {
+		if (capplan_changed(cb, ch)) {
+			buf_adds(&lead, "Capacity: ");
+			capplan_diff_lead(&lead, cb, ch);
+		}
+		if (ad->nr)
+			buf_addf(&lead, "%sadd-ons: %zu setting%s changed",
+				 lead.len ? "; " : "", ad->nr,
+				 ad->nr == 1 ? "" : "s");
+		capplan_diff_markdown(&sec, cb, ch);
+		addondiff_format_markdown(&sec, ad);
+		objdiff_format_markdown_ext(out, d, rb, rh,
+					    lead.len ? buf_cstr(&lead) : NULL,
+					    buf_cstr(&sec));
+	} else if (fmt == SOURCE_REVS_JSON) {
+		struct buf j = BUF_INIT;
+		cJSON *root;
+		char *txt;
+		objdiff_format_json_ext(&j, d, rb, rh, "capacity",
+					capplan_diff_json(cb, ch));
+		/* .addons when add-on settings changed (the same printer, so
+		 * the rest is byte for byte what it was) */
+		if (ad->nr && (root = cJSON_Parse(buf_cstr(&j)))) {
+			cJSON_AddItemToObject(root, "addons", addondiff_json(ad));
+			if ((txt = cJSON_Print(root))) {
+				buf_reset(&j);
+				buf_adds(&j, txt);
+				buf_addc(&j, '\n');
+				free(txt);
+			}
+			cJSON_Delete(root);
+		}
+		buf_adds(out, buf_cstr(&j));
+		buf_release(&j);
+	} else {
+		/* before the summary line, which stays last; nothing when
+		 * the capacity did not change */
+		if (capplan_changed(cb, ch))
+			capplan_diff_text(&sec, cb, ch);
+		addondiff_format_text(&sec, ad);
+		objdiff_format_text_ext(out, d, sec.len ? buf_cstr(&sec) : NULL);
+		/* the summary line (last) counts the add-on settings too */
+		if (ad->nr && out->len && out->ptr[out->len - 1] == '\n') {
+			out->len--;
+			out->ptr[out->len] = '\0';
+			buf_adds(out, "; ");
+			addondiff_summary(out, ad);
+			buf_addc(out, '\n');
+		}
+	}
+	buf_release(&lead);
+	buf_release(&sec);
 }

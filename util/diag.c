@@ -178,3 +178,14 @@ void diags_add_file_err(struct diags *d, const char *name, const char *path,
 		diags_add(d, DIAG_ERROR, name, 0, 0, NULL, "%s", m);
 	free(quoted);
 }
+
+size_t diags_count_file(const struct diags *d, const char *file,
+			enum diag_severity sev)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nr; i++)
+		n += d->items[i].sev == sev && d->items[i].file &&
+		     !strcmp(d->items[i].file, file);
+	return n;
+}

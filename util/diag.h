@@ -60,6 +60,9 @@ void diags_drop(struct diags *d, size_t i);
 /* diags_add_file_err: an error reading file `path` as a diagnostic whose
  * subject is `name`, without naming the file twice ("x: error: cannot
  * open: ..." rather than "x: error: cannot open 'x': ...") */
+/* diags_count_file: the diagnostics of severity sev about `file` */
+size_t diags_count_file(const struct diags *d, const char *file,
+			enum diag_severity sev);
 void diags_add_file_err(struct diags *d, const char *name, const char *path,
 			const struct err *e);
 /* diags_sort: stable order by file, line, column (then insertion). */

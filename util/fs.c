@@ -504,3 +504,62 @@ out:
 	free(tmp);
 	return ret;
 }
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_yaml_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	return (len > 5 && !strcmp(n + len - 5, ".yaml")) ||
+	       (len > 4 && !strcmp(n + len - 4, ".yml"));
+}
+
+int fs_list_yaml(const char *dir, char ***paths, size_t *n, size_t *alloc,
+		 struct diags *d)
+{
+	char **here = NULL;
+	size_t nhere = 0, ahere = 0;
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!dh) {
+		diags_add(d, DIAG_ERROR, dir, 0, 0, NULL,
+			  "cannot read directory: %s", strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(dh)))
+		if (e->d_name[0] != '.') {
+			GROW(here, nhere + 1, ahere);
+			here[nhere++] =
+				!strcmp(dir, ".")
+					? xstrdup(e->d_name)
+					: xasprintf("%s%s%s", dir,
+						    dir[strlen(dir) - 1] == '/'
+							    ? ""
+							    : "/",
+						    e->d_name);
+		}
+	closedir(dh);
+	if (nhere)
+		qsort(here, nhere, sizeof(*here), cmp_str);
+	for (size_t i = 0; i < nhere; i++) {
+		struct stat st;
+		if (stat(here[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (fs_list_yaml(here[i], paths, n, alloc, d) < 0)
+				ret = -1;
+			free(here[i]);
+		} else if (is_yaml_name(here[i])) {
+			GROW(*paths, *n + 1, *alloc);
+			(*paths)[(*n)++] = here[i];
+		} else {
+			free(here[i]);
+		}
+	}
+	free(here);
+	return ret;
+}

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "util/buf.h"
+#include "util/diag.h"
 #include "util/err.h"
 
 /* fs_read_file: whole file appended to *out; files over max bytes fail
@@ -70,5 +71,14 @@ int fs_replace_files(char *const *paths, const char *const *data,
 
 /* fs_remove_tree: rm -rf without following symlinks. */
 int fs_remove_tree(const char *path, struct err *err);
+
+/*
+ * fs_list_yaml: append every *.yaml and *.yml file under dir to *paths
+ * (*n used, *alloc allocated, as GROW keeps them): sorted by name at each
+ * level, hidden entries skipped, subdirectories walked. A directory that
+ * cannot be read is an error in *d and -1; the rest is still listed.
+ */
+int fs_list_yaml(const char *dir, char ***paths, size_t *n, size_t *alloc,
+		 struct diags *d);
 
 #endif

@@ -72,6 +72,7 @@ static Suite *(*const suites[])(void) = {
 	reconcile_suite,
 	nodeimpact_suite,
 	repo_suite,
+	publish_suite,
 	aws_suite,
 	objdiff_suite,
 	source_suite,

@@ -43,6 +43,7 @@ Suite *kube_suite(void);      /* test_kube.c: kube.c on canned answers (a kube_t
 Suite *reconcile_suite(void); /* test_reconcile.c: the engine (reconcile.c, inventory.c, planner.c, apply.c, compare.c) on tests/unit/kube_fake.c */
 Suite *nodeimpact_suite(void); /* test_nodeimpact.c: the node-replacement guard */
 Suite *advise_suite(void);    /* test_advise.c: generator/advise.c, reconcile/prom.c */
+Suite *publish_suite(void); /* test_publish.c: git/publish.c */
 Suite *repo_suite(void);      /* test_repo.c: git/repo_tree.c commit and tree code, temp repo */
 Suite *aws_suite(void);       /* test_aws.c: aws.c, awscreds.c on tests/unit/aws_fake.c */
 Suite *objdiff_suite(void);   /* test_objdiff.c: objdiff.c, capplan.c, inputs.c */

@@ -17,6 +17,9 @@
 
 #include "generator/lint.h"
 #include "generator/lint_int.h" /* enum rule_idx: what the checks report by */
+#include "generator/sarif.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 #include "tests/unit/suites.h"
 #include "util/diag.h"
 #include "util/err.h"
@@ -428,6 +431,48 @@ START_TEST(test_snapshot_size_option)
 }
 END_TEST
 
+/* lint's report: the findings and the intents' own diagnostics together,
+ * counted once each; the intent rule for diagnostics without a rule id */
+START_TEST(test_report_formats)
+{
+	static char file[] = "a.yaml", msg[] = "m";
+	struct lint_finding x = { &lint_rules[0], LINT_WARNING, file, 3, 5,
+				  msg };
+	struct lint_findings f = { &x, 1, 1, { 0, 1, 0 } };
+	struct diags d = DIAGS_INIT;
+	struct buf b = BUF_INIT;
+	char *j, *want;
+	cJSON *root;
+
+	diags_add(&d, DIAG_ERROR, "i.yaml", 2, 1, NULL, "bad");
+	sarif_lint_text(&b, &f);
+	want = xasprintf("a.yaml:3:5: warning: m [%s %s]\n", lint_rules[0].id,
+			 lint_rules[0].name);
+	ck_assert_str_eq(buf_cstr(&b), want);
+	free(want);
+	j = sarif_lint_json(&f, &d, 2);
+	root = cJSON_Parse(j);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_int_eq(cJSON_GetObjectItem(root, "files")->valueint, 2);
+	ck_assert_int_eq(cJSON_GetObjectItem(root, "errors")->valueint, 1);
+	ck_assert_int_eq(cJSON_GetObjectItem(root, "warnings")->valueint, 1);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(root,
+								"findings")),
+			 2);
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(
+			     cJSON_GetObjectItem(root, "findings"), 1), "rule")
+				 ->valuestring,
+			 sarif_intent_rule.id);
+	cJSON_Delete(root);
+	free(j);
+	j = sarif_lint_log(&f, &d);
+	ck_assert_ptr_nonnull(strstr(j, "\"INTENT\""));
+	free(j);
+	buf_release(&b);
+	diags_release(&d);
+}
+END_TEST
+
 Suite *lint_suite(void)
 {
 	Suite *s = suite_create("lint");
@@ -435,6 +480,7 @@ Suite *lint_suite(void)
 
 	tcase_add_test(t, test_rule_table);
 	tcase_add_test(t, test_rule_index);
+	tcase_add_test(t, test_report_formats);
 	suite_add_tcase(s, t);
 	t = tcase_create("findings");
 	tcase_add_test(t, test_position_and_severity);

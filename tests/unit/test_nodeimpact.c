@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "reconcile/nodeimpact.h"
+#include "util/buf.h"
 #include "tests/unit/kube_fake.h"
 #include "tests/unit/suites.h"
 
@@ -180,6 +181,52 @@ START_TEST(test_guard)
 }
 END_TEST
 
+/* ---- the report text: items, and diff --live's selection ------------------ */
+
+START_TEST(test_report_text)
+{
+	static char diff[] = "--- live\n+++ desired\n", detail[] = "field .data.a";
+	struct recon_item items[] = {
+		{ { "karpenter.sh/v1", "NodePool", NULL, "gpu" }, RA_CONFIGURED,
+		  1, NULL, diff },
+		{ { "v1", "ConfigMap", "kube-system", "cm" }, RA_PRUNED, 1, NULL,
+		  NULL },
+		{ { "v1", "ConfigMap", "kube-system", "x" }, RA_CONFLICT, 1,
+		  detail, NULL },
+		{ { "v1", "ConfigMap", "kube-system", "same" }, RA_UNCHANGED, 1,
+		  NULL, NULL },
+	};
+	struct recon_report rep = RECON_REPORT_INIT;
+	struct nodeimpact ni;
+	struct buf b = BUF_INIT;
+
+	rep.items = items;
+	rep.nr = 4;
+	nodeimpact_init(&ni, NULL);
+	nodeimpact_item_text(&b, &items[0]);
+	ck_assert_str_eq(buf_cstr(&b),
+			 "nodepool.karpenter.sh/gpu configured (dry run)\n");
+	buf_reset(&b);
+	/* a conflict is no dry-run action; the detail follows */
+	nodeimpact_item_text(&b, &items[2]);
+	ck_assert_str_eq(buf_cstr(&b), "configmap/x -n kube-system conflict: "
+				       "field .data.a\n");
+	buf_reset(&b);
+	/* diff --live: the diff, the prune, the conflict; not the unchanged */
+	nodeimpact_diff_text(&b, &ni, &rep, 0);
+	ck_assert_str_eq(buf_cstr(&b),
+			 "--- live\n+++ desired\n"
+			 "configmap/cm -n kube-system pruned (dry run)\n"
+			 "configmap/x -n kube-system conflict: field .data.a\n");
+	buf_reset(&b);
+	nodeimpact_run_text(&b, &ni, &rep, 0);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&b), "configmap/same -n "
+						   "kube-system unchanged\n"));
+	buf_release(&b);
+	nodeimpact_release(&ni);
+}
+END_TEST
+
 Suite *nodeimpact_suite(void)
 {
 	Suite *s = suite_create("nodeimpact");
@@ -187,6 +234,7 @@ Suite *nodeimpact_suite(void)
 
 	tcase_add_loop_test(tc, test_guard, 0,
 			    (int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_test(tc, test_report_text);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -17,6 +17,8 @@
 #include <check.h>
 
 #include "generator/interruption.h"
+#include "generator/capplan.h"
+#include "generator/inputs.h"
 #include "generator/pipeline.h"
 #include "generator/render.h"
 #include "generator/tmpl.h"
@@ -2006,10 +2008,248 @@ START_TEST(test_pipeline_invalid_and_validate_only)
 }
 END_TEST
 
+/* ---- pipeline_run: the stages kept, up to the one asked for --------------- */
+
+static const char ack_intent[] =
+	"apiVersion: gpuform.io/v1alpha1\n"
+	"kind: ClusterIntent\n"
+	"metadata: {name: c3}\n"
+	"spec:\n"
+	"  nodeRole: r\n"
+	"  ami: bottlerocket@v1.38.0\n"
+	"  acknowledge:\n"
+	"    - {rule: INT006, reason: spot}\n"
+	"  workloads:\n"
+	"    - {name: t, type: training, gpu: h100, maxGpus: 8}\n"
+	"    - {name: ci, type: dev, gpu: t4, maxGpus: 2}\n";
+
+static size_t count_rule(const struct diags *d, const char *rule)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nr; i++)
+		n += d->items[i].rule_id && !strcmp(d->items[i].rule_id, rule);
+	return n;
+}
+
+START_TEST(test_pipeline_stages)
+{
+	static const enum pipeline_stage upto[] = {
+		PIPELINE_INTENT, PIPELINE_PLAN, PIPELINE_RENDER
+	};
+	enum pipeline_stage u = upto[_i];
+	struct pipeline p;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+
+	ck_assert_msg(pipeline_run(&p, "i.yaml", plain_intent,
+				   strlen(plain_intent), NULL, u, &d,
+				   &err) == 0, "%s", err_msg(&err));
+	ck_assert_int_eq(p.done, u);
+	ck_assert_int_eq(p.read, 1);
+	ck_assert_str_eq(p.in.name, "c3");
+	ck_assert_uint_eq(p.in.nworkloads, 2);
+	if (u >= PIPELINE_PLAN)
+		ck_assert_uint_gt(p.plan.npools, 0);
+	else
+		ck_assert_uint_eq(p.plan.npools, 0);
+	if (u == PIPELINE_RENDER) {
+		ck_assert_ptr_nonnull(p.r.docs);
+		ck_assert_str_eq(p.r.cluster, "c3");
+	} else {
+		ck_assert_ptr_null(p.r.docs);
+	}
+	/* the plan's warning (INT006) only once the plan ran */
+	ck_assert_uint_eq(count_rule(&d, "INT006"), u >= PIPELINE_PLAN);
+	ck_assert_uint_eq(count_rule(&d, "INT003"), 1);
+	pipeline_release(&p);
+	diags_release(&d);
+	err_release(&err);
+}
+END_TEST
+
+START_TEST(test_pipeline_invalid)
+{
+	static const char bad[] = "apiVersion: gpuform.io/v1alpha1\n"
+				  "kind: ClusterIntent\n"
+				  "metadata: {name: Not_A_Label}\n"
+				  "spec:\n"
+				  "  nodeRole: r\n"
+				  "  ami: bottlerocket@v1.38.0\n"
+				  "  workloads:\n"
+				  "    - {name: t, type: training, gpu: h100, "
+				  "maxGpus: 8}\n";
+	struct pipeline p;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+
+	ck_assert_int_eq(pipeline_run(&p, "i.yaml", bad, strlen(bad), NULL,
+				      PIPELINE_RENDER, &d, &err), -1);
+	ck_assert_int_eq(err.code, ERR_INVALID);
+	ck_assert_int_eq(p.done, PIPELINE_NONE);
+	ck_assert_int_eq(p.read, 1);
+	ck_assert_ptr_null(p.r.docs);
+	ck_assert_uint_eq(d.errors, 1);
+	pipeline_release(&p);
+	err_clear(&err);
+	/* not YAML at all: nothing read */
+	ck_assert_int_eq(pipeline_run(&p, "i.yaml", "a: [", 4, NULL,
+				      PIPELINE_INTENT, &d, &err), -1);
+	ck_assert_int_eq(p.read, 0);
+	pipeline_release(&p);
+	diags_release(&d);
+	err_release(&err);
+}
+END_TEST
+
+/* spec.acknowledge: applied by the pipeline, or left to the caller
+ * (PIPELINE_NO_ACK); an unused one is said only after every stage */
+START_TEST(test_pipeline_acknowledge)
+{
+	struct pipeline p;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	size_t n = strlen(ack_intent);
+
+	ck_assert_int_eq(pipeline_run(&p, "i.yaml", ack_intent, n, NULL,
+				      PIPELINE_RENDER, &d, &err), 0);
+	ck_assert_uint_eq(count_rule(&d, "INT006"), 0);
+	ck_assert_uint_eq(count_rule(&d, "INT011"), 0);
+	pipeline_release(&p);
+	diags_release(&d);
+	/* stopped before the plan: INT006 never came, and nobody says the
+	 * acknowledgement went unused */
+	ck_assert_int_eq(pipeline_run(&p, "i.yaml", ack_intent, n, NULL,
+				      PIPELINE_INTENT, &d, &err), 0);
+	ck_assert_uint_eq(count_rule(&d, "INT011"), 0);
+	pipeline_release(&p);
+	diags_release(&d);
+	/* left to the caller */
+	ck_assert_int_eq(pipeline_run(&p, "i.yaml", ack_intent, n, NULL,
+				      PIPELINE_PLAN | PIPELINE_NO_ACK, &d,
+				      &err), 0);
+	ck_assert_uint_eq(count_rule(&d, "INT006"), 1);
+	pipeline_acknowledge(&p, &d, 1);
+	ck_assert_uint_eq(count_rule(&d, "INT006"), 0);
+	ck_assert_uint_eq(count_rule(&d, "INT011"), 0);
+	pipeline_release(&p);
+	diags_release(&d);
+	/* without the capacity rules, left to plan's findings */
+	ck_assert_int_eq(pipeline_run(&p, "i.yaml", plain_intent,
+				      strlen(plain_intent), NULL,
+				      PIPELINE_INTENT |
+					      PIPELINE_NO_CAPACITY_RULES,
+				      &d, &err), 0);
+	ck_assert_int_eq(p.done, PIPELINE_INTENT);
+	pipeline_release(&p);
+	diags_release(&d);
+	err_release(&err);
+}
+END_TEST
+
+/* inputs_stream: render's stdout, one YAML document at a time */
+static void collect(void *ctx, const char *data, size_t len)
+{
+	buf_add(ctx, data, len);
+}
+
+START_TEST(test_inputs_stream)
+{
+	struct input item = { (char *)"c3.yaml", RENDERED_INIT };
+	struct inputs ins = { &item, 1 };
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	struct buf out = BUF_INIT, sum = BUF_INIT;
+	int n;
+
+	ck_assert_int_eq(pipeline_render(&item.r, "c3.yaml", plain_intent,
+					 strlen(plain_intent), NULL, &d, &err),
+			 0);
+	n = cJSON_GetArraySize(item.r.docs);
+	inputs_summary(&ins, "out", 0, &sum);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&sum), "rendered c3.yaml: "));
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&sum), " -> out\n"));
+	buf_reset(&sum);
+	inputs_summary(&ins, "out", 1, &sum);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&sum), " -> out/c3\n"));
+	ck_assert_int_eq(inputs_stream(&ins, RENDER_YAML, collect, &out, &err),
+			 0);
+	/* n documents, n - 1 separators, the objects consumed */
+	{
+		size_t seps = 0;
+		for (const char *p = buf_cstr(&out); (p = strstr(p, "\n---\n"));
+		     p++)
+			seps++;
+		ck_assert_uint_eq(seps, (size_t)n - 1);
+	}
+	ck_assert_int_eq(strncmp(buf_cstr(&out), "---", 3) != 0, 1);
+	ck_assert_int_eq(cJSON_GetArraySize(item.r.docs), 0);
+	rendered_release(&item.r);
+	buf_release(&out);
+	buf_release(&sum);
+	diags_release(&d);
+	err_release(&err);
+}
+END_TEST
+
+/* inputs_plan: plan's files, every one tried; one cluster twice, a file
+ * that is not there */
+START_TEST(test_inputs_plan)
+{
+	char dir[64] = "/tmp/gpuform-unit-plan.XXXXXX";
+	struct capplan cp = CAPPLAN_INIT;
+	struct diags d = DIAGS_INIT;
+	struct err err = ERR_INIT;
+	char *paths[3], *cmd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+		paths[i] = xasprintf("%s/%d.yaml", dir, i);
+		f = fopen(paths[i], "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(plain_intent, f);
+		fclose(f);
+	}
+	paths[2] = xasprintf("%s/none.yaml", dir);
+	ck_assert_int_eq(inputs_plan(&cp, paths, 1, &d, &err), 0);
+	ck_assert_uint_eq(cp.n, 1);
+	capplan_release(&cp);
+	cp = (struct capplan)CAPPLAN_INIT;
+	ck_assert_int_eq(inputs_plan(&cp, paths, 2, &d, &err), -1);
+	ck_assert_int_eq(err.code, ERR_INVALID);
+	ck_assert_uint_eq(d.errors, 1);
+	ck_assert_ptr_nonnull(strstr(d.items[d.nr - 1].msg,
+				     "both describe cluster 'c3'"));
+	ck_assert_str_eq(err_msg(&err), "1 error; no plan printed");
+	capplan_release(&cp);
+	cp = (struct capplan)CAPPLAN_INIT;
+	err_clear(&err);
+	ck_assert_int_eq(inputs_plan(&cp, paths + 2, 1, &d, &err), -1);
+	ck_assert_int_eq(err.code, ERR_IO);
+	capplan_release(&cp);
+	for (int i = 0; i < 3; i++)
+		free(paths[i]);
+	cmd = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	diags_release(&d);
+	err_release(&err);
+}
+END_TEST
+
 Suite *render_suite(void)
 {
 	Suite *s = suite_create("render");
 	TCase *tc;
+
+	tc = tcase_create("pipeline");
+	tcase_add_loop_test(tc, test_pipeline_stages, 0, 3);
+	tcase_add_test(tc, test_pipeline_invalid);
+	tcase_add_test(tc, test_pipeline_acknowledge);
+	tcase_add_test(tc, test_inputs_stream);
+	tcase_add_test(tc, test_inputs_plan);
+	suite_add_tcase(s, tc);
 
 	tc = tcase_create("objects");
 	tcase_add_test(tc, test_objects_and_order_bottlerocket);

@@ -152,6 +152,7 @@ END_TEST
 
 static char *origin, *cache;
 static char tip[REPO_OID_HEX];
+static char first[REPO_OID_HEX]; /* git_setup's first commit */
 
 /* commit `files` at `path` of the origin's main */
 static void origin_commit(const char *path, const struct fs_tree *files)
@@ -180,6 +181,7 @@ static void git_setup(void)
 	cache = xasprintf("%s/cache", tmp);
 	rendered("alpha", &t);
 	origin_commit("clusters/alpha", &t);
+	memcpy(first, tip, REPO_OID_HEX);
 	origin_commit("clusters/gamma", &t); /* alpha's objects under gamma */
 	fs_tree_add(&in, "alpha.yaml", text, strlen(text));
 	origin_commit("intents", &in);
@@ -320,6 +322,141 @@ START_TEST(test_git_unreachable)
 }
 END_TEST
 
+/* reconcile --git's history rule: the applied commit must descend from the
+ * inventory's; --allow-non-ancestor turns the refusal into a warning */
+START_TEST(test_git_ancestor)
+{
+	struct gload x;
+	struct buf w = BUF_INIT;
+	char *applied;
+
+	ck_assert_int_eq(gload(&x, NULL, "alpha", NULL), 0);
+	ck_assert_int_eq(source_check_ancestor(&x.s, first, NULL, 0, &w,
+					       &x.err), 0);
+	ck_assert_uint_eq(w.len, 0);
+	/* as if the branch went back to its first commit */
+	applied = x.s.commit;
+	x.s.commit = xstrdup(first);
+	ck_assert_int_eq(source_check_ancestor(&x.s, applied, "main", 0, &w,
+					       &x.err), -1);
+	ck_assert_int_eq(x.err.code, ERR_CONFLICT);
+	ck_assert_ptr_nonnull(strstr(err_msg(&x.err), "force-pushed"));
+	ck_assert_uint_eq(w.len, 0);
+	err_clear(&x.err);
+	ck_assert_int_eq(source_check_ancestor(&x.s, applied, "main", 1, &w,
+					       &x.err), 0);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&w), "(--allow-non-ancestor)"));
+	free(applied);
+	buf_release(&w);
+	gload_release(&x);
+}
+END_TEST
+
+/* ---- diff --base: two revisions of the origin -------------------------------- */
+
+/* commit intents/alpha.yaml holding text; its commit id in oid */
+static void commit_intent(const char *text, char oid[REPO_OID_HEX])
+{
+	struct fs_tree in = FS_TREE_INIT;
+
+	fs_tree_add(&in, "alpha.yaml", xstrdup(text), strlen(text));
+	origin_commit("intents", &in);
+	memcpy(oid, tip, REPO_OID_HEX);
+	fs_tree_release(&in);
+}
+
+static int revs(struct source_revs *s, const char *base, const char *head,
+		const char *path, int *usage, struct err *err)
+{
+	char *args[] = { (char *)path };
+	struct source_revs init = SOURCE_REVS_INIT;
+
+	*s = init;
+	s->repo_dir = origin;
+	s->base.rev = base;
+	s->head.rev = head;
+	if (source_revs_open(s, args, 1, usage, err) < 0)
+		return -1;
+	return source_revs_render(s, NULL, err);
+}
+
+START_TEST(test_revs_compare)
+{
+	char *v2 = xasprintf(INTENT_FMT, "alpha");
+	char *p = strstr(v2, "maxGpus: 4");
+	char a[REPO_OID_HEX], b[REPO_OID_HEX];
+	struct source_revs s;
+	struct objdiff d = OBJDIFF_INIT;
+	struct addondiff ad = ADDONDIFF_INIT;
+	struct err err = ERR_INIT;
+	int usage;
+
+	memcpy(a, tip, REPO_OID_HEX); /* git_setup's intents/alpha.yaml */
+	p[9] = '8';
+	commit_intent(v2, b);
+	ck_assert_msg(revs(&s, a, b, "intents/alpha.yaml", &usage, &err) == 0,
+		      "%s", err_msg(&err));
+	ck_assert_int_eq(source_revs_check(&s, &err), 0);
+	ck_assert_ptr_nonnull(s.base.r[0].docs);
+	ck_assert_str_eq(s.head.r[0].cluster, "alpha");
+	ck_assert_uint_eq(s.head.cap.n, 1); /* the capacity model, once */
+	ck_assert_int_eq(source_revs_compare(&s, &d, &ad, &err), 0);
+	ck_assert_uint_gt(d.nr, 0);
+	objdiff_release(&d);
+	addondiff_release(&ad);
+	source_revs_release(&s);
+	/* the same revision twice: nothing */
+	ck_assert_int_eq(revs(&s, b, b, "intents/alpha.yaml", &usage, &err), 0);
+	d = (struct objdiff)OBJDIFF_INIT;
+	ck_assert_int_eq(source_revs_compare(&s, &d, &ad, &err), 0);
+	ck_assert_uint_eq(d.nr, 0);
+	objdiff_release(&d);
+	addondiff_release(&ad);
+	source_revs_release(&s);
+	err_release(&err);
+	free(v2);
+}
+END_TEST
+
+START_TEST(test_revs_refusals)
+{
+	char good[REPO_OID_HEX], bad[REPO_OID_HEX];
+	struct source_revs s;
+	struct err err = ERR_INIT;
+	int usage;
+
+	memcpy(good, tip, REPO_OID_HEX);
+	/* a bare repository has no work tree to be the head */
+	ck_assert_int_eq(revs(&s, good, NULL, "intents/alpha.yaml", &usage,
+			      &err), -1);
+	ck_assert_int_eq(usage, 1);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "give --head REV"));
+	source_revs_release(&s);
+	err_clear(&err);
+	/* on neither side */
+	ck_assert_int_eq(revs(&s, good, good, "intents/none.yaml", &usage,
+			      &err), 0);
+	ck_assert_int_eq(source_revs_check(&s, &err), -1);
+	ck_assert_int_eq(err.code, ERR_NOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "exists neither at base"));
+	source_revs_release(&s);
+	err_clear(&err);
+	/* an invalid intent at the base: its diagnostics, nothing compared */
+	commit_intent("apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\n"
+		      "metadata: {name: alpha}\nspec: {}\n", bad);
+	ck_assert_int_eq(revs(&s, bad, good, "intents/alpha.yaml", &usage,
+			      &err), -1);
+	ck_assert_int_eq(err.code, ERR_INVALID);
+	ck_assert_uint_eq(s.base.failed, 1);
+	ck_assert_uint_gt(s.base.d.errors, 0);
+	ck_assert_uint_eq(s.head.failed, 0);
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "invalid intent at base"));
+	ck_assert_ptr_nonnull(strstr(err_msg(&err), "nothing compared"));
+	source_revs_release(&s);
+	err_release(&err);
+}
+END_TEST
+
 Suite *source_suite(void)
 {
 	Suite *s = suite_create("source");
@@ -336,6 +473,9 @@ Suite *source_suite(void)
 	tcase_add_test(tg, test_git_deprecated_path);
 	tcase_add_test(tg, test_git_damaged_cache);
 	tcase_add_test(tg, test_git_unreachable);
+	tcase_add_test(tg, test_git_ancestor);
+	tcase_add_test(tg, test_revs_compare);
+	tcase_add_test(tg, test_revs_refusals);
 	suite_add_tcase(s, tg);
 	return s;
 }

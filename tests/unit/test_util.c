@@ -1349,6 +1349,75 @@ START_TEST(test_url_secret_safe)
 }
 END_TEST
 
+/* fs_list_yaml: lint's directory arguments */
+START_TEST(test_fs_list_yaml)
+{
+	char dir[64] = "/tmp/gpuform-unit-list.XXXXXX";
+	static const char *const files[] = { "b.yaml", "a.yml", ".hidden.yaml",
+					     "x.txt", "sub/c.yaml",
+					     ".git/d.yaml", NULL };
+	char **paths = NULL, *p;
+	size_t n = 0, alloc = 0;
+	struct diags d = DIAGS_INIT;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	p = xasprintf("%s/sub", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	free(p);
+	p = xasprintf("%s/.git", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	free(p);
+	for (size_t i = 0; files[i]; i++) {
+		FILE *f;
+		p = xasprintf("%s/%s", dir, files[i]);
+		f = fopen(p, "w");
+		ck_assert_ptr_nonnull(f);
+		fclose(f);
+		free(p);
+	}
+	ck_assert_int_eq(fs_list_yaml(dir, &paths, &n, &alloc, &d), 0);
+	ck_assert_uint_eq(n, 3);
+	p = xasprintf("%s/a.yml|%s/b.yaml|%s/sub/c.yaml", dir, dir, dir);
+	{
+		struct buf got = BUF_INIT;
+		for (size_t i = 0; i < n; i++)
+			buf_addf(&got, "%s%s", i ? "|" : "", paths[i]);
+		ck_assert_str_eq(buf_cstr(&got), p);
+		buf_release(&got);
+	}
+	free(p);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	n = 0;
+	/* a directory that is not there: a diagnostic, -1 */
+	p = xasprintf("%s/none", dir);
+	ck_assert_int_eq(fs_list_yaml(p, &paths, &n, &alloc, &d), -1);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(d.errors, 1);
+	free(p);
+	free(paths);
+	diags_release(&d);
+	p = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(p), 0);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_diags_count_file)
+{
+	struct diags d = DIAGS_INIT;
+
+	diags_add(&d, DIAG_WARNING, "a.yaml", 1, 1, NULL, "w1");
+	diags_add(&d, DIAG_WARNING, "a.yaml", 2, 1, NULL, "w2");
+	diags_add(&d, DIAG_ERROR, "a.yaml", 3, 1, NULL, "e");
+	diags_add(&d, DIAG_WARNING, "b.yaml", 1, 1, NULL, "w");
+	ck_assert_uint_eq(diags_count_file(&d, "a.yaml", DIAG_WARNING), 2);
+	ck_assert_uint_eq(diags_count_file(&d, "a.yaml", DIAG_ERROR), 1);
+	ck_assert_uint_eq(diags_count_file(&d, "c.yaml", DIAG_WARNING), 0);
+	diags_release(&d);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -1357,6 +1426,11 @@ Suite *util_suite(void)
 	tc = tcase_create("url");
 	tcase_add_test(tc, test_url_userinfo);
 	tcase_add_test(tc, test_url_secret_safe);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fs_list");
+	tcase_add_test(tc, test_fs_list_yaml);
+	tcase_add_test(tc, test_diags_count_file);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("buf");

@@ -1,7 +1,7 @@
 /*
- * cmd/sarif.c: SARIF 2.1.0 logs of findings (see sarif.h).
+ * generator/sarif.c: SARIF 2.1.0 logs of findings (see sarif.h).
  */
-#include "cmd/sarif.h"
+#include "generator/sarif.h"
 
 #include <string.h>
 
@@ -125,4 +125,98 @@ cJSON *finding_json(const struct lint_finding *x)
 	cJSON_AddStringToObject(o, "name", x->rule->name);
 	cJSON_AddStringToObject(o, "message", x->msg);
 	return o;
+}
+
+/* ---- gpuform lint's report ---------------------------------------------- */
+
+/* the errors and warnings of intents (what `gpuform validate` and `render`
+ * say) in JSON and SARIF, next to the rules' findings */
+const struct lint_rule sarif_intent_rule = {
+	"INTENT", "intent-validation", LINT_ERROR,
+	"what 'gpuform validate' reports for an intent",
+	"An intent's own errors and warnings, as 'gpuform validate' and "
+	"'gpuform render' report them; 'gpuform validate FILE' shows the "
+	"hints.\n",
+};
+
+char *sarif_lint_log(const struct lint_findings *f, const struct diags *d)
+{
+	cJSON *rules, *results, *root = sarif_log_new("gpuform", &rules, &results);
+	char *s;
+
+	for (size_t i = 0; i < lint_nrules; i++)
+		sarif_add_rule(rules, &lint_rules[i], 1);
+	sarif_add_rule(rules, &sarif_intent_rule, 1);
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct lint_rule *r = f->items[i].rule;
+		sarif_add_result(results, &f->items[i],
+				 r == &sarif_intent_rule ? lint_nrules
+						   : (size_t)(r - lint_rules));
+	}
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct diag *g = &d->items[i];
+		const struct lint_rule *gr =
+			g->rule_id ? lint_rule_find(g->rule_id) : NULL;
+		struct lint_finding dx = { gr ? gr : &sarif_intent_rule,
+					   g->sev == DIAG_ERROR ? LINT_ERROR
+								: LINT_WARNING,
+					   g->file, g->line, g->col, g->msg };
+		sarif_add_result(results, &dx,
+				 gr ? (size_t)(gr - lint_rules) : lint_nrules);
+	}
+	s = cJSON_Print(root);
+	cJSON_Delete(root);
+	return s;
+}
+
+char *sarif_lint_json(const struct lint_findings *f, const struct diags *d,
+		      size_t nfiles)
+{
+	cJSON *root = cJSON_CreateObject(), *arr;
+	char *s;
+
+	cJSON_AddNumberToObject(root, "files", (double)nfiles);
+	cJSON_AddNumberToObject(root, "errors",
+				(double)(f->counts[LINT_ERROR] + d->errors));
+	cJSON_AddNumberToObject(root, "warnings",
+				(double)(f->counts[LINT_WARNING] + d->warnings));
+	cJSON_AddNumberToObject(root, "info", (double)f->counts[LINT_INFO]);
+	arr = cJSON_AddArrayToObject(root, "findings");
+	for (size_t i = 0; i < f->nr; i++)
+		cJSON_AddItemToArray(arr, finding_json(&f->items[i]));
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct diag *g = &d->items[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "file", g->file);
+		cJSON_AddNumberToObject(o, "line", g->line);
+		cJSON_AddNumberToObject(o, "column", g->col);
+		cJSON_AddStringToObject(o, "severity", g->sev == DIAG_ERROR
+							       ? "error"
+							       : "warning");
+		cJSON_AddStringToObject(o, "rule", g->rule_id ? g->rule_id
+							       : sarif_intent_rule.id);
+		cJSON_AddStringToObject(o, "name", g->rule_id
+							   ? g->rule_name
+							   : sarif_intent_rule.name);
+		cJSON_AddStringToObject(o, "message", g->msg);
+		if (g->hint)
+			cJSON_AddStringToObject(o, "hint", g->hint);
+		cJSON_AddItemToArray(arr, o);
+	}
+	s = cJSON_Print(root);
+	cJSON_Delete(root);
+	return s;
+}
+
+void sarif_lint_text(struct buf *out, const struct lint_findings *f)
+{
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct lint_finding *x = &f->items[i];
+		if (x->line > 0)
+			buf_addf(out, "%s:%d:%d: ", x->file, x->line, x->col);
+		else
+			buf_addf(out, "%s: ", x->file);
+		buf_addf(out, "%s: %s [%s %s]\n", lint_severity_names[x->sev],
+			 x->msg, x->rule->id, x->rule->name);
+	}
 }
