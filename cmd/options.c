@@ -407,6 +407,283 @@ static void man_paragraphs(struct buf *out, const char *text)
 	}
 }
 
+/*
+ * The EXAMPLES, ENVIRONMENT and FILES sections, as data next to the option
+ * tables. tests/docs.sh runs every example that needs nothing but the
+ * repository's specs/ (in a scratch Git work tree with them committed) and
+ * checks its exit status; the others (a cluster, an AWS account,
+ * Prometheus) must use only options the command's --help lists. It also
+ * checks that every variable below is a string the production code reads
+ * (grep), so the list cannot go stale.
+ */
+struct man_example {
+	const char *cmd;  /* the page: a command, or "" for gpuform(1) */
+	const char *line; /* the command line, run with sh -c */
+	const char *what;
+	int exit;          /* the exit status it ends with */
+	const char *needs; /* NULL: runs offline; else what it needs */
+};
+
+static const struct man_example man_examples[] = {
+	{ "", "gpuform validate specs/*.yaml",
+	  "Check every intent; warnings are allowed.", 0, NULL },
+	{ "", "gpuform plan specs/ml-prod.yaml",
+	  "What the intent buys: instance types, GPUs, nodes, $/hour.", 0,
+	  NULL },
+	{ "", "gpuform render --output-dir clusters --per-cluster "
+	      "specs/ml-prod.yaml",
+	  "Write clusters/ml-prod/ for Flux or Argo CD.", 0, NULL },
+	{ "", "gpuform reconcile --dry-run clusters/ml-prod",
+	  "Show what applying it would change in the current kubeconfig "
+	  "context (1: there are changes).", 1, "a cluster" },
+	{ "render", "gpuform render specs/minimal.yaml",
+	  "The objects as multi-document YAML on standard output.", 0, NULL },
+	{ "render", "gpuform render -o json specs/minimal.yaml",
+	  "The same as one JSON v1 List.", 0, NULL },
+	{ "render", "gpuform render --output-dir clusters specs/ml-prod.yaml "
+		    "specs/minimal.yaml",
+	  "One directory per cluster under clusters/, and a "
+	  "kustomization.yaml that lists them.", 0, NULL },
+	{ "validate", "gpuform validate specs/*.yaml",
+	  "Every problem of every intent, as file:line:column.", 0, NULL },
+	{ "validate", "gpuform validate - < specs/minimal.yaml",
+	  "An intent on standard input.", 0, NULL },
+	{ "validate", "gpuform validate --strict specs/bottlerocket-sharing.yaml",
+	  "Fail on its warning, which spec.acknowledge does not accept.", 3,
+	  NULL },
+	{ "plan", "gpuform plan specs/ml-prod.yaml",
+	  "Instance types, GPUs, nodes, gangs and $/hour per workload.", 0,
+	  NULL },
+	{ "plan", "gpuform plan -o markdown specs/ml-prod.yaml",
+	  "The same as a Markdown table, e.g. for a pull request.", 0, NULL },
+	{ "advise", "gpuform advise --prometheus "
+		    "http://prometheus.monitoring:9090 specs/ml-prod.yaml",
+	  "Recommend maxGpus and sharing changes from 14 days of GPU usage.",
+	  0, "Prometheus" },
+	{ "reconcile", "gpuform reconcile --dry-run specs/ml-prod.yaml",
+	  "What would change, with its node impact (1: there are changes).",
+	  1, "a cluster" },
+	{ "reconcile", "gpuform reconcile specs/ml-prod.yaml",
+	  "Apply it (server-side apply); a node-replacing change is held "
+	  "back (exit 5) unless allowed.",
+	  0, "a cluster" },
+	{ "diff", "gpuform diff --base HEAD specs/ml-prod.yaml",
+	  "What the working tree's intent changes against HEAD (0: "
+	  "nothing).", 0, NULL },
+	{ "diff", "gpuform diff --live specs/ml-prod.yaml",
+	  "What reconcile would change in the cluster (1: there are "
+	  "changes).", 1, "a cluster" },
+	{ "doctor", "gpuform doctor specs/ml-prod.yaml",
+	  "Check the running Karpenter and Kueue against the intent.", 0,
+	  "a cluster" },
+	{ "commit", "gpuform commit --repo . -m 'render ml-prod' "
+		    "specs/ml-prod.yaml",
+	  "Render into clusters/ml-prod/ of the Git work tree here and "
+	  "commit it to main.", 0, NULL },
+	{ "lint", "gpuform lint specs/ml-prod.yaml",
+	  "GPU pitfalls of an intent.", 0, NULL },
+	{ "lint", "gpuform lint -o sarif specs/ml-prod.yaml",
+	  "The same findings as SARIF, for code scanning.", 0, NULL },
+	{ "explain", "gpuform explain GPU025",
+	  "What a rule checks, why, and the fix.", 0, NULL },
+	{ "explain", "gpuform explain classes",
+	  "The GPU classes and the instance families each selects.", 0,
+	  NULL },
+	{ "preflight", "gpuform preflight --region us-east-1 "
+		       "--kubernetes-version 1.33 specs/ml-prod.yaml",
+	  "Check subnets, security groups, quotas and AMIs in the account.",
+	  0, "an AWS account" },
+	{ "install", "gpuform install --git "
+		     "https://github.com/example/gitops.git --cluster ml-prod",
+	  "The CronJob and RBAC that reconcile clusters/ml-prod from Git.", 0,
+	  NULL },
+	{ "version", "gpuform version -o json",
+	  "The version, commit and controller targets as JSON.", 0, NULL },
+	{ "init", "gpuform init -n ml-dev -g l4 -w train:training "
+		  "ml-dev.yaml",
+	  "A commented starter intent with one training workload on L4.", 0,
+	  NULL },
+	{ "schema", "gpuform schema > intent.schema.json",
+	  "The JSON Schema, for yaml-language-server or CI.", 0, NULL },
+	{ "help", "gpuform help render", "The help of one command.", 0,
+	  NULL },
+	{ "completion", "gpuform completion zsh > _gpuform",
+	  "The zsh completion; put it in a directory of $fpath.", 0, NULL },
+};
+
+/* the environment gpuform reads itself ("*": every command) */
+struct man_env {
+	const char *name; /* "<SERVICE>" stands for a part of the name */
+	const char *cmds; /* the commands that read it, space-separated */
+	const char *what;
+};
+
+#define K8S_CMDS "reconcile diff doctor preflight install"
+#define GIT_CMDS "commit reconcile diff install"
+#define AWS_CMDS "preflight reconcile"
+
+static const struct man_env man_envs[] = {
+	{ "KUBECONFIG", K8S_CMDS,
+	  "the kubeconfig files, ':'-separated (default ~/.kube/config); "
+	  "--kubeconfig wins" },
+	{ "KUBERNETES_SERVICE_HOST", K8S_CMDS,
+	  "with KUBERNETES_SERVICE_PORT: in a pod without a kubeconfig, the "
+	  "in-cluster API server and the ServiceAccount token" },
+	{ "KUBERNETES_SERVICE_PORT", K8S_CMDS, "see KUBERNETES_SERVICE_HOST" },
+	{ "HOME", "*",
+	  "~/.kube/config, ~/.ssh/known_hosts, ~/.aws/ and the Git cache "
+	  "are found under it" },
+	{ "XDG_CACHE_HOME", GIT_CMDS,
+	  "the Git cache of --git is $XDG_CACHE_HOME/gpuform/git/ (default "
+	  "~/.cache/gpuform/git/)" },
+	{ "GPUFORM_GIT_USERNAME", GIT_CMDS, "the HTTPS user name for Git" },
+	{ "GPUFORM_GIT_PASSWORD", GIT_CMDS, "the HTTPS password for Git" },
+	{ "GPUFORM_GIT_TOKEN", GIT_CMDS,
+	  "an HTTPS token for Git, when GPUFORM_GIT_PASSWORD is unset" },
+	{ "GPUFORM_GIT_CREDENTIALS", GIT_CMDS,
+	  "a git-credential-store file to look the password up in" },
+	{ "GPUFORM_GIT_SSH_KEY", GIT_CMDS,
+	  "the private key for Git over SSH" },
+	{ "GPUFORM_GIT_SSH_PUBKEY", GIT_CMDS,
+	  "the public key file of that key" },
+	{ "GPUFORM_GIT_SSH_PASSPHRASE", GIT_CMDS, "the key's passphrase" },
+	{ "GPUFORM_GIT_SSH_KNOWN_HOSTS", GIT_CMDS,
+	  "the known_hosts file (default ~/.ssh/known_hosts)" },
+	{ "GIT_AUTHOR_NAME", "commit",
+	  "with GIT_AUTHOR_EMAIL: the author when --author and git config "
+	  "do not name one" },
+	{ "GIT_AUTHOR_EMAIL", "commit", "see GIT_AUTHOR_NAME" },
+	{ "GIT_COMMITTER_NAME", "commit",
+	  "with GIT_COMMITTER_EMAIL: the committer when git config does not "
+	  "name one (else the author)" },
+	{ "GIT_COMMITTER_EMAIL", "commit", "see GIT_COMMITTER_NAME" },
+	{ "AWS_ACCESS_KEY_ID", AWS_CMDS,
+	  "with AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN: static "
+	  "credentials, first in the credential chain" },
+	{ "AWS_SECRET_ACCESS_KEY", AWS_CMDS, "see AWS_ACCESS_KEY_ID" },
+	{ "AWS_SESSION_TOKEN", AWS_CMDS, "see AWS_ACCESS_KEY_ID" },
+	{ "AWS_PROFILE", AWS_CMDS, "the profile of ~/.aws/config" },
+	{ "AWS_CONFIG_FILE", AWS_CMDS, "instead of ~/.aws/config" },
+	{ "AWS_SHARED_CREDENTIALS_FILE", AWS_CMDS,
+	  "instead of ~/.aws/credentials" },
+	{ "AWS_REGION", AWS_CMDS,
+	  "the region when --region is not given (then AWS_DEFAULT_REGION)" },
+	{ "AWS_DEFAULT_REGION", AWS_CMDS, "see AWS_REGION" },
+	{ "AWS_ROLE_ARN", AWS_CMDS,
+	  "with AWS_WEB_IDENTITY_TOKEN_FILE: web identity (IRSA)" },
+	{ "AWS_WEB_IDENTITY_TOKEN_FILE", AWS_CMDS, "see AWS_ROLE_ARN" },
+	{ "AWS_ROLE_SESSION_NAME", AWS_CMDS, "the web identity session name" },
+	{ "AWS_CONTAINER_CREDENTIALS_FULL_URI", AWS_CMDS,
+	  "container credentials (EKS Pod Identity, ECS)" },
+	{ "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", AWS_CMDS,
+	  "container credentials under 169.254.170.2" },
+	{ "AWS_CONTAINER_AUTHORIZATION_TOKEN", AWS_CMDS,
+	  "the container credentials' authorization token" },
+	{ "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", AWS_CMDS,
+	  "a file holding that token (EKS Pod Identity)" },
+	{ "AWS_ENDPOINT_URL", AWS_CMDS, "another endpoint for every service" },
+	{ "AWS_ENDPOINT_URL_<SERVICE>", AWS_CMDS,
+	  "another endpoint for one service (EC2, STS, ...)" },
+	{ "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", AWS_CMDS,
+	  "true: ignore the two above" },
+	{ "COLUMNS", "lint", "the width of the text report" },
+};
+
+/* the files gpuform reads or writes */
+struct man_file {
+	const char *path;
+	const char *cmds;
+	const char *what;
+};
+
+static const struct man_file man_files[] = {
+	{ "INTENT.yaml", "render validate plan advise reconcile diff doctor "
+			 "commit lint preflight",
+	  "an intent file (kind ClusterIntent); '-' is standard input" },
+	{ "DIR/", "render reconcile lint",
+	  "a rendered directory: <kind>-<name>.yaml per object, "
+	  "kustomization.yaml, addons/; render --output-dir replaces it "
+	  "atomically, and never a directory it did not write" },
+	{ "DIR/<cluster>/", "render commit",
+	  "one cluster's directory when there are several intents "
+	  "(commit: --path, default clusters)" },
+	{ "~/.kube/config", K8S_CMDS, "the kubeconfig (see KUBECONFIG)" },
+	{ "/var/run/secrets/kubernetes.io/serviceaccount/", K8S_CMDS,
+	  "token, ca.crt and namespace of the in-cluster ServiceAccount" },
+	{ "~/.cache/gpuform/git/", GIT_CMDS,
+	  "the clones of --git repositories, one per URL (--git-cache "
+	  "elsewhere)" },
+	{ "~/.ssh/known_hosts", GIT_CMDS,
+	  "the SSH host keys Git over SSH is checked against" },
+	{ "~/.aws/config", AWS_CMDS, "AWS profiles and regions" },
+	{ "~/.aws/credentials", AWS_CMDS, "AWS credentials" },
+};
+
+/* does the space-separated list name the command ("*": every one) */
+static int man_for(const char *cmds, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(cmds, "*"))
+		return 1;
+	for (const char *p = cmds; (p = strstr(p, name)); p += n)
+		if ((p == cmds || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+static void man_text_line(struct buf *out, const char *s)
+{
+	roff(out, s, strlen(s), 1);
+	buf_adds(out, "\n");
+}
+
+/* ENVIRONMENT, FILES and EXAMPLES of a page (name "" is gpuform(1)) */
+static void man_tables(struct buf *out, const char *name, int examples)
+{
+	int any = 0;
+
+	if (examples) {
+		for (size_t i = 0; i < (sizeof(man_examples) / sizeof(man_examples[0])); i++) {
+			const struct man_example *e = &man_examples[i];
+			if (strcmp(e->cmd, name))
+				continue;
+			if (!any++)
+				buf_adds(out, ".SH EXAMPLES\n");
+			buf_adds(out, ".TP\n\\fB");
+			roff(out, e->line, strlen(e->line), 0);
+			buf_adds(out, "\\fR\n");
+			roff(out, e->what, strlen(e->what), 1);
+			buf_addf(out, " Exit status: %d.", e->exit);
+			if (e->needs)
+				buf_addf(out, " Needs %s.", e->needs);
+			buf_adds(out, "\n");
+		}
+		return;
+	}
+	for (size_t i = 0; i < (sizeof(man_envs) / sizeof(man_envs[0])); i++) {
+		const struct man_env *v = &man_envs[i];
+		if (*name && !man_for(v->cmds, name))
+			continue;
+		if (!any++)
+			buf_adds(out, ".SH ENVIRONMENT\n");
+		buf_adds(out, ".TP\n.B ");
+		man_text_line(out, v->name);
+		man_text_line(out, v->what);
+	}
+	any = 0;
+	for (size_t i = 0; i < (sizeof(man_files) / sizeof(man_files[0])); i++) {
+		const struct man_file *f = &man_files[i];
+		if (*name && !man_for(f->cmds, name))
+			continue;
+		if (!any++)
+			buf_adds(out, ".SH FILES\n");
+		buf_adds(out, ".TP\n.I ");
+		man_text_line(out, f->path);
+		man_text_line(out, f->what);
+	}
+}
+
 static void man_head(struct buf *out, const char *title, const char *name,
 		     const char *summary)
 {
@@ -456,6 +733,8 @@ void cmd_format_man(struct buf *out, const struct cmd *c)
 				    "input, 4 runtime error (I/O, Git, cluster), "
 				    "5 a node-replacing change held back "
 				    "(reconcile).");
+		man_tables(out, "", 0);
+		man_tables(out, "", 1);
 		buf_adds(out, ".SH \"SEE ALSO\"\n");
 		for (size_t i = 0, first = 1; i < cmd_table_nr; i++) {
 			if (cmd_table[i].flags & CMD_OPT_HIDDEN)
@@ -523,6 +802,8 @@ void cmd_format_man(struct buf *out, const struct cmd *c)
 		buf_adds(out, ".SH \"EXIT STATUS\"\n");
 		man_paragraphs(out, c->exit);
 	}
+	man_tables(out, c->name, 0);
+	man_tables(out, c->name, 1);
 	buf_adds(out, ".SH \"SEE ALSO\"\n.BR gpuform (1)\n");
 }
 

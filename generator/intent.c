@@ -49,7 +49,7 @@ static const char *const general_keys[] = { "enabled", NULL };
 static const char *const window_keys[] = { "schedule", "duration", NULL };
 static const char *const workload_keys[] = {
 	"name", "type", "gpu", "gpusPerPod", "gang", "interruption",
-	"efa", "sharing", "maxGpus", "namespace", "capacity",
+	"efa", "hugepages2Mi", "sharing", "maxGpus", "namespace", "capacity",
 	"placement", NULL
 };
 static const char *const placement_keys[] = { "zone", "placementGroup",
@@ -611,6 +611,33 @@ static void read_placement(struct reader *r, struct workload *w,
 	}
 }
 
+/* hugepages2Mi: a quantity in Mi or Gi, a whole number of 2 MiB pages */
+static void read_hugepages(struct reader *r, struct workload *w,
+			   const struct ynode *v)
+{
+	char *s = get_string(r, v, "hugepages2Mi");
+	long long mi = 0;
+	const char *u;
+
+	w->hugepages_pos = pos_of(v);
+	if (!s)
+		return;
+	for (u = s; isdigit((unsigned char)*u) && mi <= (1LL << 20); u++)
+		mi = mi * 10 + (*u - '0');
+	if (u != s && !strcmp(u, "Gi"))
+		mi *= 1024;
+	else if (u == s || strcmp(u, "Mi"))
+		mi = -1;
+	if (mi <= 0 || mi > (1LL << 20) || mi % 2)
+		ERRAT(r, v, "e.g. hugepages2Mi: 5120Mi (what the AWS NCCL "
+			    "tests request per pod)",
+		      "'hugepages2Mi' must be a whole number of 2 MiB pages "
+		      "in Mi or Gi, from 2Mi to 1024Gi, not '%.40s'", s);
+	else
+		w->hugepages_mi = (long)mi;
+	free(s);
+}
+
 static void read_workload(struct reader *r, struct workload *w,
 			  const struct ynode *n)
 {
@@ -681,6 +708,11 @@ static void read_workload(struct reader *r, struct workload *w,
 	if (!is_null(v = ynode_get(n, "efa"))) {
 		w->efa_pos = pos_of(v);
 		bad |= get_bool(r, v, "efa", &w->efa) < 0;
+	}
+	if (!is_null(v = ynode_get(n, "hugepages2Mi"))) {
+		size_t before = r->d->errors;
+		read_hugepages(r, w, v);
+		bad |= r->d->errors != before;
 	}
 	if (!is_null(v = ynode_get(n, "sharing"))) {
 		size_t before = r->d->errors;

@@ -86,6 +86,9 @@ struct workload {
 	struct pos interruption_pos;
 	int efa;
 	struct pos efa_pos;
+	/* hugepages2Mi: MiB of 2 MiB pages each pod requests (0: none) */
+	long hugepages_mi;
+	struct pos hugepages_pos;
 	enum sharing_mode sharing;
 	long ts_replicas;  /* SHARE_TIMESLICING */
 	char *mig_profile; /* SHARE_MIG */

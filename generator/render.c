@@ -648,12 +648,7 @@ static int render_overlays(cJSON *docs, const struct plan *p,
 	return 0;
 }
 
-/* Bottlerocket reserves vm/nr_hugepages = 110 x vCPUs of 2 MiB pages when
- * an EFA device is attached (bottlerocket-core-kit sources/api/corndog
- * compute_hugepages_for_efa, HUGEPAGES_2MB_PER_CORE; from v1.28.0, which
- * validate requires for EFA) */
-#define BR_EFA_HUGEPAGES_PER_VCPU 110
-
+/* the pages: UNITS_BR_EFA_HUGEPAGES_MI (generator/units.h) */
 static int hugepages_pool(const struct plan *p, const struct plan_pool *pool)
 {
 	return pool->w && pool->w->efa &&
@@ -698,7 +693,7 @@ static int render_hugepages_overlays(cJSON *docs, const struct plan *p,
 					    u->types[i]->vcpu),
 				  types, n);
 		snprintf(qty, sizeof(qty), "%ldMi",
-			 (long)u->types[i]->vcpu * BR_EFA_HUGEPAGES_PER_VCPU * 2);
+			 UNITS_BR_EFA_HUGEPAGES_MI(u->types[i]));
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "capacity"),
 					"hugepages-2Mi", qty);
 		if (tmpl_append(docs, t, "nodeoverlay", ctx, err) < 0)
@@ -1016,6 +1011,14 @@ static int render_contract(cJSON *addons, const struct plan_pool *pool,
 	if (w->efa)
 		cJSON_AddNumberToObject(res, "vpc.amazonaws.com/efa",
 					(double)pool->efa_per_pod);
+	/* requests == limits, as Kubernetes requires of hugepages; the pages
+	 * are there by the hugepages NodeOverlay (validate: EFA on
+	 * Bottlerocket, within every type's pages per pod) */
+	if (w->hugepages_mi) {
+		char qty[32];
+		snprintf(qty, sizeof(qty), "%ldMi", w->hugepages_mi);
+		cJSON_AddStringToObject(res, "hugepages-2Mi", qty);
+	}
 	file = xasprintf("pod-contract-%s.yaml", w->name);
 	r = add_addon(addons, t, "pod-contract", file, ctx, err);
 	free(file);

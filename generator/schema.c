@@ -98,6 +98,8 @@ static const struct stype_entry types[] = {
 	{ "spec.workloads[]", "interruption", S_ENUM, 0, 0,
 	  wl_interruption_names, NULL, NULL },
 	{ "spec.workloads[]", "efa", S_BOOL, 0, 0, NULL, NULL, NULL },
+	{ "spec.workloads[]", "hugepages2Mi", S_STRING, 0, 0, NULL, NULL,
+	  "2 MiB pages per pod, e.g. 5120Mi (EFA on Bottlerocket)" },
 	{ "spec.workloads[]", "sharing", S_SHARING, 0, 0, NULL,
 	  "spec.workloads[].sharing", NULL },
 	{ "spec.workloads[]", "maxGpus", S_INT, 1, 100000, NULL, NULL, NULL },

@@ -37,6 +37,15 @@
 /* instance types one pool can hold: at least the whole catalog (a unit
  * test checks it; more is a BUG) — kept small, every plan_pool has one */
 #define UNITS_MAX_TYPES 64
+/* Bottlerocket reserves vm/nr_hugepages = 110 x vCPUs of 2 MiB pages when
+ * an EFA device is attached (bottlerocket-core-kit sources/api/corndog
+ * compute_hugepages_for_efa, HUGEPAGES_2MB_PER_CORE; from v1.28.0, which
+ * validate requires for EFA): the hugepages-2Mi capacity of the NodeOverlays
+ * render gives EFA pools on Bottlerocket, and what validate lets a pod
+ * request (hugepages2Mi) */
+#define UNITS_BR_EFA_HUGEPAGES_PER_VCPU 110
+#define UNITS_BR_EFA_HUGEPAGES_MI(t) \
+	((long)(t)->vcpu * UNITS_BR_EFA_HUGEPAGES_PER_VCPU * 2)
 
 /* one instance type as a pool's scheduling sees it */
 struct units_node {

@@ -966,6 +966,59 @@ static void check_workload_sharing(const struct intent *in,
 	}
 }
 
+/*
+ * hugepages2Mi: the pods request 2 MiB pages, which only a node that
+ * reserves them has, and only the hugepages NodeOverlay tells Karpenter
+ * about (render_hugepages_overlays): Bottlerocket reserves 110 x vCPUs pages
+ * on EFA nodes, AL2023 none (docs/kueue-and-disruption.md). Every type of
+ * the pool must hold its pods' pages: Karpenter leaves out a type whose
+ * overlay capacity is too small, kube-scheduler would not place the pods.
+ */
+static void check_hugepages(const struct intent *in, const struct workload *w,
+			    const struct units_pool *up, struct diags *d)
+{
+	const char *f = in->file;
+	char *hint;
+
+	if (!w->hugepages_mi)
+		return;
+	if (!w->efa || in->ami_family != AMI_BOTTLEROCKET) {
+		diags_add(d, DIAG_ERROR, f, AT(w->hugepages_pos),
+			  !w->efa ? "set 'efa: true', or drop hugepages2Mi"
+				  : "use ami: bottlerocket@..., or drop "
+				    "hugepages2Mi (libfabric falls back to "
+				    "regular pages)",
+			  "workload '%s' requests hugepages2Mi, but %s: its "
+			  "pods would never get a node",
+			  w->name,
+			  !w->efa ? "only EFA nodes reserve 2 MiB pages "
+				    "(Bottlerocket: 110 per vCPU)"
+				  : "AL2023 nodes reserve no hugepages");
+		return;
+	}
+	for (size_t i = 0; up && i < up->ntypes; i++) {
+		long ppn = up->cap[i] / w->gpus_per_pod;
+		long share = ppn > 0 ? UNITS_BR_EFA_HUGEPAGES_MI(up->types[i]) / ppn
+				     : 0;
+
+		if (ppn <= 0 || w->hugepages_mi <= share)
+			continue;
+		hint = xasprintf("request at most %ldMi per pod (%s), or "
+				 "fewer pods per node (gpusPerPod)",
+				 share - share % 2, up->types[i]->name);
+		diags_add(d, DIAG_ERROR, f, AT(w->hugepages_pos), hint,
+			  "workload '%s' requests hugepages2Mi: %ldMi per pod, "
+			  "but %s reserves %ldMi (110 pages of 2 MiB per vCPU) "
+			  "for its %ld pod%s: Karpenter finds no room for "
+			  "them",
+			  w->name, w->hugepages_mi, up->types[i]->name,
+			  UNITS_BR_EFA_HUGEPAGES_MI(up->types[i]), ppn,
+			  ppn == 1 ? "" : "s");
+		free(hint);
+		return;
+	}
+}
+
 static void check_workload(const struct intent *in, size_t idx,
 			   const struct catalog *cat, int capacity,
 			   struct diags *d)
@@ -1031,9 +1084,12 @@ static void check_workload(const struct intent *in, size_t idx,
 		capacity_build(&c, in, w, fams, (size_t)n, cat, NULL, NULL);
 		if (capacity)
 			capacity_report(in, &c, d);
-		if (!c.ntypes)
+		if (!c.ntypes) {
+			check_hugepages(in, w, NULL, d);
 			return;
+		}
 		check_capacity(in, w, &c.up, d);
+		check_hugepages(in, w, &c.up, d);
 	}
 	check_placement(in, w, d);
 	if (in->efa_only && w->efa) {

@@ -318,4 +318,84 @@ while IFS="$(printf '\t')" read -r res name detail; do
 done <"$tmp/gitops.results"
 [ -s "$tmp/gitops.results" ] || t_fail "the GitOps examples were checked" "python3 failed"
 
+# ---- 7. the EXAMPLES and ENVIRONMENT of the man pages --------------------------
+# (cmd/options.c man_examples, man_envs.) Every page has examples. An example
+# that needs nothing else runs, in order, in a scratch Git work tree holding a
+# committed copy of specs/ (HOME there too, gpuform on PATH), and must end with
+# the exit status its page states; one that needs a cluster, an AWS account or
+# Prometheus is not run, but its command must exist and every --option in it be
+# one its help lists. Every ENVIRONMENT variable is a string the production
+# code reads (cmd/options.c itself aside), so the list cannot go stale.
+ex=$tmp/examples
+mkdir -p "$ex/home" "$ex/bin" && ln -s "$GPUFORM" "$ex/bin/gpuform"
+mkdir -p "$ex/w" && cp -R specs "$ex/w/"
+(cd "$ex/w" && export HOME="$ex/home" GIT_CONFIG_NOSYSTEM=1 &&
+	git init -q && git config user.name 'Docs Test' && git config user.email docs@example.com &&
+	git add -A && git commit -qm specs) >/dev/null 2>&1 || t_fail "examples: a Git work tree with specs/"
+# man_section PAGE-ARGS SECTION: the section's lines, roff escapes undone
+man_section() {
+	# shellcheck disable=SC2086 # $1: the help-man argument, or none
+	"$GPUFORM" help-man $1 | awk -v s=".SH $2" '$0 == s { on = 1; next } /^\.SH/ { on = 0 } on' |
+		sed -e 's/\\f[BIR]//g' -e 's/\\-/-/g' -e 's/\\&//g' -e 's/\\e/\\/g'
+}
+nex=0 nrun=0 bad=''
+for page in '' $cmds; do
+	man_section "$page" EXAMPLES >"$tmp/ex.txt"
+	[ -s "$tmp/ex.txt" ] || { bad="$bad
+gpuform${page:+-$page}(1) has no EXAMPLES"; continue; }
+	# .TP / command line / text with "Exit status: N." [" Needs X."]
+	awk '/^\.TP$/ { getline c; getline t; print c "\t" t }' "$tmp/ex.txt" >"$tmp/ex.tab"
+	while IFS="$(printf '\t')" read -r line text; do
+		nex=$((nex + 1))
+		want=$(printf '%s\n' "$text" | sed -n 's/.* Exit status: \([0-9]*\)\..*/\1/p')
+		sub=$(printf '%s\n' "$line" | awk '{ print $2 }')
+		if [ -z "$want" ]; then
+			bad="$bad
+$line: no 'Exit status: N.' in its text"
+		elif printf '%s\n' "$text" | grep -q ' Needs '; then
+			"$GPUFORM" help "$sub" >"$tmp/ex.help" 2>&1 || { bad="$bad
+$line: 'gpuform help $sub' fails"; continue; }
+			for w in $line; do
+				case $w in
+				--*=*) w=${w%%=*} ;;
+				--*) ;;
+				*) continue ;;
+				esac
+				grep -q -- "$w" "$tmp/ex.help" || bad="$bad
+$line: $w is not an option of gpuform $sub"
+			done
+		else
+			nrun=$((nrun + 1))
+			(cd "$ex/w" && HOME="$ex/home" GIT_CONFIG_NOSYSTEM=1 PATH="$ex/bin:$PATH" \
+				timeout 60 sh -c "$line") >"$tmp/ex.out" 2>&1
+			rc=$?
+			[ "$rc" = "$want" ] || bad="$bad
+$line: exit $rc, its page says $want: $(tail -n 3 "$tmp/ex.out")"
+		fi
+	done <"$tmp/ex.tab"
+done
+if [ -z "$bad" ] && [ "$nrun" -gt 0 ]; then
+	t_pass "man page EXAMPLES: $nrun run and end as their pages say, $((nex - nrun)) (cluster, AWS, Prometheus) use only options their help lists"
+else
+	t_fail "man page EXAMPLES ($nex, $nrun run)" "$bad"
+fi
+man_section '' ENVIRONMENT | awk '/^\.TP$/ { getline v; sub(/^\.B /, "", v); print v }' >"$tmp/env.txt"
+bad=''
+while read -r v; do
+	name=${v%%<*}
+	grep -rqF --include='*.c' --exclude=options.c "\"$name" cmd generator git util reconcile ||
+		bad="$bad $v"
+done <"$tmp/env.txt"
+if [ -s "$tmp/env.txt" ] && [ -z "$bad" ]; then
+	t_pass "man page ENVIRONMENT: each of its $(wc -l <"$tmp/env.txt") variables is read by the code"
+else
+	t_fail "man page ENVIRONMENT: every variable is read by the code" "not read:$bad"
+fi
+if [ "$(man_section render FILES | grep -c '^\.TP')" -gt 0 ] && man_section commit ENVIRONMENT | grep -q GPUFORM_GIT_USERNAME &&
+	! man_section render ENVIRONMENT | grep -q GPUFORM_GIT_USERNAME; then
+	t_pass "man pages: FILES, and ENVIRONMENT per command (commit's has GPUFORM_GIT_USERNAME, render's not)"
+else
+	t_fail "man pages: FILES, and ENVIRONMENT per command"
+fi
+
 t_summary

@@ -222,6 +222,23 @@ else
 	t_fail "control: render specs/efa-gang-zone.yaml"
 fi
 
+# (5) an EFA pool on Bottlerocket whose pods request hugepages-2Mi (ml-prod's
+# llm-pretrain, hugepages2Mi) without its hugepages NodeOverlay: Karpenter's AWS
+# instance types carry no hugepages capacity, so no type fits and the pods stay
+# pending; the check above must see that
+neg=$tmp/neg5
+if "$GPUFORM" render --output-dir "$neg" "$root/specs/ml-prod.yaml" >/dev/null 2>&1 &&
+	grep -q 'hugepages-2Mi' "$neg/addons/pod-contract-llm-pretrain.yaml" &&
+	compgen -G "$neg/nodeoverlay-llm-pretrain-hugepages-*.yaml" >/dev/null; then
+	rm -f "$neg"/nodeoverlay-llm-pretrain-hugepages-*.yaml
+	run_sim neg5 "$neg" &&
+		check "control: hugepages pods without the hugepages NodeOverlay are unschedulable" \
+			"jq -e '([.unschedulable[] | select(.pod | startswith(\"research/llm-pretrain-\"))] | length > 0)
+				and ([.nodeclaims[] | select(.nodepool == \"llm-pretrain\")] | length == 0)' '$tmp/neg5.sim.json' >/dev/null"
+else
+	t_fail "control: render specs/ml-prod.yaml with a hugepages request and its hugepages NodeOverlay"
+fi
+
 ((KNOWN)) && t_note "$KNOWN known failures (issue 23, ORACLE_ISSUE23=$ORACLE_ISSUE23): listed as KNOWN FAIL above"
 t_summary
 exit

@@ -6,7 +6,11 @@
 #       lighttpd (lighttpd.conf.in) running git http-backend (git-http-backend.cgi) with
 #       basic authentication (USER:PASSWORD in DIR/users), serving the bare repositories
 #       in DIR/repos as http://127.0.0.1:$GS_HTTP_PORT/git/NAME.git. Sets GS_HTTP_PORT
-#       and GS_HTTP_PID. If GS_HTTP_PORT is already set (a restart), that port is reused.
+#       and GS_HTTP_PID. If GS_HTTP_PORT is already set (a restart), that port is reused,
+#       unless another process took it while the server was down: then it moves to a new
+#       port (said on stderr), so read GS_HTTP_PORT after every start. Ready means this
+#       lighttpd answered a GET of DIR/www/gs-ready with the token written for this start
+#       (not just "something accepts on the port", which another server would satisfy).
 #   gs_http_stop DIR
 #       stop it (TERM, then KILL after 5 s), kill any request parked by the slow-*
 #       hooks of git-http-backend.cgi (so it never reaches git), remove the hooks.
@@ -56,8 +60,29 @@ gs_kill() {
 	return 0
 }
 
+# gs_http_ours PORT TOKEN: 127.0.0.1:PORT serves /gs-ready with TOKEN (our lighttpd)
+gs_http_ours() {
+	local r
+	r=$( (exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+		printf 'GET /gs-ready HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+		timeout 2 cat <&3) 2>/dev/null)
+	[[ $r == *"$2"* ]]
+}
+
+# gs_wait_ours PORT TOKEN PID [TENTHS]: wait (default 10 s) until PID's server answers
+# with TOKEN; gives up at once when PID is gone (e.g. it could not bind the port)
+gs_wait_ours() {
+	local i
+	for ((i = 0; i < ${4:-100}; i++)); do
+		gs_http_ours "$1" "$2" && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 gs_http_start() {
-	local dir=$1 port backend
+	local dir=$1 port backend token
 	backend=$(git --exec-path)/git-http-backend
 	[[ -x $backend ]] || { echo "gs_http_start: no $backend" >&2; return 1; }
 	command -v lighttpd >/dev/null || { echo "gs_http_start: lighttpd is not installed" >&2; return 1; }
@@ -67,17 +92,25 @@ gs_http_start() {
 	printf '%s:%s\n' "$2" "$3" >"$dir/users"
 	for _ in 1 2 3 4 5; do
 		port=${GS_HTTP_PORT:-$(gs_pick_port)} || return 1
+		token=gs-ready-$$-$RANDOM$RANDOM
+		printf '%s\n' "$token" >"$dir/www/gs-ready"
 		sed -e "s|@DIR@|$dir|g" -e "s|@PORT@|$port|g" -e "s|@BACKEND@|$backend|g" \
 			"$GS_HERE/lighttpd.conf.in" >"$dir/lighttpd.conf"
 		lighttpd -D -f "$dir/lighttpd.conf" >>"$dir/lighttpd.out" 2>&1 &
 		GS_HTTP_PID=$!
-		if gs_wait_port "$port" 50 && kill -0 "$GS_HTTP_PID" 2>/dev/null; then
+		if gs_wait_ours "$port" "$token" "$GS_HTTP_PID" 100 && kill -0 "$GS_HTTP_PID" 2>/dev/null; then
 			GS_HTTP_PORT=$port
 			return 0
 		fi
 		gs_kill "$GS_HTTP_PID"
 		GS_HTTP_PID=
-		[[ -n ${GS_HTTP_PORT:-} ]] && sleep 0.5 # a restart: wait for the same port
+		if [[ -n ${GS_HTTP_PORT:-} ]] && gs_listening "$GS_HTTP_PORT"; then
+			# a restart, and someone else answers on the old port: never talk to it
+			echo "gs_http_start: 127.0.0.1:$GS_HTTP_PORT is taken by another process; moving to a new port" >&2
+			unset GS_HTTP_PORT
+		elif [[ -n ${GS_HTTP_PORT:-} ]]; then
+			sleep 0.5 # a restart: wait for the same port
+		fi
 	done
 	echo "gs_http_start: lighttpd did not start:" >&2
 	tail -n 5 "$dir/lighttpd.out" "$dir/error.log" >&2 2>/dev/null
