@@ -383,7 +383,7 @@ man_section '' ENVIRONMENT | awk '/^\.TP$/ { getline v; sub(/^\.B /, "", v); pri
 bad=''
 while read -r v; do
 	name=${v%%<*}
-	grep -rqF --include='*.c' --exclude=options.c "\"$name" cmd generator git util reconcile ||
+	grep -rqF --include='*.c' --exclude=options.c "\"$name" cmd generator git util reconcile http kube aws ||
 		bad="$bad $v"
 done <"$tmp/env.txt"
 if [ -s "$tmp/env.txt" ] && [ -z "$bad" ]; then
