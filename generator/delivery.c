@@ -51,6 +51,16 @@ static const struct chart charts[] = {
 	{ "efa-device-plugin-values.yaml", "aws-efa-k8s-device-plugin",
 	  "https://aws.github.io/eks-charts", "aws-efa-k8s-device-plugin",
 	  "v0.5.30", "kube-system", "eks" },
+	/* aws/eks-node-monitoring-agent (51af549)
+	 * charts/eks-node-monitoring-agent/Chart.yaml version 1.7.0; the
+	 * chart README: helm repo add eks-node-monitoring-agent
+	 * https://aws.github.io/eks-node-monitoring-agent, installed into
+	 * kube-system; the gh-pages index.yaml (98764fe) serves 1.7.0.
+	 * Rendered only with node repair on (generator/render.c) */
+	{ "eks-node-monitoring-agent-values.yaml", "eks-node-monitoring-agent",
+	  "https://aws.github.io/eks-node-monitoring-agent",
+	  "eks-node-monitoring-agent", "1.7.0", "kube-system",
+	  "eks-node-monitoring-agent" },
 };
 /* clang-format on */
 
