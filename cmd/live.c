@@ -277,6 +277,9 @@ void live_json(struct live *l)
 					      "impact", impact_json(im));
 	}
 	cJSON_AddItemToObject(j, "nodeImpact", nodeimpact_json(&l->ni));
+	if (l->addons)
+		cJSON_AddItemToObject(j, "addons", l->addons);
+	l->addons = NULL;
 	if (l->rc < 0)
 		cJSON_AddStringToObject(j, "error", err_msg(&l->err));
 	s = cJSON_Print(j);
