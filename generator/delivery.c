@@ -209,3 +209,42 @@ void delivery_render(cJSON *docs, const cJSON *addons, const struct intent *in)
 	}
 	buf_release(&ver);
 }
+
+static size_t put_obj(struct delivery_obj *out, size_t n, const char *group,
+		      const char *resource, const char *ns, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(out[i].resource, resource) &&
+		    !strcmp(out[i].name, name))
+			return n;
+	if (n >= DELIVERY_OBJS_MAX)
+		BUG("delivery_objects: more than DELIVERY_OBJS_MAX objects");
+	out[n] = (struct delivery_obj){ group, resource, ns, name };
+	return n + 1;
+}
+
+size_t delivery_objects(enum addons_delivery mode,
+			struct delivery_obj out[DELIVERY_OBJS_MAX])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof charts / sizeof charts[0]; i++) {
+		const struct chart *c = &charts[i];
+		if (mode == DELIVERY_ARGOCD) {
+			n = put_obj(out, n, "argoproj.io", "applications",
+				    DELIVERY_ARGOCD_NS, c->release);
+			continue;
+		}
+		if (mode != DELIVERY_FLUX)
+			continue;
+		n = put_obj(out, n, "helm.toolkit.fluxcd.io", "helmreleases",
+			    DELIVERY_FLUX_NS, c->release);
+		n = is_oci(c) ? put_obj(out, n, "source.toolkit.fluxcd.io",
+					"ocirepositories", DELIVERY_FLUX_NS,
+					c->release)
+			      : put_obj(out, n, "source.toolkit.fluxcd.io",
+					"helmrepositories", DELIVERY_FLUX_NS,
+					c->source);
+	}
+	return n;
+}
