@@ -63,7 +63,8 @@ const struct cmd_opt install_opts[] = {
 	{ "prune", 0, OPT_PRUNE, CMD_ARG_NONE, NULL,
 	  "the job runs reconcile --prune", NULL, 0 },
 	{ "doctor", 0, OPT_DOCTOR, CMD_ARG_NONE, NULL,
-	  "also grant what 'gpuform doctor' reads, by name: get on Deployment "
+	  "also grant what 'gpuform doctor' (and diff --live's add-on "
+	  "comparison) reads, by name: get on Deployment "
 	  "karpenter (kube-system, karpenter), Deployment "
 	  "kueue-controller-manager and ConfigMap kueue-manager-config "
 	  "(kueue-system)", NULL, 0 },
