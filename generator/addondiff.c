@@ -568,5 +568,7 @@ void addondiff_live(struct addondiff *d, const char *cluster,
 			  l->kueue_config_unreadable);
 	else if (l->kueue_config_where)
 		live_kueue(d, cluster, addons, docs, l, notes);
-	qsort(d->items + first, d->nr - first, sizeof(*d->items), item_cmp);
+	if (d->nr > first) /* d->items is NULL when nothing was added */
+		qsort(d->items + first, d->nr - first, sizeof(*d->items),
+		      item_cmp);
 }
