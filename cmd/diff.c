@@ -14,6 +14,7 @@
 #include "cmd/prices.h"
 #include "generator/capplan.h"
 #include "generator/objdiff.h"
+#include "reconcile/ctlread.h"
 #include "reconcile/source.h"
 
 /* both modes of diff: --base (Git) and --live (the cluster) */
@@ -210,9 +211,24 @@ out:
 
 /* ---- diff --live: a dry run of reconcile, its diffs printed -------------- */
 
+/* live_finish, an add-on difference counted as a difference (exit 1) */
+static int live_finish_addons(struct live *l, struct addondiff *ad)
+{
+	int code = live_code(l);
+
+	if (code == EXIT_OK && ad->nr)
+		code = EXIT_DIFF;
+	addondiff_release(ad);
+	cJSON_Delete(l->addons);
+	l->addons = NULL;
+	return live_finish(l, code);
+}
+
 static int diff_live(int argc, char **argv)
 {
 	struct live l;
+	struct addondiff ad = ADDONDIFF_INIT;
+	struct diags notes = DIAGS_INIT;
 	int c, live = 0, code;
 
 	live_init(&l, "diff");
@@ -260,9 +276,17 @@ static int diff_live(int argc, char **argv)
 	l.npaths = (size_t)(argc - optind);
 	if ((code = live_run(&l)) >= 0)
 		return live_finish(&l, code);
+	/* the add-on files against the running controllers (values delivery:
+	 * no object in the cluster holds them) */
+	if (l.rc == 0)
+		ctlread_addondiff(&ad, l.k, l.src.addons, l.src.docs, &notes);
+	report_diags(&notes);
+	diags_release(&notes);
+	if (ad.nr)
+		l.addons = addondiff_json(&ad);
 	if (l.json) {
 		live_json(&l);
-		return live_finish(&l, live_code(&l));
+		return live_finish_addons(&l, &ad);
 	}
 	{
 		struct buf b = BUF_INIT;
@@ -270,7 +294,14 @@ static int diff_live(int argc, char **argv)
 		fputs(buf_cstr(&b), stdout);
 		buf_release(&b);
 	}
-	return live_finish(&l, live_code(&l));
+	if (ad.nr) {
+		struct buf b = BUF_INIT;
+		addondiff_format_text(&b, &ad);
+		addondiff_summary(&b, &ad);
+		printf("%s\n", buf_cstr(&b));
+		buf_release(&b);
+	}
+	return live_finish_addons(&l, &ad);
 }
 
 /* which mode: --base (Git) or --live (cluster); they take different options */

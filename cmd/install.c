@@ -21,7 +21,8 @@
 enum { OPT_GIT = 4000, OPT_REF, OPT_PATH, OPT_CLUSTER, OPT_SCHEDULE, OPT_IMAGE,
        OPT_SECRET, OPT_NS, OPT_CRONJOB_API, OPT_PUSHGW, OPT_PRUNE, OPT_TIMEOUT,
        OPT_TEMPLATES, OPT_FORMAT, OPT_OUTPUT_DIR, OPT_DP_NS,
-       OPT_AWS_POLICY, OPT_PREFLIGHT_INTENT, OPT_CACHE_PVC, OPT_DOCTOR };
+       OPT_AWS_POLICY, OPT_PREFLIGHT_INTENT, OPT_CACHE_PVC, OPT_DOCTOR,
+       OPT_DELIVERY };
 
 const struct cmd_opt install_opts[] = {
 	{ "git", 0, OPT_GIT, CMD_ARG_REQUIRED, "URL",
@@ -62,10 +63,17 @@ const struct cmd_opt install_opts[] = {
 	{ "prune", 0, OPT_PRUNE, CMD_ARG_NONE, NULL,
 	  "the job runs reconcile --prune", NULL, 0 },
 	{ "doctor", 0, OPT_DOCTOR, CMD_ARG_NONE, NULL,
-	  "also grant what 'gpuform doctor' reads, by name: get on Deployment "
+	  "also grant what 'gpuform doctor' (and diff --live's add-on "
+	  "comparison) reads, by name: get on Deployment "
 	  "karpenter (kube-system, karpenter), Deployment "
 	  "kueue-controller-manager and ConfigMap kueue-manager-config "
 	  "(kueue-system)", NULL, 0 },
+	{ "delivery", 0, OPT_DELIVERY, CMD_ARG_REQUIRED, "MODE",
+	  "the intents' spec.addons.delivery, flux or argocd (may be given "
+	  "twice): let the job apply the HelmReleases and their sources "
+	  "(flux-system) or the Applications (argocd) gpuform renders — list "
+	  "and create, and get, patch, delete by name",
+	  "flux argocd", 0 },
 	{ "pushgateway", 0, OPT_PUSHGW, CMD_ARG_REQUIRED, "URL",
 	  "the job pushes metrics there", NULL, 0 },
 	{ "timeout", 0, OPT_TIMEOUT, CMD_ARG_REQUIRED, "DUR",
@@ -161,6 +169,18 @@ static int install_parse(struct install_cli *ic, int argc, char **argv)
 			break;
 		case OPT_DOCTOR:
 			io->doctor = 1;
+			break;
+		case OPT_DELIVERY:
+			if (!strcmp(optarg, "flux"))
+				io->delivery_flux = 1;
+			else if (!strcmp(optarg, "argocd"))
+				io->delivery_argocd = 1;
+			else
+				return cmd_usage_error("install",
+						       "--delivery '%s': flux "
+						       "or argocd (delivery "
+						       "values needs no grant)",
+						       optarg);
 			break;
 		case OPT_PREFLIGHT_INTENT:
 			if (!*optarg || optarg[0] == '/')

@@ -234,8 +234,18 @@ void live_json(struct live *l)
 {
 	cJSON *j = nodeimpact_report_json(&l->ni, &l->rep,
 					  l->rc < 0 ? err_msg(&l->err) : NULL);
-	char *s = cJSON_Print(j);
+	char *s;
 
+	if (l->addons) {
+		/* the add-on comparison (diff --live), before the error */
+		cJSON *e = cJSON_DetachItemFromObjectCaseSensitive(j, "error");
+
+		cJSON_AddItemToObject(j, "addons", l->addons);
+		l->addons = NULL;
+		if (e)
+			cJSON_AddItemToObject(j, "error", e);
+	}
+	s = cJSON_Print(j);
 	puts(s);
 	cJSON_free(s);
 	cJSON_Delete(j);

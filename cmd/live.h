@@ -53,6 +53,8 @@ struct live {
 	struct cluster_info info; /* context, server, EKS name */
 	struct identity id;       /* what the run checks and records */
 	int rc; /* recon_run's result */
+	cJSON *addons; /* diff --live: the add-on comparison, which live_json
+			* prints as .addons (and frees), or NULL */
 };
 /* live_init: every field empty, the defaults of the options */
 void live_init(struct live *l, const char *cmd);

@@ -1,9 +1,11 @@
 /* generator/addondiff.c: add-on files compared by key (addondiff.h). */
 #include "generator/addondiff.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator/doctor.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 #include "util/yaml.h"
@@ -165,14 +167,12 @@ static void impact_of(struct buf *out, const char *file, const char *key,
 		buf_adds(out, "Helm values: roll out the chart");
 }
 
-static void add_item(struct addondiff *d, const char *cluster,
+static void put_item(struct addondiff *d, const char *cluster,
 		     const char *file, const char *key, const char *before,
-		     const char *after, const struct ctx *c)
+		     const char *after, struct buf *imp)
 {
 	struct addondiff_item *it;
-	struct buf imp = BUF_INIT;
 
-	impact_of(&imp, file, key, after, c);
 	GROW(d->items, d->nr + 1, d->alloc);
 	it = &d->items[d->nr++];
 	it->cluster = xstrdup(cluster ? cluster : "");
@@ -180,7 +180,17 @@ static void add_item(struct addondiff *d, const char *cluster,
 	it->key = xstrdup(key);
 	it->before = before ? xstrdup(before) : NULL;
 	it->after = after ? xstrdup(after) : NULL;
-	it->impact = buf_detach(&imp, NULL);
+	it->impact = buf_detach(imp, NULL);
+}
+
+static void add_item(struct addondiff *d, const char *cluster,
+		     const char *file, const char *key, const char *before,
+		     const char *after, const struct ctx *c)
+{
+	struct buf imp = BUF_INIT;
+
+	impact_of(&imp, file, key, after, c);
+	put_item(d, cluster, file, key, before, after, &imp);
 }
 
 static int strp_cmp(const void *a, const void *b)
@@ -278,8 +288,9 @@ void addondiff_format_text(struct buf *out, const struct addondiff *d)
 		const struct addondiff_item *it = &d->items[i];
 		buf_adds(out, "add-on ");
 		path(out, it);
-		buf_addf(out, ": %s: %s -> %s\n  %s\n", it->key,
-			 it->before ? it->before : "(absent)",
+		buf_addf(out, d->live ? ": %s: live %s, rendered %s\n  %s\n"
+				      : ": %s: %s -> %s\n  %s\n",
+			 it->key, it->before ? it->before : "(absent)",
 			 it->after ? it->after : "(absent)", it->impact);
 	}
 }
@@ -296,8 +307,9 @@ void addondiff_format_markdown(struct buf *out, const struct addondiff *d)
 {
 	if (!d->nr)
 		return;
-	buf_adds(out, "\n#### Add-ons\n\n| file | key | before | after | "
-		      "impact |\n| --- | --- | --- | --- | --- |\n");
+	buf_addf(out, "\n#### Add-ons\n\n| file | key | %s | %s | "
+		      "impact |\n| --- | --- | --- | --- | --- |\n",
+		 d->live ? "live" : "before", d->live ? "rendered" : "after");
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct addondiff_item *it = &d->items[i];
 		struct buf p = BUF_INIT;
@@ -317,8 +329,10 @@ void addondiff_format_markdown(struct buf *out, const struct addondiff *d)
 
 void addondiff_summary(struct buf *out, const struct addondiff *d)
 {
-	buf_addf(out, "%zu add-on setting%s changed", d->nr,
-		 d->nr == 1 ? "" : "s");
+	buf_addf(out, "%zu add-on setting%s %s", d->nr, d->nr == 1 ? "" : "s",
+		 d->live ? (d->nr == 1 ? "differs from the running controllers"
+				       : "differ from the running controllers")
+			 : "changed");
 }
 
 cJSON *addondiff_json(const struct addondiff *d)
@@ -332,11 +346,229 @@ cJSON *addondiff_json(const struct addondiff *d)
 		cJSON_AddStringToObject(o, "file", it->file);
 		cJSON_AddStringToObject(o, "key", it->key);
 		v = it->before ? cJSON_Parse(it->before) : NULL;
-		cJSON_AddItemToObject(o, "before", v ? v : cJSON_CreateNull());
+		cJSON_AddItemToObject(o, d->live ? "live" : "before",
+				      v ? v : cJSON_CreateNull());
 		v = it->after ? cJSON_Parse(it->after) : NULL;
-		cJSON_AddItemToObject(o, "after", v ? v : cJSON_CreateNull());
+		cJSON_AddItemToObject(o, d->live ? "rendered" : "after",
+				      v ? v : cJSON_CreateNull());
 		cJSON_AddStringToObject(o, "impact", it->impact);
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
+}
+
+/* ---- addondiff_live: the render against the running controllers --------- */
+
+static const cJSON *jget(const cJSON *j, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(j, k);
+}
+
+/* what rolls the rendered file out: a HelmRelease or Application of the
+ * same release among the rendered objects (spec.addons.delivery flux,
+ * argocd), else the Helm release the values file is for */
+static void until(struct buf *out, const cJSON *docs, const char *file,
+		  const char *release)
+{
+	const cJSON *d;
+
+	cJSON_ArrayForEach(d, docs) {
+		const cJSON *k = jget(d, "kind"), *md = jget(d, "metadata");
+		const cJSON *n = jget(md, "name"), *ns = jget(md, "namespace");
+		if (!cJSON_IsString(k) || !cJSON_IsString(n) ||
+		    strcmp(n->valuestring, release) ||
+		    (strcmp(k->valuestring, "HelmRelease") &&
+		     strcmp(k->valuestring, "Application")))
+			continue;
+		buf_addf(out, "until %s %s%s%s (rendered) is synced",
+			 k->valuestring,
+			 cJSON_IsString(ns) ? ns->valuestring : "",
+			 cJSON_IsString(ns) ? "/" : "", release);
+		return;
+	}
+	buf_addf(out, "until addons/%s is rolled out to the %s Helm release",
+		 file, release);
+}
+
+/* one gate that differs: what the running Karpenter does meanwhile */
+static void live_gate_impact(struct buf *out, const char *gate, int rendered,
+			     const char *where, const cJSON *docs)
+{
+	static const struct {
+		const char *gate, *off;
+	} effects[] = {
+		{ "nodeOverlay", "Karpenter ignores the NodeOverlays" },
+		{ "reservedCapacity", "the reserved-capacity pools launch "
+				      "nothing" },
+		{ "nodeRepair", "unhealthy GPU nodes are not replaced" },
+		{ "spotToSpotConsolidation", "spot nodes are not replaced by "
+					     "cheaper spot nodes" },
+	};
+	const char *off = "the rendered setting does not apply";
+	size_t overlays = count_kind(docs, "NodeOverlay");
+
+	for (size_t i = 0; i < sizeof(effects) / sizeof(effects[0]); i++)
+		if (!strcmp(effects[i].gate, gate))
+			off = effects[i].off;
+	buf_addf(out, "Karpenter feature gate %s (%s, FEATURE_GATES): ", gate,
+		 where);
+	if (!rendered)
+		buf_adds(out, "the running Karpenter still has it on ");
+	else if (!strcmp(gate, "nodeOverlay") && overlays)
+		buf_addf(out, "the %zu NodeOverlay%s rendered %s ignored ",
+			 overlays, overlays == 1 ? "" : "s",
+			 overlays == 1 ? "is" : "are");
+	else
+		buf_addf(out, "%s ", off);
+	until(out, docs, "karpenter-values.yaml", "karpenter");
+}
+
+static void live_gates(struct addondiff *d, const char *cluster,
+		       const cJSON *addons, const cJSON *docs,
+		       const struct doctor_live *l)
+{
+	static const char prefix[] = "settings.featureGates.";
+	const cJSON *fg = jget(jget(jget(addons, "karpenter-values.yaml"),
+				    "settings"), "featureGates"), *g;
+	struct targets_ver run = TARGETS_KARPENTER_NEWEST;
+
+	if (doctor_image_version(l->karpenter.image, &run) < 0) {
+		const struct targets_ver newest = TARGETS_KARPENTER_NEWEST;
+		run = newest; /* no release tag: the newest defaults */
+	}
+	cJSON_ArrayForEach(g, fg) {
+		char name[64], key[96];
+		struct buf imp = BUF_INIT;
+		int want, have;
+		/* the chart's settings.featureGates keys are the FEATURE_GATES
+		 * names with a lower-case first letter (aws/karpenter-provider-
+		 * aws charts/karpenter/templates/deployment.yaml) */
+		if (!cJSON_IsBool(g) || strlen(g->string) >= sizeof(name))
+			continue;
+		memcpy(name, g->string, strlen(g->string) + 1);
+		name[0] = (char)(name[0] >= 'a' && name[0] <= 'z'
+					 ? name[0] - 'a' + 'A'
+					 : name[0]);
+		want = cJSON_IsTrue(g);
+		have = doctor_gate(l->feature_gates, name, &run);
+		if (want == have)
+			continue;
+		snprintf(key, sizeof(key), "%s%s", prefix, g->string);
+		live_gate_impact(&imp, g->string, want, l->karpenter.where,
+				 docs);
+		put_item(d, cluster, "karpenter-values.yaml", key,
+			 have ? "true" : "false", want ? "true" : "false",
+			 &imp);
+	}
+}
+
+static cJSON *parse_doc(const char *text)
+{
+	struct ystream ys = YSTREAM_INIT;
+	struct err e = ERR_INIT;
+	cJSON *j = NULL;
+
+	if (text && yaml_parse(&ys, text, strlen(text), "config", &e) == 0 &&
+	    ys.nr == 1 && ys.docs[0].root &&
+	    ys.docs[0].root->type == YNODE_MAP &&
+	    yaml_to_json(&j, ys.docs[0].root, "config", &e) < 0)
+		j = NULL;
+	ystream_release(&ys);
+	err_release(&e);
+	return j;
+}
+
+static void live_kueue_impact(struct buf *out, const char *key,
+			      const char *where, const cJSON *docs)
+{
+	buf_addf(out, "Kueue configuration (%s): ", where);
+	if (strstr(key, ":integrations.frameworks"))
+		buf_adds(out, "the jobs of a framework not in the running "
+			      "configuration are not queued by Kueue ");
+	else if (strstr(key, ":waitForPodsReady."))
+		buf_adds(out, "gangs are not started all-or-nothing as rendered ");
+	else
+		buf_adds(out, "the running Kueue keeps the live value ");
+	until(out, docs, "kueue-values.yaml", "kueue");
+	buf_adds(out, " and the controller restarts");
+}
+
+static void live_kueue(struct addondiff *d, const char *cluster,
+		       const cJSON *addons, const cJSON *docs,
+		       const struct doctor_live *l, struct diags *notes)
+{
+	static const char prefix[] = "managerConfig.controllerManagerConfigYaml:";
+	const cJSON *s = jget(jget(jget(addons, "kueue-values.yaml"),
+				   "managerConfig"),
+			      "controllerManagerConfigYaml");
+	struct flat fr = { 0 }, fl = { 0 };
+	cJSON *want, *run;
+
+	if (!cJSON_IsString(s) || !(want = parse_doc(s->valuestring)))
+		return;
+	if (!(run = parse_doc(l->kueue_config))) {
+		diags_add(notes, DIAG_WARNING, "", 0, 0, NULL,
+			  "add-ons: %s: controller_manager_config.yaml is not "
+			  "one YAML mapping; the Kueue configuration is not "
+			  "compared",
+			  l->kueue_config_where);
+		cJSON_Delete(want);
+		return;
+	}
+	flatten(&fr, prefix, want);
+	flatten(&fl, prefix, run);
+	for (size_t pass = 0; pass < 2; pass++) {
+		const struct flat *f = pass ? &fl : &fr;
+		for (size_t i = 0; i < f->nr; i++) {
+			const char *vr = flat_get(&fr, f->key[i]);
+			const char *vl = flat_get(&fl, f->key[i]);
+			struct buf imp = BUF_INIT;
+			if ((vr && vl && !strcmp(vr, vl)) || (pass && vr))
+				continue;
+			live_kueue_impact(&imp, f->key[i],
+					  l->kueue_config_where, docs);
+			put_item(d, cluster, "kueue-values.yaml", f->key[i], vl,
+				 vr, &imp);
+		}
+	}
+	flat_release(&fr);
+	flat_release(&fl);
+	cJSON_Delete(want);
+	cJSON_Delete(run);
+}
+
+static int item_cmp(const void *pa, const void *pb)
+{
+	const struct addondiff_item *a = pa, *b = pb;
+	int c = strcmp(a->file, b->file);
+
+	return c ? c : strcmp(a->key, b->key);
+}
+
+void addondiff_live(struct addondiff *d, const char *cluster,
+		    const cJSON *addons, const cJSON *docs,
+		    const struct doctor_live *l, struct diags *notes)
+{
+	size_t first = d->nr;
+
+	d->live = 1;
+	if (l->karpenter.unreadable && jget(addons, "karpenter-values.yaml"))
+		diags_add(notes, DIAG_WARNING, "", 0, 0,
+			  "gpuform install --doctor grants that read",
+			  "add-ons: Karpenter: %s; its feature gates are not "
+			  "compared",
+			  l->karpenter.unreadable);
+	else if (l->karpenter.where)
+		live_gates(d, cluster, addons, docs, l);
+	if (l->kueue_config_unreadable && jget(addons, "kueue-values.yaml"))
+		diags_add(notes, DIAG_WARNING, "", 0, 0,
+			  "gpuform install --doctor grants that read",
+			  "add-ons: Kueue: %s; its configuration is not "
+			  "compared",
+			  l->kueue_config_unreadable);
+	else if (l->kueue_config_where)
+		live_kueue(d, cluster, addons, docs, l, notes);
+	if (d->nr > first) /* d->items is NULL when nothing was added */
+		qsort(d->items + first, d->nr - first, sizeof(*d->items),
+		      item_cmp);
 }

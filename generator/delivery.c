@@ -51,6 +51,16 @@ static const struct chart charts[] = {
 	{ "efa-device-plugin-values.yaml", "aws-efa-k8s-device-plugin",
 	  "https://aws.github.io/eks-charts", "aws-efa-k8s-device-plugin",
 	  "v0.5.30", "kube-system", "eks" },
+	/* aws/eks-node-monitoring-agent (51af549)
+	 * charts/eks-node-monitoring-agent/Chart.yaml version 1.7.0; the
+	 * chart README: helm repo add eks-node-monitoring-agent
+	 * https://aws.github.io/eks-node-monitoring-agent, installed into
+	 * kube-system; the gh-pages index.yaml (98764fe) serves 1.7.0.
+	 * Rendered only with node repair on (generator/render.c) */
+	{ "eks-node-monitoring-agent-values.yaml", "eks-node-monitoring-agent",
+	  "https://aws.github.io/eks-node-monitoring-agent",
+	  "eks-node-monitoring-agent", "1.7.0", "kube-system",
+	  "eks-node-monitoring-agent" },
 };
 /* clang-format on */
 
@@ -198,4 +208,43 @@ void delivery_render(cJSON *docs, const cJSON *addons, const struct intent *in)
 			argocd(docs, in->name, c, ns, buf_cstr(&ver), values);
 	}
 	buf_release(&ver);
+}
+
+static size_t put_obj(struct delivery_obj *out, size_t n, const char *group,
+		      const char *resource, const char *ns, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(out[i].resource, resource) &&
+		    !strcmp(out[i].name, name))
+			return n;
+	if (n >= DELIVERY_OBJS_MAX)
+		BUG("delivery_objects: more than DELIVERY_OBJS_MAX objects");
+	out[n] = (struct delivery_obj){ group, resource, ns, name };
+	return n + 1;
+}
+
+size_t delivery_objects(enum addons_delivery mode,
+			struct delivery_obj out[DELIVERY_OBJS_MAX])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof charts / sizeof charts[0]; i++) {
+		const struct chart *c = &charts[i];
+		if (mode == DELIVERY_ARGOCD) {
+			n = put_obj(out, n, "argoproj.io", "applications",
+				    DELIVERY_ARGOCD_NS, c->release);
+			continue;
+		}
+		if (mode != DELIVERY_FLUX)
+			continue;
+		n = put_obj(out, n, "helm.toolkit.fluxcd.io", "helmreleases",
+			    DELIVERY_FLUX_NS, c->release);
+		n = is_oci(c) ? put_obj(out, n, "source.toolkit.fluxcd.io",
+					"ocirepositories", DELIVERY_FLUX_NS,
+					c->release)
+			      : put_obj(out, n, "source.toolkit.fluxcd.io",
+					"helmrepositories", DELIVERY_FLUX_NS,
+					c->source);
+	}
+	return n;
 }

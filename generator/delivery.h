@@ -20,4 +20,18 @@
  */
 void delivery_render(cJSON *docs, const cJSON *addons, const struct intent *in);
 
+/* an object delivery_render can write: its API group, resource, namespace
+ * and name */
+struct delivery_obj {
+	const char *group, *resource, *ns, *name;
+};
+#define DELIVERY_OBJS_MAX 16
+/*
+ * delivery_objects: every object delivery_render can write for mode (any
+ * intent: every chart), each once, into out (DELIVERY_OBJS_MAX); the
+ * count. For `gpuform install --delivery`: grants by name.
+ */
+size_t delivery_objects(enum addons_delivery mode,
+			struct delivery_obj out[DELIVERY_OBJS_MAX]);
+
 #endif

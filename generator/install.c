@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "generator/delivery.h"
 #include "generator/kobj.h"
 #include "generator/render.h"
 #include "util/vec.h"
@@ -132,6 +133,34 @@ static size_t doctor_grants(struct install_grant **g, size_t n)
 		  "kueue-controller-manager");
 	add_grant(g, &n, &alloc, "kueue-system", "", "configmaps", "get",
 		  "kueue-manager-config");
+	return n;
+}
+
+/*
+ * what reconcile does with the objects spec.addons.delivery renders
+ * (generator/delivery.c), in their one namespace: LIST each kind (by
+ * label; RBAC cannot narrow a list by name), create (a server-side apply
+ * that creates; a create cannot be narrowed by name either), and get,
+ * patch, delete only the objects of those names — never another
+ * HelmRelease or Application of that namespace (Argo CD's own, another
+ * team's). Like the inventory ConfigMap's grants above.
+ */
+static size_t delivery_grants(struct install_grant **g, size_t n,
+			      enum addons_delivery mode)
+{
+	struct delivery_obj objs[DELIVERY_OBJS_MAX];
+	size_t alloc = n, no = delivery_objects(mode, objs);
+
+	for (size_t i = 0; i < no; i++) {
+		int first = 1;
+		for (size_t j = 0; j < i && first; j++)
+			first = strcmp(objs[j].resource, objs[i].resource) != 0;
+		if (first)
+			add_grant(g, &n, &alloc, objs[i].ns, objs[i].group,
+				  objs[i].resource, "list,create", NULL);
+		add_grant(g, &n, &alloc, objs[i].ns, objs[i].group,
+			  objs[i].resource, "get,patch,delete", objs[i].name);
+	}
 	return n;
 }
 
@@ -579,6 +608,10 @@ int install_render(cJSON **out, const struct install_opts *o,
 	ng = install_grants(&g, own, o->cluster, o->device_plugin_ns);
 	if (o->doctor)
 		ng = doctor_grants(&g, ng);
+	if (o->delivery_flux)
+		ng = delivery_grants(&g, ng, DELIVERY_FLUX);
+	if (o->delivery_argocd)
+		ng = delivery_grants(&g, ng, DELIVERY_ARGOCD);
 	/* namespaces with a Role: our own first, then the others sorted */
 	nss = xcalloc(ng + 1, sizeof(*nss));
 	nss[nns++] = own;

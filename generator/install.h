@@ -46,6 +46,10 @@ struct install_opts {
 				       * --preflight-intent PATH, or NULL */
 	long timeout_s;          /* reconcile --timeout (default 300) */
 	int doctor; /* also the reads of `gpuform doctor` (install --doctor) */
+	int delivery_flux, delivery_argocd; /* install --delivery: also the
+			* objects spec.addons.delivery flux / argocd renders
+			* (HelmReleases and their sources in flux-system,
+			* Applications in argocd), by name */
 };
 
 /*

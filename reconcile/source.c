@@ -577,6 +577,34 @@ int source_git_descends(const struct source *s, const char *ancestor, int *out,
 	return ret;
 }
 
+/* the add-on files of a rendered directory that have a live counterpart
+ * (the Karpenter feature gates, the Kueue configuration); one that is
+ * absent or no YAML mapping is left out (nothing to compare) */
+static void load_addons(struct source *s, const char *dir)
+{
+	static const char *const files[] = { "karpenter-values.yaml",
+					     "kueue-values.yaml" };
+
+	s->addons = cJSON_CreateObject();
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *p = xasprintf("%s/addons/%s", dir, files[i]);
+		struct buf data = BUF_INIT;
+		struct ystream ys = YSTREAM_INIT;
+		struct err e = ERR_INIT;
+		cJSON *j = NULL;
+		if (fs_read_file(&data, p, YAML_MAX_INPUT, &e) == 0 &&
+		    yaml_parse(&ys, buf_cstr(&data), data.len, p, &e) == 0 &&
+		    ys.nr == 1 && ys.docs[0].root &&
+		    ys.docs[0].root->type == YNODE_MAP &&
+		    yaml_to_json(&j, ys.docs[0].root, p, &e) == 0)
+			cJSON_AddItemToObject(s->addons, files[i], j);
+		ystream_release(&ys);
+		buf_release(&data);
+		err_release(&e);
+		free(p);
+	}
+}
+
 int source_load(struct source *out, char **paths, size_t n,
 		const char *templates, struct diags *d, struct err *err)
 {
@@ -588,6 +616,7 @@ int source_load(struct source *out, char **paths, size_t n,
 		if (load_rendered(&s, paths[0], NULL, d, err) < 0 ||
 		    find_cluster(&s, paths[0], err) < 0)
 			goto out;
+		load_addons(&s, paths[0]);
 	} else {
 		struct tmpl_set *t = NULL;
 		struct inputs ins = INPUTS_INIT;
@@ -619,6 +648,21 @@ int source_load(struct source *out, char **paths, size_t n,
 			buf_addf(&desc, "%s%s", i ? " " : "", ins.items[i].path);
 			while ((doc = cJSON_DetachItemFromArray(ins.items[i].r.docs, 0)))
 				cJSON_AddItemToArray(s.docs, doc);
+			/* one cluster: one set of add-on files (the first
+			 * intent's file of a name wins) */
+			if (!s.addons)
+				s.addons = cJSON_CreateObject();
+			while (ins.items[i].r.addons &&
+			       (doc = ins.items[i].r.addons->child)) {
+				doc = cJSON_DetachItemViaPointer(
+					ins.items[i].r.addons, doc);
+				if (cJSON_GetObjectItemCaseSensitive(
+					    s.addons, doc->string))
+					cJSON_Delete(doc);
+				else
+					cJSON_AddItemToObject(
+						s.addons, doc->string, doc);
+			}
 		}
 		inputs_release(&ins);
 		s.desc = buf_detach(&desc, NULL);
@@ -637,6 +681,7 @@ void source_release(struct source *s)
 	free(s->cache);
 	free(s->cluster);
 	cJSON_Delete(s->docs);
+	cJSON_Delete(s->addons);
 	free(s->desc);
 	buf_release(&s->intent);
 	memset(s, 0, sizeof(*s));

@@ -27,8 +27,13 @@ struct source {
 	struct buf intent; /* Git sources with source_git.intent: that file
 			    * at the same commit */
 	char *cache;   /* Git sources: the bare cache the commit is in */
+	cJSON *addons; /* source_load: the add-on files (file name under
+			* addons/ -> document) of the intents, or of a
+			* rendered directory its karpenter-values.yaml and
+			* kueue-values.yaml (what diff --live compares with
+			* the running controllers); NULL for Git sources */
 };
-#define SOURCE_INIT { NULL, NULL, NULL, NULL, BUF_INIT, NULL }
+#define SOURCE_INIT { NULL, NULL, NULL, NULL, BUF_INIT, NULL, NULL }
 
 struct source_git {
 	const char *url;   /* repository URL (https://, ssh://, a path) */

@@ -46,7 +46,7 @@ spec=$root/specs/efa-training.yaml
 with_delivery "$spec" flux "$tmp/f.yaml"
 "$GPUFORM" render --output-dir "$tmp/f" "$tmp/f.yaml" >/dev/null 2>&1
 got=$(cd "$tmp/f" && ls helmrelease-* ocirepository-* helmrepository-* 2>/dev/null | tr '\n' ' ')
-want='helmrelease-aws-efa-k8s-device-plugin.yaml helmrelease-karpenter.yaml helmrelease-kueue.yaml helmrelease-nvidia-device-plugin.yaml helmrepository-eks.yaml helmrepository-nvdp.yaml ocirepository-karpenter.yaml ocirepository-kueue.yaml '
+want='helmrelease-aws-efa-k8s-device-plugin.yaml helmrelease-eks-node-monitoring-agent.yaml helmrelease-karpenter.yaml helmrelease-kueue.yaml helmrelease-nvidia-device-plugin.yaml helmrepository-eks-node-monitoring-agent.yaml helmrepository-eks.yaml helmrepository-nvdp.yaml ocirepository-karpenter.yaml ocirepository-kueue.yaml '
 [[ $got == "$want" ]] && t_pass "flux: HelmReleases and their sources" || t_fail "flux: HelmReleases and their sources" "got: $got"
 grep -q 'tag: 1.14.1' "$tmp/f/ocirepository-karpenter.yaml" && grep -q 'tag: 0.19.2' "$tmp/f/ocirepository-kueue.yaml" &&
 	t_pass "flux: charts pinned to the default targets" || t_fail "flux: charts pinned to the default targets"
@@ -59,10 +59,28 @@ grep -q 'tag: 1.10.2' "$tmp/f2/ocirepository-karpenter.yaml" && t_pass "flux: Ka
 with_delivery "$spec" argocd "$tmp/a.yaml"
 "$GPUFORM" render --output-dir "$tmp/ao" "$tmp/a.yaml" >/dev/null 2>&1
 got=$(cd "$tmp/ao" && ls application-* 2>/dev/null | tr '\n' ' ')
-[[ $got == 'application-aws-efa-k8s-device-plugin.yaml application-karpenter.yaml application-kueue.yaml application-nvidia-device-plugin.yaml ' ]] &&
+[[ $got == 'application-aws-efa-k8s-device-plugin.yaml application-eks-node-monitoring-agent.yaml application-karpenter.yaml application-kueue.yaml application-nvidia-device-plugin.yaml ' ]] &&
 	t_pass "argocd: one Application per chart" || t_fail "argocd: one Application per chart" "got: $got"
 grep -q 'repoURL: public.ecr.aws/karpenter$' "$tmp/ao/application-karpenter.yaml" &&
 	t_pass "argocd: OCI repoURL without the scheme" || t_fail "argocd: OCI repoURL without the scheme"
+# the EKS node monitoring agent (node repair on, the default with GPU pools): its chart
+# from https://aws.github.io/eks-node-monitoring-agent, pinned, with the values file
+grep -q 'url: https://aws.github.io/eks-node-monitoring-agent$' "$tmp/f/helmrepository-eks-node-monitoring-agent.yaml" &&
+	grep -q 'version: 1.7.0' "$tmp/f/helmrelease-eks-node-monitoring-agent.yaml" &&
+	grep -q 'targetNamespace: kube-system' "$tmp/f/helmrelease-eks-node-monitoring-agent.yaml" &&
+	grep -q 'key: nvidia.com/gpu' "$tmp/f/helmrelease-eks-node-monitoring-agent.yaml" &&
+	t_pass "flux: node monitoring agent HelmRelease, its HelmRepository, the DCGM toleration" ||
+	t_fail "flux: node monitoring agent HelmRelease, its HelmRepository, the DCGM toleration" "$(cat "$tmp/f/helmrelease-eks-node-monitoring-agent.yaml" 2>&1)"
+grep -q 'repoURL: https://aws.github.io/eks-node-monitoring-agent$' "$tmp/ao/application-eks-node-monitoring-agent.yaml" &&
+	grep -q 'targetRevision: 1.7.0' "$tmp/ao/application-eks-node-monitoring-agent.yaml" &&
+	t_pass "argocd: node monitoring agent Application, chart pinned" ||
+	t_fail "argocd: node monitoring agent Application, chart pinned" "$(cat "$tmp/ao/application-eks-node-monitoring-agent.yaml" 2>&1)"
+awk '{ print } /^spec:[ \t]*$/ { print "  nodeRepair: false" }' "$tmp/f.yaml" >"$tmp/f3.yaml"
+"$GPUFORM" render --output-dir "$tmp/f3" "$tmp/f3.yaml" >/dev/null 2>&1
+if [[ -e $tmp/f3/helmrelease-karpenter.yaml && ! -e $tmp/f3/helmrelease-eks-node-monitoring-agent.yaml &&
+	! -e $tmp/f3/helmrepository-eks-node-monitoring-agent.yaml ]]; then
+	t_pass "flux, node repair off: no node monitoring agent release"
+else t_fail "flux, node repair off: no node monitoring agent release" "$(ls "$tmp/f3" 2>&1 | tr '\n' ' ')"; fi
 with_delivery "$spec" fluxcd "$tmp/bad.yaml"
 "$GPUFORM" render "$tmp/bad.yaml" >"$tmp/bad.out" 2>&1
 rc=$?

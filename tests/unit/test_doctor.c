@@ -173,6 +173,97 @@ START_TEST(addon_changes)
 }
 END_TEST
 
+/* addondiff_live: the rendered add-ons against what runs, key by key */
+START_TEST(addon_live)
+{
+	cJSON *a = addons_with(1, conf_a);
+	cJSON *docs = cJSON_CreateArray(), *ov = cJSON_CreateObject();
+	struct addondiff d = ADDONDIFF_INIT;
+	struct diags notes = DIAGS_INIT;
+	struct doctor_live l;
+	struct buf out = BUF_INIT;
+
+	cJSON_AddStringToObject(ov, "kind", "NodeOverlay");
+	cJSON_AddItemToArray(docs, ov);
+	memset(&l, 0, sizeof(l));
+	l.karpenter.where = "Deployment kube-system/karpenter";
+	l.karpenter.image = "public.ecr.aws/karpenter/controller:1.14.1";
+	l.feature_gates = "NodeRepair=true,NodeOverlay=false";
+	l.kueue_config_where = "ConfigMap kueue-system/kueue-manager-config";
+	l.kueue_config = conf_b;
+	addondiff_live(&d, NULL, a, docs, &l, &notes);
+	addondiff_format_text(&out, &d);
+	ck_assert_msg(d.nr == 2 && notes.nr == 0, "%s", buf_cstr(&out));
+	ck_assert(strstr(buf_cstr(&out),
+			 "add-on addons/karpenter-values.yaml: "
+			 "settings.featureGates.nodeOverlay: live false, "
+			 "rendered true\n  Karpenter feature gate nodeOverlay "
+			 "(Deployment kube-system/karpenter, FEATURE_GATES): "
+			 "the 1 NodeOverlay rendered is ignored until "
+			 "addons/karpenter-values.yaml is rolled out to the "
+			 "karpenter Helm release\n"));
+	ck_assert_str_eq(d.items[1].key, "managerConfig.controllerManagerConfigYaml:integrations.frameworks");
+	ck_assert_str_eq(d.items[1].before, "[\"batch/job\"]");
+	buf_reset(&out);
+	addondiff_summary(&out, &d);
+	ck_assert_str_eq(buf_cstr(&out), "2 add-on settings differ from the running controllers");
+	{
+		cJSON *j = addondiff_json(&d);
+		const cJSON *it = cJSON_GetArrayItem(j, 0);
+		ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(it, "live")));
+		ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(it, "rendered")));
+		ck_assert_ptr_null(cJSON_GetObjectItem(it, "before"));
+		cJSON_Delete(j);
+	}
+	addondiff_release(&d);
+
+	/* delivered by Flux: the HelmRelease rolls it out; a key only live */
+	{
+		cJSON *hr = cJSON_CreateObject(), *md;
+		cJSON_AddStringToObject(hr, "kind", "HelmRelease");
+		md = cJSON_AddObjectToObject(hr, "metadata");
+		cJSON_AddStringToObject(md, "name", "karpenter");
+		cJSON_AddStringToObject(md, "namespace", "flux-system");
+		cJSON_AddItemToArray(docs, hr);
+	}
+	l.feature_gates = "NodeOverlay=false";
+	l.kueue_config = "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
+			 "kind: Configuration\nwaitForPodsReady:\n  timeout: 25m\n"
+			 "integrations:\n  frameworks:\n  - batch/job\n"
+			 "  - kubeflow.org/pytorchjob\nmanageJobsWithoutQueueName: true\n";
+	addondiff_live(&d, NULL, a, docs, &l, &notes);
+	buf_reset(&out);
+	addondiff_format_text(&out, &d);
+	/* nodeOverlay and nodeRepair (left out of FEATURE_GATES: off), and
+	 * the Kueue key only the live configuration has */
+	ck_assert_msg(d.nr == 3, "%s", buf_cstr(&out));
+	ck_assert(strstr(buf_cstr(&out), "until HelmRelease flux-system/karpenter (rendered) is synced"));
+	ck_assert(strstr(buf_cstr(&out), "settings.featureGates.nodeRepair: live false, rendered true"));
+	ck_assert(strstr(buf_cstr(&out), "managerConfig.controllerManagerConfigYaml:manageJobsWithoutQueueName: live true, rendered (absent)"));
+	addondiff_release(&d);
+
+	/* as rendered: nothing; unreadable: a warning, nothing compared */
+	l.feature_gates = "NodeRepair=true,NodeOverlay=true";
+	l.kueue_config = conf_a;
+	addondiff_live(&d, NULL, a, docs, &l, &notes);
+	ck_assert_uint_eq(d.nr, 0);
+	memset(&l, 0, sizeof(l));
+	l.karpenter.unreadable = "Deployment kube-system/karpenter cannot be read (403)";
+	addondiff_live(&d, NULL, a, docs, &l, &notes);
+	ck_assert_uint_eq(d.nr, 0);
+	ck_assert_msg(notes.warnings == 1 && strstr(fmt(&notes), "its feature gates are not compared"), "%s", fmt(&notes));
+	/* absent controllers: nothing to compare, nothing said */
+	memset(&l, 0, sizeof(l));
+	addondiff_live(&d, NULL, a, docs, &l, &notes);
+	ck_assert_uint_eq(notes.warnings, 1);
+	addondiff_release(&d);
+	diags_release(&notes);
+	buf_release(&out);
+	cJSON_Delete(a);
+	cJSON_Delete(docs);
+}
+END_TEST
+
 Suite *doctor_suite(void)
 {
 	Suite *s = suite_create("doctor");
@@ -184,6 +275,7 @@ Suite *doctor_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("addondiff");
 	tcase_add_test(tc, addon_changes);
+	tcase_add_test(tc, addon_live);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -391,6 +391,63 @@ START_TEST(test_install_doctor_grants)
 }
 END_TEST
 
+/* install --delivery flux/argocd: the delivered objects in their one
+ * namespace — list and create, get/patch/delete by name only */
+START_TEST(test_install_delivery_grants)
+{
+	struct install_opts o = { 0 };
+	struct err err = ERR_INIT;
+	cJSON *docs;
+	const cJSON *role, *r;
+	size_t named = 0, any = 0;
+
+	o.git_url = "https://git.example.com/gitops.git";
+	o.git_path = "clusters";
+	o.cluster = "ml-prod";
+	docs = install(&o, &err);
+	ck_assert_ptr_null(doc_of(docs, "Role", "flux-system"));
+	ck_assert_ptr_null(doc_of(docs, "Role", "argocd"));
+	cJSON_Delete(docs);
+	o.delivery_flux = 1;
+	docs = install(&o, &err);
+	ck_assert_msg(docs != NULL, "%s", err_msg(&err));
+	ck_assert_ptr_null(doc_of(docs, "Role", "argocd"));
+	role = doc_of(docs, "Role", "flux-system");
+	ck_assert_ptr_nonnull(role);
+	ck_assert_ptr_nonnull(doc_of(docs, "RoleBinding", "flux-system"));
+	cJSON_ArrayForEach(r, at(role, "rules")) {
+		const char *g = at(r, "apiGroups.0")->valuestring;
+		ck_assert(!strcmp(g, "helm.toolkit.fluxcd.io") ||
+			  !strcmp(g, "source.toolkit.fluxcd.io"));
+		if (at(r, "resourceNames")) {
+			ck_assert_int_eq(cJSON_GetArraySize(at(r, "verbs")), 3);
+			ck_assert_str_eq(at(r, "verbs.0")->valuestring, "get");
+			ck_assert_str_eq(at(r, "verbs.2")->valuestring, "delete");
+			named += (size_t)cJSON_GetArraySize(at(r, "resources"));
+		} else {
+			/* list and create of each kind, never get/patch */
+			ck_assert_int_eq(cJSON_GetArraySize(at(r, "verbs")), 2);
+			ck_assert_str_eq(at(r, "verbs.0")->valuestring, "list");
+			ck_assert_str_eq(at(r, "verbs.1")->valuestring, "create");
+			any += (size_t)cJSON_GetArraySize(at(r, "resources"));
+		}
+	}
+	/* 5 HelmReleases, 2 OCIRepositories, 3 HelmRepositories */
+	ck_assert_uint_eq(named, 10);
+	ck_assert_uint_eq(any, 3);
+	cJSON_Delete(docs);
+	o.delivery_flux = 0;
+	o.delivery_argocd = 1;
+	docs = install(&o, &err);
+	role = doc_of(docs, "Role", "argocd");
+	ck_assert_ptr_nonnull(role);
+	ck_assert_ptr_null(doc_of(docs, "Role", "flux-system"));
+	ck_assert_str_eq(at(role, "rules.0.apiGroups.0")->valuestring, "argoproj.io");
+	cJSON_Delete(docs);
+	err_release(&err);
+}
+END_TEST
+
 START_TEST(test_install_invalid)
 {
 	static const struct {
@@ -850,6 +907,7 @@ Suite *incluster_suite(void)
 	tcase_add_test(inst, test_install_documents);
 	tcase_add_test(inst, test_install_invalid);
 	tcase_add_test(inst, test_install_doctor_grants);
+	tcase_add_test(inst, test_install_delivery_grants);
 	tcase_add_test(inst, test_install_ssh);
 	tcase_add_test(inst, test_install_image_and_cache);
 	tcase_add_test(lease, test_lease_judge);
