@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
-#include "cmd/testhooks.h"
 #include "generator/intent.h"
 #include "reconcile/metrics.h"
 #include "reconcile/notify.h"
@@ -148,8 +147,6 @@ int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
 		fprintf(stderr, "gpuform: took the run lock (Lease %s/%s) as %s "
 				"for up to %lds; released when this run ends\n",
 			ic->lease.ns, ic->lease.name, ic->identity, dur);
-	/* tests only: hold the lock (a run that takes long) */
-	testhooks_sleep(testhooks_seconds("GPUFORM_TEST_LOCK_HOLD_S"));
 	return 0;
 }
 
