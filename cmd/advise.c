@@ -9,7 +9,6 @@
 #include "cmd/cmd.h"
 #include "cmd/prices.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,6 @@
 #include "git/repo.h"
 #include "reconcile/advrun.h"
 #include "util/time.h"
-#include "util/xalloc.h"
 
 enum {
 	OPT_PROM = 256, OPT_WINDOW, OPT_AT, OPT_STEP, OPT_WRITE, OPT_COMMIT,
@@ -85,40 +83,6 @@ struct advise_run {
 	struct advrun r;
 };
 
-/* "14d", "7d", or a duration in h/m/s */
-static int parse_window(const char *s, long *out)
-{
-	double v;
-	char *end;
-	size_t n = strlen(s);
-
-	if (n > 1 && s[n - 1] == 'd') {
-		long d = strtol(s, &end, 10);
-		if (end != s + n - 1 || d < 1 || d > 400)
-			return -1;
-		*out = d * 86400;
-		return 0;
-	}
-	if (time_parse_duration(s, TIME_DUR_HMS, &v) < 0 || v < 1 ||
-	    v > 400 * 86400.0)
-		return -1;
-	*out = (long)v;
-	return 0;
-}
-
-static int parse_at(const char *s, long long *out)
-{
-	char *end;
-	long long v;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (!errno && end != s && !*end && v > 0) {
-		*out = v;
-		return 0;
-	}
-	return time_parse_rfc3339(s, out, NULL);
-}
-
 static int parse_args(struct advise_run *a, int argc, char **argv)
 {
 	int c;
@@ -130,7 +94,7 @@ static int parse_args(struct advise_run *a, int argc, char **argv)
 			a->r.prom.url = optarg;
 			break;
 		case OPT_WINDOW:
-			if (parse_window(optarg, &a->r.window_s) < 0)
+			if (advrun_parse_window(optarg, &a->r.window_s) < 0)
 				return cmd_usage_error(
 					"advise",
 					"--window takes a duration such as 14d, "
@@ -138,7 +102,7 @@ static int parse_args(struct advise_run *a, int argc, char **argv)
 					optarg);
 			break;
 		case OPT_AT:
-			if (parse_at(optarg, &a->r.at) < 0)
+			if (advrun_parse_at(optarg, &a->r.at) < 0)
 				return cmd_usage_error(
 					"advise",
 					"--at takes RFC 3339 "
@@ -238,39 +202,9 @@ static void print_results(const struct advise_run *a)
 {
 	struct buf out = BUF_INIT;
 
-	if (a->fmt == A_JSON) {
-		cJSON *o = cJSON_CreateObject(), *arr = cJSON_CreateArray();
-		char *s;
-		cJSON_AddStringToObject(o, "prometheus", a->r.prom.url);
-		cJSON_AddNumberToObject(o, "windowSeconds", (double)a->r.window_s);
-		cJSON_AddNumberToObject(o, "at", (double)a->r.at);
-		for (size_t i = 0; i < a->r.n; i++)
-			cJSON_AddItemToArray(arr, advise_json(a->r.files[i],
-							      &a->r.in[i],
-							      &a->r.res[i]));
-		cJSON_AddItemToObject(o, "files", arr);
-		if (!(s = cJSON_Print(o)))
-			BUG("cJSON_Print failed");
-		buf_adds(&out, s);
-		buf_addc(&out, '\n');
-		cJSON_free(s);
-		cJSON_Delete(o);
-	} else {
-		for (size_t i = 0; i < a->r.n; i++) {
-			if (i)
-				buf_addc(&out, '\n');
-			if (a->fmt == A_MARKDOWN)
-				advise_markdown(&out, a->r.files[i], &a->r.in[i],
-						&a->r.res[i]);
-			else
-				advise_text(&out, a->r.files[i], &a->r.in[i],
-					    &a->r.res[i]);
-		}
-		if (a->fmt == A_MARKDOWN)
-			buf_addf(&out, "\nFrom %s over %ld days before %lld "
-				       "(Unix time); see docs/advise.md.\n",
-				 a->r.prom.url, a->r.window_s / 86400, a->r.at);
-	}
+	advrun_format(&out, &a->r, a->fmt == A_JSON ? ADVRUN_JSON
+				 : a->fmt == A_MARKDOWN ? ADVRUN_MARKDOWN
+							: ADVRUN_TEXT);
 	fwrite(buf_cstr(&out), 1, out.len, stdout);
 	buf_release(&out);
 }

@@ -1,15 +1,89 @@
 /* reconcile/advrun.c: the run of `gpuform advise` (see advrun.h). */
 #include "reconcile/advrun.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "generator/pipeline.h"
 #include "git/gitpath.h"
 #include "git/repo.h"
 #include "util/fs.h"
+#include "util/time.h"
 #include "util/xalloc.h"
 #include "util/yaml.h"
+
+/* "14d", "7d", or a duration in h/m/s */
+int advrun_parse_window(const char *s, long *out)
+{
+	double v;
+	char *end;
+	size_t n = strlen(s);
+
+	if (n > 1 && s[n - 1] == 'd') {
+		long d = strtol(s, &end, 10);
+		if (end != s + n - 1 || d < 1 || d > 400)
+			return -1;
+		*out = d * 86400;
+		return 0;
+	}
+	if (time_parse_duration(s, TIME_DUR_HMS, &v) < 0 || v < 1 ||
+	    v > 400 * 86400.0)
+		return -1;
+	*out = (long)v;
+	return 0;
+}
+
+int advrun_parse_at(const char *s, long long *out)
+{
+	char *end;
+	long long v;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (!errno && end != s && !*end && v > 0) {
+		*out = v;
+		return 0;
+	}
+	return time_parse_rfc3339(s, out, NULL);
+}
+
+void advrun_format(struct buf *out, const struct advrun *a,
+		   enum advrun_format fmt)
+{
+	if (fmt == ADVRUN_JSON) {
+		cJSON *o = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+		char *s;
+		cJSON_AddStringToObject(o, "prometheus", a->prom.url);
+		cJSON_AddNumberToObject(o, "windowSeconds", (double)a->window_s);
+		cJSON_AddNumberToObject(o, "at", (double)a->at);
+		for (size_t i = 0; i < a->n; i++)
+			cJSON_AddItemToArray(arr, advise_json(a->files[i],
+							      &a->in[i],
+							      &a->res[i]));
+		cJSON_AddItemToObject(o, "files", arr);
+		if (!(s = cJSON_Print(o)))
+			BUG("cJSON_Print failed");
+		buf_adds(out, s);
+		buf_addc(out, '\n');
+		cJSON_free(s);
+		cJSON_Delete(o);
+		return;
+	}
+	for (size_t i = 0; i < a->n; i++) {
+		if (i)
+			buf_addc(out, '\n');
+		if (fmt == ADVRUN_MARKDOWN)
+			advise_markdown(out, a->files[i], &a->in[i], &a->res[i]);
+		else
+			advise_text(out, a->files[i], &a->in[i], &a->res[i]);
+	}
+	if (fmt == ADVRUN_MARKDOWN)
+		buf_addf(out, "\nFrom %s over %ld days before %lld "
+			      "(Unix time); see docs/advise.md.\n",
+			 a->prom.url, a->window_s / 86400, a->at);
+}
 
 int advrun_read(struct advrun *a, char **paths, size_t n, struct diags *d,
 		struct err *err)

@@ -37,6 +37,17 @@ struct advrun {
 
 void advrun_release(struct advrun *a);
 
+/* advrun_parse_window: "14d", "7d", or a duration in h/m/s, 1 s to 400
+ * days; advrun_parse_at: RFC 3339 or Unix seconds. -1: not one */
+int advrun_parse_window(const char *s, long *out);
+int advrun_parse_at(const char *s, long long *out);
+
+/* advrun_format: the results as text, markdown (a pull-request body) or
+ * JSON, appended to *out */
+enum advrun_format { ADVRUN_TEXT, ADVRUN_MARKDOWN, ADVRUN_JSON };
+void advrun_format(struct buf *out, const struct advrun *a,
+		   enum advrun_format fmt);
+
 /*
  * advrun_read: read every intent; their problems into *d (sorted), all
  * together. 0, or -1 with err (ERR_INVALID: an intent is invalid, ERR_IO:

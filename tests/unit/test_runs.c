@@ -393,6 +393,49 @@ START_TEST(test_advrun_read_and_token)
 }
 END_TEST
 
+START_TEST(test_advrun_parse_and_format)
+{
+	struct advrun a;
+	struct diags d = DIAGS_INIT;
+	struct err e = ERR_INIT;
+	struct buf out = BUF_INIT;
+	char *paths[1] = { ml_prod };
+	long w = 0;
+	long long at = 0;
+
+	ck_assert_int_eq(advrun_parse_window("14d", &w), 0);
+	ck_assert_int_eq(w, 14 * 86400);
+	ck_assert_int_eq(advrun_parse_window("336h", &w), 0);
+	ck_assert_int_eq(w, 336 * 3600);
+	ck_assert_int_eq(advrun_parse_window("401d", &w), -1);
+	ck_assert_int_eq(advrun_parse_window("0d", &w), -1);
+	ck_assert_int_eq(advrun_parse_window("xd", &w), -1);
+	ck_assert_int_eq(advrun_parse_at("1764547200", &at), 0);
+	ck_assert_int_eq(at, 1764547200);
+	ck_assert_int_eq(advrun_parse_at("2025-12-01T00:00:00Z", &at), 0);
+	ck_assert_int_eq(at, 1764547200);
+	ck_assert_int_eq(advrun_parse_at("yesterday", &at), -1);
+	/* the report of a run with no result yet: the file named, JSON with
+	 * the window */
+	memset(&a, 0, sizeof(a));
+	a.prom.url = "http://prom:9090";
+	a.window_s = 7 * 86400;
+	a.at = 1764547200;
+	ck_assert_int_eq(advrun_read(&a, paths, 1, &d, &e), 0);
+	advrun_format(&out, &a, ADVRUN_JSON);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&out), "\"windowSeconds\":\t604800"));
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&out), "specs/ml-prod.yaml"));
+	buf_reset(&out);
+	advrun_format(&out, &a, ADVRUN_MARKDOWN);
+	ck_assert_ptr_nonnull(strstr(buf_cstr(&out), "From http://prom:9090 over "
+						     "7 days before 1764547200"));
+	advrun_release(&a);
+	buf_release(&out);
+	diags_release(&d);
+	err_release(&e);
+}
+END_TEST
+
 Suite *runs_suite(void)
 {
 	Suite *s = suite_create("runs");
@@ -405,6 +448,7 @@ Suite *runs_suite(void)
 	tcase_add_test(t, test_unattended);
 	tcase_add_test(t, test_doctorrun);
 	tcase_add_test(t, test_advrun_read_and_token);
+	tcase_add_test(t, test_advrun_parse_and_format);
 	suite_add_tcase(s, t);
 	return s;
 }
