@@ -86,16 +86,8 @@ int incluster_lock(struct incluster *ic, struct kube *k, const char *cluster,
 		return -1;
 	if (rc > 0) {
 		if (ic->json) {
-			cJSON *j = cJSON_CreateObject(), *l;
-			char *txt;
-			cJSON_AddStringToObject(j, "cluster", cluster);
-			l = cJSON_AddObjectToObject(j, "locked");
-			cJSON_AddStringToObject(l, "lease", ic->lease.name);
-			cJSON_AddStringToObject(l, "namespace", ic->lease.ns);
-			cJSON_AddStringToObject(l, "holder", ic->lease.holder);
-			cJSON_AddStringToObject(l, "renewTime", u.renewed);
-			cJSON_AddStringToObject(l, "validUntil", u.until);
-			txt = cJSON_Print(j);
+			cJSON *j = unattended_locked_json(&ic->lease, &u);
+			char *txt = cJSON_Print(j);
 			puts(txt);
 			cJSON_free(txt);
 			cJSON_Delete(j);

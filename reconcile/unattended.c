@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "reconcile/metrics.h"
 #include "reconcile/notify.h"
 #include "util/fs.h"
@@ -50,6 +52,21 @@ int unattended_lock(struct lease *l, struct kube *k, struct unattended_lock *u,
 	describe_time(u->until, sizeof(u->until),
 		      l->holder_renew + (double)l->holder_duration);
 	return acquired ? 0 : 1;
+}
+
+cJSON *unattended_locked_json(const struct lease *l,
+			      const struct unattended_lock *u)
+{
+	cJSON *j = cJSON_CreateObject(), *o;
+
+	cJSON_AddStringToObject(j, "cluster", u->cluster);
+	o = cJSON_AddObjectToObject(j, "locked");
+	cJSON_AddStringToObject(o, "lease", l->name);
+	cJSON_AddStringToObject(o, "namespace", l->ns);
+	cJSON_AddStringToObject(o, "holder", l->holder);
+	cJSON_AddStringToObject(o, "renewTime", u->renewed);
+	cJSON_AddStringToObject(o, "validUntil", u->until);
+	return j;
 }
 
 static int warn(const struct unattended_report *r, const char *what,

@@ -40,6 +40,13 @@ struct unattended_lock {
 int unattended_lock(struct lease *l, struct kube *k, struct unattended_lock *u,
 		    struct err *err);
 
+/* unattended_locked_json: what -o json says of a run another run's lock
+ * kept out: {"cluster", "locked": {lease, namespace, holder, renewTime,
+ * validUntil}} (a new object) */
+struct cJSON;
+struct cJSON *unattended_locked_json(const struct lease *l,
+				     const struct unattended_lock *u);
+
 /* the run as it is reported */
 struct unattended_report {
 	const char *cluster; /* NULL: the run failed before it knew it */

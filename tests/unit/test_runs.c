@@ -229,6 +229,15 @@ START_TEST(test_unattended)
 	ck_assert_int_eq(strlen(ub.renewed), 20);
 	ck_assert_int_eq(ub.renewed[19], 'Z');
 	ck_assert_int_eq(strlen(ub.until), 20);
+	{
+		cJSON *j = unattended_locked_json(&b, &ub);
+		char *txt = cJSON_PrintUnformatted(j);
+		ck_assert_ptr_nonnull(strstr(txt, "\"cluster\":\"c1\",\"locked\":"
+					     "{\"lease\":\"gpuform-c1\",\"namespace\":"
+					     "\"gpuform-system\",\"holder\":\"host/1\""));
+		cJSON_free(txt);
+		cJSON_Delete(j);
+	}
 	/* the report: Events and status on the inventory, the lease
 	 * released, metrics written */
 	{
