@@ -3,8 +3,8 @@
  * render needs served, and do the running Karpenter and Kueue (their image
  * releases, Karpenter's FEATURE_GATES, Kueue's configuration ConfigMap)
  * match the intent's targets and its rendered add-ons? The decisions are
- * generator/doctor.c's; reconcile/ctlread.c reads the controllers (GETs
- * only).
+ * generator/doctor.c's, the run (GETs only) reconcile/doctorrun.c's; this
+ * file parses, prints and picks the exit code.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +12,7 @@
 
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
-#include "generator/doctor.h"
-#include "generator/intent.h"
-#include "generator/pipeline.h"
-#include "kube/kube.h"
-#include "reconcile/ctlread.h"
-#include "util/fs.h"
-#include "util/xalloc.h"
-#include "util/yaml.h"
+#include "reconcile/doctorrun.h"
 
 const struct cmd_opt doctor_opts[] = {
 	CLUSTER_CMD_OPTS,
@@ -27,72 +20,11 @@ const struct cmd_opt doctor_opts[] = {
 	CMD_OPT_END,
 };
 
-static const cJSON *jget(const cJSON *j, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(j, k);
-}
-
-/* every kind the render has must be served (the message names an older
- * release when the CRDs look like one) */
-static int check_served(struct kube *k, const char *file,
-			const struct rendered *r, struct diags *d,
-			struct err *err)
-{
-	const cJSON *doc;
-
-	cJSON_ArrayForEach(doc, r->docs) {
-		const cJSON *av = jget(doc, "apiVersion"), *kind = jget(doc, "kind");
-		const struct kube_resource *res;
-		if (!cJSON_IsString(av) || !cJSON_IsString(kind))
-			continue;
-		if (kube_resource_for(k, av->valuestring, kind->valuestring,
-				      &res, err) == 0)
-			continue;
-		if (err->code != ERR_NOTFOUND)
-			return -1;
-		/* once per kind */
-		int seen = 0;
-		for (size_t i = 0; i < d->nr && !seen; i++)
-			seen = strstr(d->items[i].msg, err_msg(err)) != NULL;
-		if (!seen)
-			diags_add(d, DIAG_ERROR, file, 0, 0,
-				  "install the CRDs of the targeted release, "
-				  "or set spec.targets to what runs",
-				  "%s", err_msg(err));
-		err_clear(err);
-	}
-	return 0;
-}
-
-/* one intent: render it and read its targets */
-static int load(const char *path, struct rendered *r, struct targets *t,
-		const struct tmpl_set *ts, struct diags *d, struct err *err)
-{
-	struct buf data = BUF_INIT;
-	struct intent in;
-	struct diags ignore = DIAGS_INIT;
-	int ret = -1;
-
-	if (fs_read_file(&data, path, YAML_MAX_INPUT, err) < 0)
-		goto out;
-	if (pipeline_render(r, path, buf_cstr(&data), data.len, ts, d, err) < 0)
-		goto out;
-	intent_read(&in, path, buf_cstr(&data), data.len, &ignore);
-	*t = in.targets;
-	intent_release(&in);
-	ret = 0;
-out:
-	diags_release(&ignore);
-	buf_release(&data);
-	return ret;
-}
-
 int cmd_doctor(int argc, char **argv)
 {
 	struct cluster_opts co = CLUSTER_OPTS_INIT;
 	struct tmpl_set *ts = NULL;
 	struct kube *k = NULL;
-	struct ctlread lr = CTLREAD_INIT;
 	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
 	int c, code = EXIT_OK;
@@ -114,26 +46,15 @@ int cmd_doctor(int argc, char **argv)
 	if (optind >= argc)
 		return cmd_usage_error("doctor", "no intent file given");
 	if (tmpl_set_load(&ts, NULL, &err) < 0 ||
-	    cluster_connect(&k, &co, &err) < 0 || ctlread_read(k, &lr, &err) < 0) {
+	    cluster_connect(&k, &co, &err) < 0) {
 		code = report_err(&err);
 		goto out;
 	}
-	for (int i = optind; i < argc; i++) {
-		struct rendered r = RENDERED_INIT;
-		struct targets t;
-		if (load(argv[i], &r, &t, ts, &d, &err) < 0) {
-			report_diags(&d);
-			code = report_err(&err);
-			rendered_release(&r);
-			goto out;
-		}
-		if (check_served(k, argv[i], &r, &d, &err) < 0) {
-			code = report_err(&err);
-			rendered_release(&r);
-			goto out;
-		}
-		doctor_check(argv[i], &t, &r, &lr.l, &d);
-		rendered_release(&r);
+	if (doctorrun_run(k, argv + optind, (size_t)(argc - optind), ts, &d,
+			  &err) < 0) {
+		report_diags(&d);
+		code = report_err(&err);
+		goto out;
 	}
 	report_diags(&d);
 	if (d.errors) {
@@ -145,7 +66,6 @@ int cmd_doctor(int argc, char **argv)
 		       argc - optind == 1 ? "s" : "");
 	}
 out:
-	ctlread_release(&lr);
 	diags_release(&d);
 	err_release(&err);
 	kube_free(k);

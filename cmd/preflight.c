@@ -1,13 +1,13 @@
 /*
- * cmd/preflight.c: `gpuform preflight` — reads and validates the intents,
- * finds credentials, asks AWS (reconcile/preflight.c), evaluates
- * (generator/preflight.c) and prints text, JSON or SARIF 2.1.0 in the
- * shapes `gpuform lint` uses.
+ * cmd/preflight.c: `gpuform preflight` — the options, the preflight run
+ * (reconcile/pfrun.c: read and validate the intents, find credentials,
+ * ask AWS, evaluate) and its findings printed as text, JSON or SARIF
+ * 2.1.0 in the shapes `gpuform lint` uses; the exit code.
  */
 #include "cmd/preflight.h"
 
 #include "cmd/cluster.h"
-#include "cmd/sarif.h"
+#include "generator/sarif.h"
 #include "cmd/testhooks.h"
 
 #include <stdio.h>
@@ -17,20 +17,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "generator/catalog.h"
 #include "generator/intent.h"
-#include "generator/plan.h"
 #include "generator/preflight.h"
-#include "generator/validate.h"
-#include "util/yaml.h"
-#include "aws/aws.h"
-#include "aws/awscreds.h"
 #include "kube/kube.h"
-#include "reconcile/preflight.h"
+#include "reconcile/pfrun.h"
 #include "util/buf.h"
 #include "util/diag.h"
-#include "util/fs.h"
-#include "util/xalloc.h"
 
 #ifndef GPUFORM_VERSION
 #define GPUFORM_VERSION "0.0.0"
@@ -70,14 +62,6 @@ const struct cmd_opt preflight_opts[] = {
 	  NULL, 0 },
 	CMD_OPT_HELP,
 	CMD_OPT_END,
-};
-
-struct one {
-	const char *path;
-	struct buf data;
-	struct intent in;
-	struct plan plan;
-	int have_plan;
 };
 
 /* an error as printed here: its control characters escaped, as report_err
@@ -128,173 +112,49 @@ static char *format_json(const struct lint_findings *f, size_t nfiles,
 	return s;
 }
 
-static int k8s_version_ok(const char *v)
+/* file:line:col: severity: message [PF00N rule-name] */
+static void print_findings(const struct lint_findings *f, FILE *out)
 {
-	const char *p = v;
-	int dots = 0;
-
-	if (!*p || *p == '.')
-		return 0;
-	for (; *p; p++) {
-		if (*p == '.')
-			dots++;
-		else if (*p < '0' || *p > '9')
-			return 0;
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct lint_finding *x = &f->items[i];
+		fprintf(out, "%s:%d:%d: %s: %s [%s %s]\n", x->file, x->line,
+			x->col, lint_severity_names[x->sev], x->msg,
+			x->rule->id, x->rule->name);
 	}
-	return dots == 1 && p[-1] != '.';
 }
 
 /*
- * preflight_core: read and validate the intents (diagnostics on stderr),
- * find credentials, ask AWS and evaluate; findings into *f. Returns 0, or
- * EXIT_INVALID / EXIT_RUNTIME after printing why.
+ * preflight_core: the preflight run (reconcile/pfrun.c) with its problems
+ * printed: the intents' diagnostics, a clock or AWS failure. 0 (findings
+ * in r->f), or EXIT_INVALID / EXIT_RUNTIME.
  */
-static int preflight_core(char **paths, const struct buf *mem, size_t n,
-			  const char *region, const char *k8s,
-			  const char *cluster, struct aws *ap,
-			  struct lint_findings *fp)
+static int preflight_core(struct pfrun *r, char **paths, const struct buf *mem,
+			  size_t n, const char *region, const char *k8s,
+			  const char *cluster)
 {
-	struct one *files = NULL;
-	size_t nfiles = 0;
-	struct diags d = DIAGS_INIT;
 	struct err err = ERR_INIT;
-	int code = EXIT_OK, invalid = 0;
+	struct buf why = BUF_INIT;
+	int rc = pfrun_read(r, paths, mem, n, cluster), code = EXIT_OK;
 	time_t now = 0;
 
-	/* every intent valid first: nothing is asked about an invalid one */
-	files = xcalloc(n ? n : 1, sizeof(*files));
-	for (size_t i = 0; i < n; i++) {
-		struct one *o = &files[nfiles++];
-		const struct catalog *cat = catalog_builtin();
-		size_t before = d.errors;
-		struct err e = ERR_INIT;
-
-		o->path = paths[i];
-		if (mem) {
-			/* read already (reconcile --git: from the commit) */
-			buf_add(&o->data, buf_cstr(&mem[i]), mem[i].len);
-		} else if (fs_read_file(&o->data, o->path, YAML_MAX_INPUT,
-					&e) < 0) {
-			diags_add(&d, DIAG_ERROR, o->path, 0, 0, NULL, "%s",
-				  err_msg(&e));
-			err_release(&e);
-			if (code < EXIT_RUNTIME)
-				code = EXIT_RUNTIME;
-			memset(&o->in, 0, sizeof(o->in));
-			continue;
-		}
-		if (intent_read(&o->in, o->path, buf_cstr(&o->data),
-				o->data.len, &d) < 0 ||
-		    (validate_intent(&o->in, cat, &d), d.errors != before)) {
-			invalid = 1;
-			continue;
-		}
-		if (cluster && o->in.name && strcmp(o->in.name, cluster)) {
-			/* the intent must be the one of the cluster reconciled */
-			diags_add(&d, DIAG_ERROR, o->path, o->in.name_pos.line,
-				  o->in.name_pos.col,
-				  "name the intent file of this cluster with "
-				  "--preflight-intent",
-				  "this intent describes cluster '%s', not '%s' "
-				  "(the cluster being reconciled)",
-				  o->in.name, cluster);
-			invalid = 1;
-			continue;
-		}
-		if (plan_build(&o->plan, &o->in, cat, &d, &e) < 0) {
-			diags_add(&d, DIAG_ERROR, o->path, 0, 0, NULL, "%s",
-				  err_msg(&e));
-			err_release(&e);
-			invalid = 1;
-			continue;
-		}
-		o->have_plan = 1;
-	}
-	diags_sort(&d);
-	report_diags(&d);
-	if (invalid) {
-		code = EXIT_INVALID;
-		goto out;
-	}
-	if (code)
-		goto out;
-
-	{
-		struct buf why = BUF_INIT;
-		if (testhooks_now(&now, &why) < 0) {
-			fprintf(stderr, "gpuform preflight: %s\n",
-				buf_cstr(&why));
-			buf_release(&why);
-			code = EXIT_RUNTIME;
-			goto out;
-		}
-		buf_release(&why);
-	}
-	if (awscreds_load(ap, region, &err) < 0) {
-		fprintf(stderr, "gpuform preflight: cannot check: %s\n",
-			shown_err(&err));
+	report_diags(&r->d);
+	if (rc)
+		return rc == PFRUN_INVALID ? EXIT_INVALID : EXIT_RUNTIME;
+	if (testhooks_now(&now, &why) < 0) {
+		fprintf(stderr, "gpuform preflight: %s\n", buf_cstr(&why));
 		code = EXIT_RUNTIME;
-		goto out;
-	}
-	for (size_t i = 0; i < nfiles; i++) {
-		struct pf_facts facts;
-
-		pf_questions(&facts, &files[i].plan, k8s);
-		facts.now = (double)now;
-		if (preflight_ask(ap, &files[i].plan, &facts, &err) < 0) {
+	} else if (pfrun_ask(r, region, k8s, (double)now, &err) < 0) {
+		if (r->failed_path)
 			fprintf(stderr, "gpuform preflight: %s: cannot check: "
-				"%s\n", files[i].path, shown_err(&err));
-			pf_facts_release(&facts);
-			code = EXIT_RUNTIME;
-			goto out;
-		}
-		pf_evaluate(fp, &files[i].plan, &facts, files[i].path, k8s);
-		pf_facts_release(&facts);
+				"%s\n", r->failed_path, shown_err(&err));
+		else
+			fprintf(stderr, "gpuform preflight: cannot check: %s\n",
+				shown_err(&err));
+		code = EXIT_RUNTIME;
 	}
-
-out:
-	for (size_t i = 0; i < nfiles; i++) {
-		if (files[i].have_plan)
-			plan_release(&files[i].plan);
-		intent_release(&files[i].in);
-		buf_release(&files[i].data);
-	}
-	free(files);
-	diags_release(&d);
+	buf_release(&why);
 	err_release(&err);
 	return code;
-}
-
-/* "1" + "32+" -> "1.32" (EKS reports minor "32+") */
-static int cluster_version(struct kube *k, char *out, size_t size,
-			   struct err *err)
-{
-	cJSON *body = NULL;
-	const cJSON *ma, *mi;
-	long status;
-	int ret = -1;
-
-	if (kube_request(k, "GET", "/version", NULL, NULL, NULL, 0, &status,
-			 &body, err) < 0)
-		return -1;
-	ma = cJSON_GetObjectItemCaseSensitive(body, "major");
-	mi = cJSON_GetObjectItemCaseSensitive(body, "minor");
-	if (status != 200 || !cJSON_IsString(ma) || !cJSON_IsString(mi)) {
-		err_set(err, ERR_HTTP, "GET /version: HTTP %ld without major "
-			"and minor", status);
-	} else {
-		snprintf(out, size, "%.8s.%.*s", ma->valuestring,
-			 (int)strspn(mi->valuestring, "0123456789"),
-			 mi->valuestring);
-		if (!k8s_version_ok(out))
-			err_set(err, ERR_HTTP, "GET /version: unusable version "
-				"'%.20s.%.20s'", ma->valuestring,
-				mi->valuestring);
-		else
-			ret = 0;
-	}
-	cJSON_Delete(body);
-	return ret;
 }
 
 int cmd_preflight(int argc, char **argv)
@@ -303,13 +163,11 @@ int cmd_preflight(int argc, char **argv)
 	const char *region = NULL, *k8s = NULL;
 	long timeout_ms = 10000;
 	size_t nfiles;
-	struct lint_findings f = LINT_FINDINGS_INIT;
 	struct cluster_opts co = CLUSTER_OPTS_INIT;
-	struct aws a;
+	struct pfrun r;
 	char ver[32];
 	int c, code = EXIT_OK, use_cluster = 0;
 
-	aws_init(&a);
 	while ((c = cmd_getopt("preflight", argc, argv)) != -1) {
 		switch (c) {
 		case 'o':
@@ -328,7 +186,7 @@ int cmd_preflight(int argc, char **argv)
 			region = optarg;
 			break;
 		case OPT_K8S:
-			if (!k8s_version_ok(optarg))
+			if (!pfrun_version_ok(optarg))
 				return cmd_usage_error(
 					"preflight",
 					"--kubernetes-version wants MAJOR.MINOR "
@@ -374,7 +232,6 @@ int cmd_preflight(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cmd_usage_error("preflight", "no intent file given");
-	a.timeout_ms = timeout_ms;
 	nfiles = (size_t)(argc - optind);
 	if (use_cluster && !k8s) {
 		struct kube *k = NULL;
@@ -387,7 +244,7 @@ int cmd_preflight(int argc, char **argv)
 			err_release(&err);
 			return EXIT_USAGE;
 		}
-		if (!k || cluster_version(k, ver, sizeof(ver), &err) < 0) {
+		if (!k || pfrun_cluster_version(k, ver, sizeof(ver), &err) < 0) {
 			fprintf(stderr, "gpuform preflight: cannot read the "
 				"cluster's Kubernetes version: %s\n",
 				shown_err(&err));
@@ -399,78 +256,68 @@ int cmd_preflight(int argc, char **argv)
 		k8s = ver;
 	}
 
-	code = preflight_core(argv + optind, NULL, (size_t)(argc - optind),
-			      region, k8s, NULL, &a, &f);
+	pfrun_init(&r);
+	r.aws.timeout_ms = timeout_ms;
+	code = preflight_core(&r, argv + optind, NULL, (size_t)(argc - optind),
+			      region, k8s, NULL);
 	if (code)
 		goto out;
 	if (fmt == FMT_TEXT) {
-		for (size_t i = 0; i < f.nr; i++) {
-			const struct lint_finding *x = &f.items[i];
-			printf("%s:%d:%d: %s: %s [%s %s]\n", x->file, x->line,
-			       x->col, lint_severity_names[x->sev], x->msg,
-			       x->rule->id, x->rule->name);
-		}
+		print_findings(&r.f, stdout);
 		fprintf(stderr,
 			"gpuform preflight: %zu file%s, region %s, credentials "
 			"from %s, %ld request%s: %zu error%s, %zu warning%s\n",
-			nfiles, nfiles == 1 ? "" : "s", a.region, a.creds.source,
-			a.requests, a.requests == 1 ? "" : "s",
-			f.counts[LINT_ERROR],
-			f.counts[LINT_ERROR] == 1 ? "" : "s",
-			f.counts[LINT_WARNING],
-			f.counts[LINT_WARNING] == 1 ? "" : "s");
+			nfiles, nfiles == 1 ? "" : "s", r.aws.region,
+			r.aws.creds.source, r.aws.requests,
+			r.aws.requests == 1 ? "" : "s", r.f.counts[LINT_ERROR],
+			r.f.counts[LINT_ERROR] == 1 ? "" : "s",
+			r.f.counts[LINT_WARNING],
+			r.f.counts[LINT_WARNING] == 1 ? "" : "s");
 	} else {
-		char *s = fmt == FMT_JSON ? format_json(&f, nfiles, &a)
-					  : format_sarif(&f);
+		char *s = fmt == FMT_JSON ? format_json(&r.f, nfiles, &r.aws)
+					  : format_sarif(&r.f);
 		fputs(s, stdout);
 		fputc('\n', stdout);
 		free(s);
 	}
-	code = f.counts[LINT_ERROR] ? EXIT_DIFF : EXIT_OK;
+	code = r.f.counts[LINT_ERROR] ? EXIT_DIFF : EXIT_OK;
 out:
-	lint_findings_release(&f);
-	aws_release(&a);
+	pfrun_release(&r);
 	return code;
 }
 
 int preflight_gate(struct kube *k, char **paths, const struct buf *mem,
 		   size_t n, const char *cluster)
 {
-	struct lint_findings f = LINT_FINDINGS_INIT;
 	struct err err = ERR_INIT;
-	struct aws a;
+	struct pfrun r;
 	char ver[32];
 	int code;
 
-	aws_init(&a);
-	if (cluster_version(k, ver, sizeof(ver), &err) < 0) {
+	if (pfrun_cluster_version(k, ver, sizeof(ver), &err) < 0) {
 		fprintf(stderr, "gpuform reconcile: preflight: cannot read the "
 			"cluster's Kubernetes version: %s\n", shown_err(&err));
 		err_release(&err);
 		return EXIT_RUNTIME;
 	}
-	code = preflight_core(paths, mem, n, NULL, ver, cluster, &a, &f);
-	for (size_t i = 0; i < f.nr; i++) {
-		const struct lint_finding *x = &f.items[i];
-		fprintf(stderr, "%s:%d:%d: %s: %s [%s %s]\n", x->file, x->line,
-			x->col, lint_severity_names[x->sev], x->msg,
-			x->rule->id, x->rule->name);
-	}
+	pfrun_init(&r);
+	code = preflight_core(&r, paths, mem, n, NULL, ver, cluster);
+	print_findings(&r.f, stderr);
 	if (!code) {
 		fprintf(stderr,
 			"gpuform reconcile: preflight (Kubernetes %s, region %s, "
 			"credentials from %s): %zu error%s, %zu warning%s\n",
-			ver, a.region, a.creds.source, f.counts[LINT_ERROR],
-			f.counts[LINT_ERROR] == 1 ? "" : "s",
-			f.counts[LINT_WARNING],
-			f.counts[LINT_WARNING] == 1 ? "" : "s");
-		if (f.counts[LINT_ERROR]) {
+			ver, r.aws.region, r.aws.creds.source,
+			r.f.counts[LINT_ERROR],
+			r.f.counts[LINT_ERROR] == 1 ? "" : "s",
+			r.f.counts[LINT_WARNING],
+			r.f.counts[LINT_WARNING] == 1 ? "" : "s");
+		if (r.f.counts[LINT_ERROR]) {
 			fprintf(stderr, "gpuform reconcile: preflight found "
 				"errors; nothing applied\n");
 			code = EXIT_INVALID;
 		}
 	}
-	lint_findings_release(&f);
-	aws_release(&a);
+	pfrun_release(&r);
 	return code;
 }

@@ -29,21 +29,3 @@ int testhooks_now(time_t *now, struct buf *why)
 	*now = (time_t)t;
 	return 0;
 }
-
-long testhooks_seconds(const char *name)
-{
-	const char *s = getenv(name);
-	long n;
-
-	if (!s || (n = strtol(s, NULL, 10)) <= 0 || n > 600)
-		return 0;
-	return n;
-}
-
-void testhooks_sleep(long s)
-{
-	struct timespec ts = { (time_t)s, 0 };
-
-	while (nanosleep(&ts, &ts) < 0)
-		;
-}

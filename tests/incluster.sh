@@ -64,13 +64,30 @@ ic() {
 	printf '%s\n' "--- gpuform $* (rc=$RC)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
 }
 # ic_bg OUTFILE ARGS...: the same in the background; the pid of gpuform itself is in $!
+# (IC_PORT: another port for KUBERNETES_SERVICE_PORT, the fault proxy's)
 ic_bg() {
 	local of=$1
 	shift
 	env -u KUBECONFIG HOME="$WORK/home" GPUFORM_SERVICEACCOUNT_DIR="$WORK/sa" \
-		KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="$PORT" \
+		KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="${IC_PORT:-$PORT}" \
 		"$GPUFORM" "$@" >"$of" 2>"$of.err" &
 }
+# A run that is in its middle holding the run lock comes from the fault proxy in front of
+# the API server (TLS, the server's own certificate: the in-cluster configuration trusts
+# it): rules 'hold-after' on the first request that is not the lock's own pass it on and
+# answer only once the test says so (fp_go), so the run holds the lock exactly as long as
+# the test needs.
+# fp_hold [ACTION]: arm it (default hold-after), counters reset; fp_go: let it go on
+FP_SEQ=0
+fp_rules() { # RULE: the proxy's only rule (a new text each time: its counters restart)
+	rm -f "$WORK/fp/rules.go"
+	FP_SEQ=$((FP_SEQ + 1))
+	printf '%s # %s\n' "$1" "$FP_SEQ" >"$WORK/fp/rules"
+}
+fp_hold() { fp_rules "* *!/leases/ 1 ${1:-hold-after}"; }
+fp_go() { : >"$WORK/fp/rules.go"; }
+# fp_wait_held: until the proxy holds a request (bounded); 1 if it never does
+fp_wait_held() { t_faultproxy_wait "$WORK/fp" " -> ${1:-hold-after}\$"; }
 # t_audit_all: the requests of the last ic run as the ServiceAccount, its run lock's
 # included, read a second after the run (the audit log is written asynchronously)
 T_AUDIT_USER=$SA_USER T_AUDIT_SETTLE=1
@@ -376,16 +393,21 @@ OUT=$(k get namespace research -o name 2>&1)
 check "3: namespace research still exists" '[ "$OUT" = "namespace/research" ]'
 
 # ==== 4. the run lock ========================================================================
-# two runs started together, each holding the lock 4 s once it has it (a long run)
-export GPUFORM_TEST_LOCK_HOLD_S=4
+FP_TLS=1 t_faultproxy_start "$WORK/fp" 2>"$WORK/fp.err" ||
+	t_abort "tests/tools/faultproxy.c (TLS) in front of the API server" "$(cat "$WORK/fp.err")"
+# two runs started together; the one that takes the lock is held (fault proxy) after its
+# first request past the lock until the other has finished: a long run
+fp_hold
 t_audit_mark
-ic_bg "$WORK/run1" reconcile --lock "$SPEC"
+IC_PORT=$FP_PORT ic_bg "$WORK/run1" reconcile --lock "$SPEC"
 p1=$!
-ic_bg "$WORK/run2" reconcile --lock "$SPEC"
+IC_PORT=$FP_PORT ic_bg "$WORK/run2" reconcile --lock "$SPEC"
 p2=$!
+fp_wait_held || t_fail "4: the fault proxy holds the run that took the lock"
+wait -n "$p1" "$p2"
+fp_go
 wait "$p1"; rc1=$?
 wait "$p2"; rc2=$?
-unset GPUFORM_TEST_LOCK_HOLD_S
 cat "$WORK/run1" "$WORK/run1.err" "$WORK/run2" "$WORK/run2.err" >>"$ALL_LOG"
 o1=$(cat "$WORK/run1") o2=$(cat "$WORK/run2")
 n_rec=$(cat "$WORK/run1" "$WORK/run2" | grep -c "^reconciled $CLUSTER:")
@@ -398,15 +420,11 @@ check "4: ... the other says the lock is held and names the holder ($HOST/$winne
 OUT=$(lease_holder "$CLUSTER")
 check "4: the lock is released at the end (no holderIdentity)" '[ -z "$OUT" ]'
 
-# a run killed while it holds the lock (lease duration 6 s)
-export GPUFORM_TEST_LOCK_HOLD_S=60
-ic_bg "$WORK/killed" reconcile --lock --lock-duration 6s "$SPEC"
+# a run killed while it holds the lock (lease duration 6 s; held by the proxy)
+fp_hold
+IC_PORT=$FP_PORT ic_bg "$WORK/killed" reconcile --lock --lock-duration 6s "$SPEC"
 pk=$!
-unset GPUFORM_TEST_LOCK_HOLD_S
-for ((i = 0; i < 100; i++)); do
-	[[ $(lease_holder "$CLUSTER") == "$HOST/$pk" ]] && break
-	sleep 0.1
-done
+fp_wait_held
 OUT=$(lease_holder "$CLUSTER")
 check "4: the run to be killed holds the lock ($HOST/$pk)" '[ "$OUT" = "$HOST/$pk" ]'
 kill -9 "$pk" 2>/dev/null
@@ -449,12 +467,20 @@ ic reconcile --lock "$SPEC"
 check "lease_far_future_renew_not_trusted: a lease renewed in 2099 (duration 1 s, written 2 s ago) is taken over: exit 0, reconciled" \
 	'[ "$RC" = 0 ] && has "reconciled $CLUSTER:" && has_err "took over the stale run lock" && has_err "from clock-far-ahead/1"'
 # a run longer than --lock-duration renews the lease as it goes (client-go renews at a
-# fraction of the duration): 3 s lock, held 2 s after it is taken (GPUFORM_TEST_LOCK_HOLD_S)
-# before the run writes anything, so a renewal is due before its first write
+# fraction of the duration): 3 s lock, the run's first request past the lock answered 2 s
+# late (fault proxy, 'delay-after 2000'), before the run writes anything, so a renewal is
+# due before its first write
 for kd in resourceflavors clusterqueues localqueues workloadpriorityclasses; do
 	k delete "$kd.kueue.x-k8s.io" -A -l "gpuform.io/cluster=$CLUSTER" >/dev/null 2>&1
 done
-GPUFORM_TEST_LOCK_HOLD_S=2 ic reconcile --lock --lock-duration 3s "$SPEC"
+fp_rules "* *!/leases/ 1 delay-after 2000"
+t_audit_mark
+IC_PORT=$FP_PORT ic_bg "$WORK/long" reconcile --lock --lock-duration 3s "$SPEC"
+wait $!
+RC=$?
+OUT=$(cat "$WORK/long") ERR=$(cat "$WORK/long.err")
+printf '%s\n' "--- gpuform reconcile --lock --lock-duration 3s (delayed; rc=$RC)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
+fp_rules "# pass"
 A=$(t_audit_all | grep "/leases/$INV")
 NUPD=$(printf '%s\n' "$A" | grep -c "^update	200")
 OUT="$OUT
@@ -571,14 +597,12 @@ kill "$SINK_PID" 2>/dev/null
 # ==== 6. the token file is re-read when it changes (projected tokens rotate) ================
 k create secret generic gpuform-rotation -n "$NS" >/dev/null 2>&1
 if new_token --bound-object-kind Secret --bound-object-name gpuform-rotation >/dev/null; then
-	export GPUFORM_TEST_LOCK_HOLD_S=20
-	ic_bg "$WORK/rot" reconcile --lock "$SPEC"
+	# the run is held (fault proxy) after its first request past the lock was answered
+	# by the server, with the old token, until the token is rotated
+	fp_hold
+	IC_PORT=$FP_PORT ic_bg "$WORK/rot" reconcile --lock --request-timeout 2m "$SPEC"
 	pr=$!
-	unset GPUFORM_TEST_LOCK_HOLD_S
-	for ((i = 0; i < 100; i++)); do
-		[[ $(lease_holder "$CLUSTER") == "$HOST/$pr" ]] && break
-		sleep 0.1
-	done
+	fp_wait_held
 	# the old token dies with its Secret; the file gets a new one while the run holds the lock
 	k delete secret gpuform-rotation -n "$NS" --wait=true >/dev/null 2>&1
 	# the server caches token reviews for a few seconds
@@ -588,6 +612,7 @@ if new_token --bound-object-kind Secret --bound-object-name gpuform-rotation >/d
 		sleep 0.5
 	done
 	new_token >/dev/null
+	fp_go
 	wait "$pr"
 	RC=$?
 	OUT=$(cat "$WORK/rot") ERR="old token now: $code_old; $(cat "$WORK/rot.err")"

@@ -251,7 +251,9 @@ t_audit_sync() {
 # testenv's API server (after t_testenv_start). Rules in DIR/rules (empty: pass all),
 # its log in DIR/proxy.log; sets FP_URL (plain http on 127.0.0.1), FP_PID and FP_KC, a
 # kubeconfig for user "tool" through the proxy (gpuform needs --insecure-loopback-http).
-# Stopped on exit. Returns 1 (with a message on stderr) when it cannot.
+# With FP_TLS=1 the proxy serves TLS with the API server's own certificate instead
+# (FP_URL https://; a client that trusts the server's CA trusts the proxy); FP_PORT: its
+# port. Stopped on exit. Returns 1 (with a message on stderr) when it cannot.
 t_faultproxy_start() {
 	mkdir -p "$1" || return 1
 	: >"$1/rules"
@@ -260,8 +262,11 @@ t_faultproxy_start() {
 	cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-parameter -g -O1 \
 		-o "$1/faultproxy" "${here:-$(dirname "$0")}/tools/faultproxy.c" \
 		$(pkg-config --cflags --libs openssl) -lpthread >&2 || return 1
+	# shellcheck disable=SC2046 # the TLS options, two words each or none
 	"$1/faultproxy" --upstream "$SERVER" --ca "$ENV_DIR/tls.crt" --rules "$1/rules" \
-		--log "$1/proxy.log" --max-seconds 900 >"$1/port" 2>"$1/proxy.err" &
+		--log "$1/proxy.log" --max-seconds 900 \
+		$([ "${FP_TLS:-}" = 1 ] && echo --listen-cert "$ENV_DIR/tls.crt" --listen-key "$ENV_DIR/tls.key") \
+		>"$1/port" 2>"$1/proxy.err" &
 	FP_PID=$!
 	t_on_exit "kill $FP_PID 2>/dev/null; wait $FP_PID 2>/dev/null"
 	_t_i=0
@@ -270,10 +275,11 @@ t_faultproxy_start() {
 		_t_i=$((_t_i + 1))
 	done
 	[ -s "$1/port" ] || { echo "faultproxy did not start: $(cat "$1/proxy.err")" >&2; return 1; }
-	FP_URL=http://127.0.0.1:$(head -n 1 "$1/port")
+	FP_PORT=$(head -n 1 "$1/port")
+	FP_URL=http$([ "${FP_TLS:-}" = 1 ] && echo s)://127.0.0.1:$FP_PORT
 	FP_KC=$1/kubeconfig
 	printf '%s\n' 'apiVersion: v1' 'kind: Config' \
-		"clusters: [{name: proxied, cluster: {server: \"$FP_URL\"}}]" \
+		"clusters: [{name: proxied, cluster: {server: \"$FP_URL\"$([ "${FP_TLS:-}" = 1 ] && echo ", certificate-authority: \"$ENV_DIR/tls.crt\"")}}]" \
 		"users: [{name: tool, user: {token: \"$TOOL_TOKEN\"}}]" \
 		'contexts: [{name: proxied, context: {cluster: proxied, user: tool}}]' \
 		'current-context: proxied' >"$FP_KC"

@@ -44,7 +44,6 @@ cd "$root" || exit 1
 T_START=$(date +%s)
 
 t_isolate
-unset GPUFORM_TEST_LOCK_HOLD_S
 export GPUFORM_NOW=2026-01-31T02:30:00Z
 # libgit2's known one-time allocations (a --git run below)
 export LSAN_OPTIONS="suppressions=$here/git-servers/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -573,19 +572,28 @@ check "conventions: a creating run prints node impact only under Karpenter objec
 	[ "$(printf "%s\n" "$OUT" | grep -B1 "^  node impact: " | grep -v "^  node impact: " | grep -v "^--$" | grep -vc "karpenter")" = 0 ] &&
 	! printf "%s\n" "$OUT" | grep -q "not a Karpenter object" && ! printf "%s\n" "$ERR" | grep -q "run lock"'
 intent "$WORK/lk-small.yaml" lk lk-b lk
+# the run that takes the lock is held by the fault proxy once the server answered its first
+# request past the lock ('hold-after'), until the other run has ended: a long run
+t_faultproxy_start "$WORK/fp-lk" 2>"$WORK/fp.err" ||
+	t_abort "tests/tools/faultproxy.c in front of the API server" "$(cat "$WORK/fp.err")"
+echo '* *!/leases/ 1 hold-after' >"$WORK/fp-lk/rules"
 t_audit_mark
-GPUFORM_TEST_LOCK_HOLD_S=3 timeout 120 "$GPUFORM" reconcile --kubeconfig "$KC" "$WORK/lk.yaml" \
+timeout 120 "$GPUFORM" reconcile --kubeconfig "$FP_KC" --insecure-loopback-http "$WORK/lk.yaml" \
 	>"$WORK/lk1" 2>"$WORK/lk1.err" &
 p1=$!
-GPUFORM_TEST_LOCK_HOLD_S=3 timeout 120 "$GPUFORM" reconcile --kubeconfig "$KC" --prune --force-prune \
+timeout 120 "$GPUFORM" reconcile --kubeconfig "$FP_KC" --insecure-loopback-http --prune --force-prune \
 	"$WORK/lk-small.yaml" >"$WORK/lk2" 2>"$WORK/lk2.err" &
 p2=$!
+t_faultproxy_wait "$WORK/fp-lk" ' -> hold-after$'
+held=$?
+wait -n "$p1" "$p2"
+: >"$WORK/fp-lk/rules.go"
 wait "$p1"; rc1=$?
 wait "$p2"; rc2=$?
 cat "$WORK/lk1" "$WORK/lk1.err" "$WORK/lk2" "$WORK/lk2.err" >>"$ALL_LOG"
 RC="$rc1 $rc2" OUT=$(cat "$WORK/lk1" "$WORK/lk2") ERR=$(cat "$WORK/lk1.err" "$WORK/lk2.err")
-check "lock: two runs started together without lock options: one reconciles, the other says the lock is held" \
-	'[ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$(printf "%s\n" "$OUT" | grep -c "^reconciled lk:")" = 1 ] &&
+check "lock: two runs started together without lock options, the lock's taker held until the other ends: one reconciles, the other says the lock is held" \
+	'[ "$held" = 0 ] && [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$(printf "%s\n" "$OUT" | grep -c "^reconciled lk:")" = 1 ] &&
 	has "not reconciling lk: the run lock"'
 check "lock: ... and nothing the winner applied was deleted by the other (audit)" \
 	'if grep -q "^reconciled" "$WORK/lk1"; then [ "$(audit_deletes | wc -l)" = 0 ]; else :; fi &&

@@ -55,6 +55,13 @@
  *                               FILE.go: a deterministic "something changes
  *                               between the run's LISTs and its first
  *                               DELETE" (DELETE !dryRun 1 hold)
+ *           hold-after          send it on, then wait as 'hold' does before
+ *                               answering: the server acted on the request
+ *                               (with the credentials of that moment) and
+ *                               the run is paused until FILE.go exists, so
+ *                               the test can act while a run is in its
+ *                               middle (holds a run lock, sees a token
+ *                               rotated before its next request)
  *           down                the server is gone from here on: this
  *                               request and every later one, whatever the
  *                               rules (until the rules file changes), are
@@ -66,6 +73,11 @@
  *                               null (a short LIST, well framed, valid JSON)
  *           no-continue         send it on; answer with metadata.continue
  *                               blanked (a first page without its token)
+ *
+ * With --listen-cert CERT --listen-key KEY the proxy serves TLS instead of
+ * plain HTTP (e.g. the upstream's own certificate, so a client that
+ * verifies the server against its CA, like gpuform's in-cluster
+ * configuration, can be pointed at the proxy unchanged).
  *
  * LOG gets two lines per request: when it arrives, "req N conn C METHOD
  * TARGET -> ACTION [ARGS]"; when it is done, "res N upstream CODE|-1 sent
@@ -115,6 +127,7 @@ static const char *rules_path;
 static char up_host[256];
 static int up_port;
 static SSL_CTX *ssl_ctx;
+static SSL_CTX *srv_ctx; /* --listen-cert: TLS to the clients */
 static long rate; /* TCP mode: bytes per second per direction */
 static int conn_seq, req_seq;
 /* SIGUSR1: reset every TCP connection open at that moment */
@@ -695,6 +708,22 @@ static void wait_gone(struct conn *c)
 		sleep_ms(100);
 }
 
+/* hold_until_go: wait (at most 600 s) until RULES.go exists; 0, or -1 when
+ * the client hung up meanwhile */
+static int hold_until_go(struct conn *c)
+{
+	char *go = NULL;
+
+	if (asprintf(&go, "%s.go", rules_path) < 0)
+		go = NULL;
+	for (long t = 0; go && t < 600000 && !client_gone(c) &&
+			 access(go, F_OK) < 0;
+	     t += 50)
+		sleep_ms(50);
+	free(go);
+	return client_gone(c) ? -1 : 0;
+}
+
 /* forward: send the request upstream and read the whole answer */
 static int forward(struct conn *u, const struct msg *q, struct msg *r)
 {
@@ -741,6 +770,15 @@ static void *http_conn(void *arg)
 	struct conn u = { -1, NULL, { 0 }, 0, 0 };
 	int id;
 
+	if (srv_ctx) {
+		c.ssl = SSL_new(srv_ctx);
+		if (!c.ssl || SSL_set_fd(c.ssl, c.fd) != 1 ||
+		    SSL_accept(c.ssl) != 1) {
+			c_close(&c);
+			return NULL;
+		}
+	}
+
 	pthread_mutex_lock(&mu);
 	id = ++conn_seq;
 	pthread_mutex_unlock(&mu);
@@ -778,22 +816,10 @@ static void *http_conn(void *arg)
 			   !strcmp(a.action, "down")) {
 			keep = 0;
 		} else {
-			if (!strcmp(a.action, "hold")) {
-				char *go = NULL;
-				long t;
-
-				if (asprintf(&go, "%s.go", rules_path) < 0)
-					go = NULL;
-				for (t = 0; go && t < 600000 && !client_gone(&c) &&
-					    access(go, F_OK) < 0;
-				     t += 50)
-					sleep_ms(50);
-				free(go);
-				if (client_gone(&c)) {
-					logf_("res %d client gone, not sent on\n", n);
-					msg_release(&q);
-					break;
-				}
+			if (!strcmp(a.action, "hold") && hold_until_go(&c) < 0) {
+				logf_("res %d client gone, not sent on\n", n);
+				msg_release(&q);
+				break;
 			}
 			if (!strcmp(a.action, "delay")) {
 				for (long t = 0; t < a.arg1 && !client_gone(&c); t += 50)
@@ -813,6 +839,14 @@ static void *http_conn(void *arg)
 			up_code = r.status;
 			if (!strcmp(a.action, "delay-after"))
 				sleep_ms(a.arg1);
+			if (!strcmp(a.action, "hold-after") &&
+			    hold_until_go(&c) < 0) {
+				logf_("res %d upstream %ld client gone, not "
+				      "answered\n", n, up_code);
+				msg_release(&q);
+				msg_release(&r);
+				break;
+			}
 			if (!strcmp(a.action, "status-after")) {
 				sent = a.arg1;
 				if (send_status(&c, (int)a.arg1, a.arg2) < 0)
@@ -971,6 +1005,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: faultproxy --upstream https://HOST:PORT --ca FILE --rules FILE --log FILE\n"
+		"                  [--listen-cert CERT --listen-key KEY]\n"
 		"       faultproxy --tcp HOST:PORT [--rate BYTES_PER_S] --log FILE\n");
 	exit(2);
 }
@@ -978,6 +1013,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const char *upstream = NULL, *ca = NULL, *log_path = NULL, *tcp = NULL;
+	const char *lcert = NULL, *lkey = NULL;
 	long max_seconds = 600;
 	struct sockaddr_in a;
 	socklen_t alen = sizeof(a);
@@ -1000,6 +1036,10 @@ int main(int argc, char **argv)
 			tcp = v;
 		else if (!strcmp(argv[i], "--rate"))
 			rate = atol(v);
+		else if (!strcmp(argv[i], "--listen-cert"))
+			lcert = v;
+		else if (!strcmp(argv[i], "--listen-key"))
+			lkey = v;
 		else if (!strcmp(argv[i], "--max-seconds"))
 			max_seconds = atol(v);
 		else
@@ -1027,6 +1067,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		SSL_CTX_set_verify(ssl_ctx, SSL_VERIFY_PEER, NULL);
+	}
+	if (!tcp && (lcert || lkey)) {
+		srv_ctx = SSL_CTX_new(TLS_server_method());
+		if (!srv_ctx || !lcert || !lkey ||
+		    SSL_CTX_use_certificate_chain_file(srv_ctx, lcert) != 1 ||
+		    SSL_CTX_use_PrivateKey_file(srv_ctx, lkey,
+						SSL_FILETYPE_PEM) != 1) {
+			ERR_print_errors_fp(stderr);
+			return 1;
+		}
 	}
 	s = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));

@@ -79,6 +79,7 @@ static Suite *(*const suites[])(void) = {
 	targets_suite,
 	doctor_suite,
 	identity_suite,
+	runs_suite,
 	delivery_suite,
 	/* ---- more suites go here (declare them in suites.h first) ---- */
 };

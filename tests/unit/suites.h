@@ -52,6 +52,7 @@ Suite *targets_suite(void);   /* test_targets.c: generator/targets.c */
 Suite *delivery_suite(void);  /* test_delivery.c: generator/delivery.c */
 Suite *doctor_suite(void);    /* test_doctor.c: generator/doctor.c, addondiff.c */
 Suite *identity_suite(void); /* test_identity.c: reconcile/identity.c (which cluster) */
+Suite *runs_suite(void);     /* test_runs.c: pfrun, unattended, doctorrun, advrun (issue 22) */
 
 /*
  * ---- more suites go here ----
