@@ -233,10 +233,11 @@ out=$(kubectl create -f "$tmp/kueue/webhooks.json" 2>&1) || t_abort "register Ku
 t_note "webhooks: $(jq '[.items[].webhooks[]] | length' "$tmp/kueue/webhooks.json") of Kueue's (mutating and validating) at https://127.0.0.1:$wport"
 
 # ---- the rendered Kueue objects, through the API server's CEL rules and Kueue's webhooks ----
-kobjs() {
-	local d=$1
-	ls "$d"/namespace-*.yaml "$d"/workloadpriorityclass-*.yaml "$d"/resourceflavor-*.yaml \
-		"$d"/cohort-*.yaml "$d"/clusterqueue-*.yaml "$d"/localqueue-*.yaml 2>/dev/null
+kobjs() { # in the order they depend on each other
+	local k f
+	for k in namespace workloadpriorityclass resourceflavor cohort clusterqueue localqueue; do
+		for f in "$1"/$k-*.yaml; do [[ -e $f ]] && echo "$f"; done
+	done
 }
 for d in "$tmp"/r/*/ "$ctl/"; do
 	n=$(basename "$d")
@@ -244,7 +245,8 @@ for d in "$tmp"/r/*/ "$ctl/"; do
 	while read -r f; do args+=(-f "$f"); done < <(kobjs "$d")
 	OUT=$(kubectl apply "${args[@]}" 2>&1)
 	RC=$?
-	check "$n: its ${#args[@]} Kueue objects and namespaces are accepted (CEL, Kueue's webhooks)" \
+	[[ $d == "$ctl/" ]] && n=controls
+	check "$n: its $((${#args[@]} / 2)) Kueue objects and namespaces are accepted (CEL, Kueue's webhooks)" \
 		'((RC == 0)) && ! grep -qi warning <<<"$OUT"'
 done
 # every ClusterQueue active (its flavors exist)
