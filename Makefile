@@ -147,7 +147,7 @@ $(UNIT): $(TEST_OBJS) $(CORE_OBJS)
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- tests -------------------------------------------------------------
-.PHONY: deps test-deps test check unit coverage golden invalid hostile cli docs e2e oracle demo bench install \
+.PHONY: deps test-deps test check unit coverage golden invalid hostile cli docs e2e oracle kueue demo bench install \
 	uninstall clean check-headers check-layering style format man
 
 # `make deps`: the build dependencies only (no test daemons, no kubectl);
@@ -183,6 +183,11 @@ golden invalid hostile cli docs e2e: $(PROGRAM)
 # Karpenter's scheduler as the oracle (Go >= 1.26; builds build/oracle/karpenter-sim)
 oracle: $(PROGRAM)
 	@GPUFORM=$(abspath $(PROGRAM)) bash tests/oracle.sh
+
+# Kueue v0.19.2 admitting the examples' gangs (Go >= 1.26; builds build/kueue/kueue;
+# docs/kueue-suite.md)
+kueue: $(PROGRAM)
+	@GPUFORM=$(abspath $(PROGRAM)) bash tests/kueue.sh
 
 # ---- the main job ------------------------------------------------------
 demo: test-deps

@@ -53,6 +53,15 @@ else
 	echo "--   skipped: no Go on PATH (tests/oracle.sh needs Go >= 1.26)"
 fi
 
+# Kueue v0.19.2 admitting the examples' gangs (tests/kueue.sh): needs Go >= 1.26 to build
+# build/kueue/kueue; without Go it is skipped, and says so
+echo "== kueue"
+if command -v "$go" >/dev/null 2>&1; then
+	bash tests/kueue.sh || status=1
+else
+	echo "--   skipped: no Go on PATH (tests/kueue.sh needs Go >= 1.26)"
+fi
+
 passed=0 failed=0
 while read -r p f; do
 	passed=$((passed + p))
