@@ -37,8 +37,8 @@ gf() {
 	RC=$?
 	ERR=$(cat "$WORK/stderr")
 }
-has_out() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
-has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
+has_out() { printf '%s\n' "$OUT" | gq -F -- "$1"; }
+has_err() { printf '%s\n' "$ERR" | gq -F -- "$1"; }
 
 # ---- a real Prometheus with 14 days of backfilled data ---------------------
 python3 tests/tools/promgen.py "$END" 15 "$STEP" >"$WORK/fleet.om" ||
@@ -181,7 +181,7 @@ check 'the branch holds exactly the --write result' \
 	'git -C "$WORK/repo" show advise/gpu-usage:fleet.yaml | cmp -s - "$WORK/written.yaml"'
 msg=$(git -C "$WORK/repo" log -1 --format=%B advise/gpu-usage)
 check 'the commit message carries the evidence' \
-	'printf %s "$msg" | grep -q "^gpuform advise: 4 changes from observed GPU usage" && printf %s "$msg" | grep -q "why: gangs waited for quota"'
+	'printf %s "$msg" | gq "^gpuform advise: 4 changes from observed GPU usage" && printf %s "$msg" | gq "why: gangs waited for quota"'
 branch_before=$(git -C "$WORK/repo" rev-parse advise/gpu-usage)
 gf "${A[@]}" --commit --branch advise/gpu-usage "$WORK/repo/fleet.yaml"
 check 'an existing branch is refused (exit 4), nothing committed' \
@@ -202,11 +202,11 @@ check 'bottlerocket: exit 1, two changes' \
 check 'Bottlerocket H100 inference whose memory fits a slice: MIG 1g.10gb, 7 per GPU, maxGpus 8 -> 1' \
 	'[ "$(rec embed recommendation)" = mig ] && [ "$(rec embed migProfile)" = 1g.10gb ] && [ "$(rec embed migInstancesPerGpu)" = 7 ] && [ "$(rec embed newMaxGpus)" = 1 ]'
 check 'an interruption: none gang as idle as embed: nothing, and the reason' \
-	'[ "$(rec shard recommendation)" = none ] && [ "$(rec shard changesIntent)" = False ] && rec shard why | grep -q "never moved to spot or shared"'
+	'[ "$(rec shard recommendation)" = none ] && [ "$(rec shard changesIntent)" = False ] && rec shard why | gq "never moved to spot or shared"'
 check 'checkpointed work past its one reserved node: whenExhausted on-demand -> spot' \
 	'[ "$(rec overflow recommendation)" = spot-fallback ] && [ "$(rec overflow whenExhausted)" = spot ] && [ -z "$(rec overflow newMaxGpus)" ]'
 check 'the framebuffer peak is part of the evidence' \
-	'rec embed observed | grep -q "framebufferUsedMiBPeak.: 7000"'
+	'rec embed observed | gq "framebufferUsedMiBPeak.: 7000"'
 gf "${A[@]}" --spot-prices "$SPOT" -o json "$WORK/br/al2023.yaml"
 JSON=$OUT
 # AL2023: no MIG in gpuform; min(4, 60 / 8, 0.8 x 81920 / 6000) = 4; 4 x 1.25 / 4 -> 2
@@ -299,7 +299,7 @@ gf advise --prometheus "$FAKE" --at "$END" --timeout 5s --prometheus-token-file 
 check 'token file: every request carries Authorization: Bearer TOKEN (accepted)' \
 	'[ $RC -ne 4 ] && [ -s "$WORK/fake-auth/auth" ] && ! grep -vqx "Bearer s3cret-TOKEN-42" "$WORK/fake-auth/auth"'
 check 'token file: the token is never printed' \
-	'! printf "%s\n%s\n" "$OUT" "$ERR" | grep -q "s3cret-TOKEN-42"'
+	'! printf "%s\n%s\n" "$OUT" "$ERR" | gq "s3cret-TOKEN-42"'
 : >"$WORK/fake-auth/auth"
 gf advise --prometheus "$FAKE" --at "$END" --timeout 5s "$WORK/repo/fleet.yaml"
 check 'without the token: no Authorization header, the 401 is a clear error (exit 4)' \

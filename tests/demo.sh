@@ -48,7 +48,7 @@ echo "== 5. lint specs/ and out/, render the in-cluster job into out/gpuform-ins
 lint_out=$("$GPUFORM" lint specs out 2>&1) || { printf '%s\n' "$lint_out" >&2; echo "demo: gpuform lint failed" >&2; exit 1; }
 printf '%s\n' "$lint_out" | sed 's/^/   /'
 # gpuform's own output must give no rule finding (the intents' own warnings may)
-if printf '%s\n' "$lint_out" | grep -q '\[GPU[0-9]'; then
+if grep -q '\[GPU[0-9]' <<<"$lint_out"; then
 	echo "demo: gpuform lint finds rule findings in gpuform's own output" >&2
 	exit 1
 fi

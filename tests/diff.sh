@@ -132,8 +132,8 @@ gf --base "$C1" --head "$C2" specs/ml-prod.yaml
 check "1: --base C1 --head C2: exit 1 (differences)" '[ "$RC" = 1 ] && [ -z "$ERR" ]'
 check "1: text: one header line per object, a/ b/ labels, summary last" \
 	'[ "$(printf "%s\n" "$OUT" | grep -c "^modified ml-prod/NodePool/chat-serving$")" = 1 ] &&
-	 printf "%s\n" "$OUT" | grep -qx -- "--- a/ml-prod/NodePool/chat-serving" &&
-	 printf "%s\n" "$OUT" | grep -qx -- "+++ b/ml-prod/NodePool/chat-serving" &&
+	 printf "%s\n" "$OUT" | gq -x -- "--- a/ml-prod/NodePool/chat-serving" &&
+	 printf "%s\n" "$OUT" | gq -x -- "+++ b/ml-prod/NodePool/chat-serving" &&
 	 [ "$(printf "%s\n" "$OUT" | tail -1)" = "1 node-replacing change (pool chat-serving), 0 may disrupt, 0 no node effect; 1 object changed: 0 added, 0 removed, 1 modified; 1 add-on setting changed" ]'
 # narrowing the GPU class narrows requirements: Karpenter drifts the nodes whose labels no
 # longer satisfy them (dynamic drift), and the line says so
@@ -155,8 +155,8 @@ check "1: the hunks equal diff -u of the rendered files" 'cmp -s "$tmp/want-hunk
 # 32 x g6e.xlarge 1.861 = 59.55; a month is 730 h: 455.72 x 730 = 332675.60, 242.464 x 730 =
 # 176998.72; the total floor is llm-pretrain's 880.64 plus chat-serving's
 check "1: text: capacity and cost per workload, before -> after, then the total" \
-	'printf "%s\n" "$OUT" | grep -qx -- "  ml-prod/chat-serving: GPUs 32 -> 32, nodes 32 -> 32, \$/hour 455.72 -> 242.46 (-213.26), floor \$/hour 25.76 -> 59.55 (+33.79), \$/month 332675.60 -> 176998.72 (-155676.88)" &&
-	 printf "%s\n" "$OUT" | grep -qx -- "  total: max \$/hour 1336.36 -> 1123.10 (-213.26), max GPUs 160 -> 160, max nodes 48 -> 48, floor \$/hour 906.40 -> 940.19 (+33.79), max \$/month 975542.80 -> 819865.92 (-155676.88)"'
+	'printf "%s\n" "$OUT" | gq -x -- "  ml-prod/chat-serving: GPUs 32 -> 32, nodes 32 -> 32, \$/hour 455.72 -> 242.46 (-213.26), floor \$/hour 25.76 -> 59.55 (+33.79), \$/month 332675.60 -> 176998.72 (-155676.88)" &&
+	 printf "%s\n" "$OUT" | gq -x -- "  total: max \$/hour 1336.36 -> 1123.10 (-213.26), max GPUs 160 -> 160, max nodes 48 -> 48, floor \$/hour 906.40 -> 940.19 (+33.79), max \$/month 975542.80 -> 819865.92 (-155676.88)"'
 
 gf --base "$C1" --head "$C2" --format json specs/ml-prod.yaml
 check "1: json: exit 1, parses" '[ "$RC" = 1 ] && printf "%s" "$OUT" | jq -e . >/dev/null'
@@ -182,8 +182,8 @@ check "2: json, no differences: exit 0, no objects, 17 unchanged" \
 	'[ "$RC" = 0 ] && [ "$(printf "%s" "$OUT" | jq -c "[.summary.changed, .summary.unchanged, (.objects | length)]")" = "[0,17,0]" ]'
 gf --base "$C2" --head "$C2" --format markdown specs/ml-prod.yaml
 check "2: markdown, no differences: heading and summary, no table" \
-	'[ "$RC" = 0 ] && printf "%s\n" "$OUT" | grep -qx "\*\*0 objects changed: 0 added, 0 removed, 0 modified\*\*" &&
-	 ! printf "%s\n" "$OUT" | grep -q "^|"'
+	'[ "$RC" = 0 ] && printf "%s\n" "$OUT" | gq -x "\*\*0 objects changed: 0 added, 0 removed, 0 modified\*\*" &&
+	 ! printf "%s\n" "$OUT" | gq "^|"'
 
 # ---- 3. markdown against the reviewed golden file (the PR comment) -------------------
 # what CI runs on the pull request: base origin/main, head = the checked-out work tree
@@ -204,7 +204,7 @@ gf --base origin/main --format markdown specs/ml-prod.yaml
 check "3: markdown is deterministic" '[ "$OUT" = "$md" ]'
 gf --base "$C1" --head "$C2" --format markdown specs/ml-prod.yaml
 check "3: markdown with --head names both revisions" \
-	'printf "%s\n" "$OUT" | grep -qxF "Comparing base \`$C1\` (${C1:0:12}) with head \`$C2\` (${C2:0:12})."'
+	'printf "%s\n" "$OUT" | gq -xF "Comparing base \`$C1\` (${C1:0:12}) with head \`$C2\` (${C2:0:12})."'
 
 # ---- 4. head = the work tree, with an uncommitted edit -------------------------------
 # chat-serving: maxGpus 32 -> 16 (NodePool limits and ClusterQueue quotas)
@@ -214,7 +214,7 @@ sed -i 's/^      maxGpus: 32$/      maxGpus: 16/' "$REPO/specs/ml-prod.yaml"
 gf --base HEAD --format markdown specs/ml-prod.yaml
 cp "$tmp/stdout" "$tmp/golden2.md"
 check "4: markdown: the summary line leads with the capacity change" \
-	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -qF "**Capacity: max \$/hour 1123.10 → 1001.87 (-121.23), max GPUs 160 → 144 (-16), max nodes 48 → 32 (-16); "'
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | gq -F "**Capacity: max \$/hour 1123.10 → 1001.87 (-121.23), max GPUs 160 → 144 (-16), max nodes 48 → 32 (-16); "'
 if [ "$update" = 1 ]; then
 	cp "$tmp/golden2.md" "$GOLDEN/ml-prod-max-gpus.md"
 	t_pass "4: golden-diff/ml-prod-max-gpus.md (updated; review it)"
@@ -231,13 +231,13 @@ gf --base HEAD --repo "$REPO" --format json "$REPO/specs/ml-prod.yaml"
 check "4: an absolute path inside the work tree works too" '[ "$RC" = 1 ] && [ "$(reported_changes)" = "$(expected_changes HEAD - specs/ml-prod.yaml)" ]'
 OUT=$(cd / && "$GPUFORM" diff --base HEAD --repo "$REPO" specs/ml-prod.yaml 2>>"$LOG")
 RC=$?
-check "4: --repo DIR from another directory" '[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -q "^modified ml-prod/ClusterQueue/chat-serving$"'
+check "4: --repo DIR from another directory" '[ "$RC" = 1 ] && printf "%s\n" "$OUT" | gq "^modified ml-prod/ClusterQueue/chat-serving$"'
 # issue 17: paths as git reads them — relative to the current directory anywhere in the
 # work tree, the repository found from there; a path outside it says why
 OUT=$(cd "$REPO/specs" && "$GPUFORM" diff --base HEAD ml-prod.yaml 2>"$tmp/stderr")
 RC=$? ERR=$(cat "$tmp/stderr")
 check "4: from a subdirectory, no --repo: the path is relative to it (like git)" \
-	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -q "^modified ml-prod/ClusterQueue/chat-serving$"'
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | gq "^modified ml-prod/ClusterQueue/chat-serving$"'
 OUT=$(cd "$REPO/specs" && "$GPUFORM" diff --base HEAD ../specs/./ml-prod.yaml -o json 2>"$tmp/stderr")
 RC=$?
 check "4: ... '../specs/./ml-prod.yaml' from there too (options after the path)" \
@@ -245,12 +245,12 @@ check "4: ... '../specs/./ml-prod.yaml' from there too (options after the path)"
 OUT=$(cd "$REPO/specs" && "$GPUFORM" diff --base HEAD ../../elsewhere.yaml 2>&1)
 RC=$?
 check "4: a path outside the work tree: exit 2, says it is outside and that paths are relative to the current directory" \
-	'[ "$RC" = 2 ] && printf "%s\n" "$OUT" | grep -q "is outside the work tree of the repository at" &&
+	'[ "$RC" = 2 ] && printf "%s\n" "$OUT" | gq "is outside the work tree of the repository at" &&
 	 [ "$(printf "%s\n" "$OUT" | wc -l)" = 1 ]'
 OUT=$(cd "$tmp" && "$GPUFORM" diff --base HEAD specs/ml-prod.yaml 2>&1)
 RC=$?
 check "4: outside any repository without --repo: exit 4, 'not inside a git repository', names --repo" \
-	'[ "$RC" = 4 ] && printf "%s\n" "$OUT" | grep -q "not inside a git repository" && printf "%s\n" "$OUT" | grep -q -- "--repo"'
+	'[ "$RC" = 4 ] && printf "%s\n" "$OUT" | gq "not inside a git repository" && printf "%s\n" "$OUT" | gq -- "--repo"'
 g checkout -q -- specs
 
 # issue 17: when a node-replacing change takes effect, from the new NodePool's budgets
@@ -258,8 +258,8 @@ grep -q 'ami: bottlerocket@v1.38.0' "$REPO/specs/ml-prod.yaml" || t_fail "4: ml-
 sed -i 's/ami: bottlerocket@v1.38.0/ami: bottlerocket@v1.39.0/' "$REPO/specs/ml-prod.yaml"
 gf --base HEAD specs/ml-prod.yaml
 check "4: an AMI bump: 'takes effect: immediately' for the tolerant general pool, 'at the next opening of the maintenance window' for the windowed ones" \
-	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -A2 "^modified ml-prod/EC2NodeClass/general$" | grep -q "^takes effect: immediately" &&
-	 printf "%s\n" "$OUT" | grep -A2 "^modified ml-prod/EC2NodeClass/gpu-efa$" | grep -qF "takes effect: at the next opening of the maintenance window \"0 2 * * sat\" (4h)"'
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -A2 "^modified ml-prod/EC2NodeClass/general$" | gq "^takes effect: immediately" &&
+	 printf "%s\n" "$OUT" | grep -A2 "^modified ml-prod/EC2NodeClass/gpu-efa$" | gq -F "takes effect: at the next opening of the maintenance window \"0 2 * * sat\" (4h)"'
 gf --base HEAD -o json specs/ml-prod.yaml
 check "4: ... and in JSON (objects[].takesEffect, only for node-replacing changes)" \
 	'[ "$(printf "%s" "$OUT" | jq -r "[.objects[] | select(.impact.class == \"replaces nodes\") | has(\"takesEffect\")] | length > 0 and all")" = true ] &&
@@ -280,8 +280,8 @@ check "5: namespaced objects carry their namespace" \
 	'[ "$(printf "%s" "$OUT" | jq -r "[.objects[] | select(.kind == \"LocalQueue\") | \"\(.change) \(.namespace)/\(.name)\"] | join(\",\")")" = "added inference/chat-serving,removed serving/chat-serving" ]'
 gf --base "$C2" --head "$C3" specs/ml-prod.yaml
 check "5: text: removed/added labels use /dev/null" \
-	'printf "%s\n" "$OUT" | grep -A1 -x -- "--- a/ml-prod/LocalQueue/serving/chat-serving" | grep -qx -- "+++ /dev/null" &&
-	 printf "%s\n" "$OUT" | grep -A1 -x -- "--- /dev/null" | grep -qx -- "+++ b/ml-prod/LocalQueue/inference/chat-serving"'
+	'printf "%s\n" "$OUT" | grep -A1 -x -- "--- a/ml-prod/LocalQueue/serving/chat-serving" | gq -x -- "+++ /dev/null" &&
+	 printf "%s\n" "$OUT" | grep -A1 -x -- "--- /dev/null" | gq -x -- "+++ b/ml-prod/LocalQueue/inference/chat-serving"'
 
 # ---- 6. a new intent file at head, and one deleted at head ---------------------------
 cp specs/dev-spot.yaml "$REPO/specs/dev-spot.yaml" # untracked: only in the work tree
@@ -294,7 +294,7 @@ check "6: new file at head: all its $n_dev objects added, nothing else" \
 same_changes "6: new file: exactly what diff -r of two render -o finds" HEAD - specs/dev-spot.yaml
 gf --base HEAD specs/dev-spot.yaml
 check "6: new file, text: every diff starts at /dev/null" \
-	'[ "$(printf "%s\n" "$OUT" | grep -c -x -- "--- /dev/null")" = "$n_dev" ] && ! printf "%s\n" "$OUT" | grep -q "^--- a/"'
+	'[ "$(printf "%s\n" "$OUT" | grep -c -x -- "--- /dev/null")" = "$n_dev" ] && ! printf "%s\n" "$OUT" | gq "^--- a/"'
 g add specs/dev-spot.yaml && g commit -q -m 'dev-sandbox cluster'
 C4=$(g rev-parse HEAD)
 g rm -q specs/dev-spot.yaml # deleted in the work tree
@@ -311,11 +311,11 @@ n_dev_addons=$(find tests/golden/dev-spot/addons -type f | wc -l)
 check "6: --head REV without the file: removed as well" '[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | tail -1)" = "4 node-replacing changes (pools experiments, general), 0 may disrupt, $((n_dev - 4)) no node effect; $n_dev objects changed: 0 added, $n_dev removed, 0 modified; $n_dev_addons add-on settings changed" ]'
 gf --base "$C4" specs/nosuch.yaml
 check "6: a file at neither side: exit 4, named" \
-	'[ "$RC" = 4 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | grep -q "'"'"'specs/nosuch.yaml'"'"' exists neither at base '"'"'$C4'"'"' nor in the work tree"'
+	'[ "$RC" = 4 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | gq "'"'"'specs/nosuch.yaml'"'"' exists neither at base '"'"'$C4'"'"' nor in the work tree"'
 cp specs/ml-prod.yaml "$REPO/specs/copy.yaml"
 gf --base "$C4" specs/ml-prod.yaml specs/copy.yaml
 check "6: two files for one cluster: exit 3, both named" \
-	'[ "$RC" = 3 ] && printf "%s\n" "$ERR" | grep -q "both describe cluster '"'"'ml-prod'"'"'"'
+	'[ "$RC" = 3 ] && printf "%s\n" "$ERR" | gq "both describe cluster '"'"'ml-prod'"'"'"'
 rm "$REPO/specs/copy.yaml"
 
 # ---- 7. invalid intents: exit 3, file:line:col naming the revision --------------------
@@ -324,53 +324,53 @@ line=$(grep -n '^      gpu: h1000$' "$REPO/specs/ml-prod.yaml" | cut -d: -f1)
 gf --base HEAD specs/ml-prod.yaml
 check "7: invalid intent in the work tree: exit 3, path:line:col, nothing on stdout" \
 	'[ "$RC" = 3 ] && [ -z "$OUT" ] &&
-	 printf "%s\n" "$ERR" | grep -q "^specs/ml-prod.yaml:$line:12: error: unknown GPU class '"'"'h1000'"'"'" &&
-	 printf "%s\n" "$ERR" | grep -q "invalid intent in the work tree (1 error)"'
+	 printf "%s\n" "$ERR" | gq "^specs/ml-prod.yaml:$line:12: error: unknown GPU class '"'"'h1000'"'"'" &&
+	 printf "%s\n" "$ERR" | gq "invalid intent in the work tree (1 error)"'
 g commit -q -a -m 'broken'
 g tag broken
 g reset -q --hard "$C4"
 gf --base broken --head "$C4" specs/ml-prod.yaml
 check "7: invalid intent at the base revision: exit 3, REV:path:line:col" \
-	'[ "$RC" = 3 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | grep -q "^broken:specs/ml-prod.yaml:$line:12: error: " &&
-	 printf "%s\n" "$ERR" | grep -q "invalid intent at base '"'"'broken'"'"'"'
+	'[ "$RC" = 3 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | gq "^broken:specs/ml-prod.yaml:$line:12: error: " &&
+	 printf "%s\n" "$ERR" | gq "invalid intent at base '"'"'broken'"'"'"'
 gf --base "$C4" --head broken specs/ml-prod.yaml
 check "7: invalid intent at --head REV: exit 3, REV:path:line:col" \
-	'[ "$RC" = 3 ] && printf "%s\n" "$ERR" | grep -q "^broken:specs/ml-prod.yaml:$line:12: error: "'
+	'[ "$RC" = 3 ] && printf "%s\n" "$ERR" | gq "^broken:specs/ml-prod.yaml:$line:12: error: "'
 printf 'apiVersion: gpuform.io/v1alpha1\nkind: ClusterIntent\nmetadata: [\n' >"$REPO/specs/ml-prod.yaml"
 gf --base broken specs/ml-prod.yaml
 check "7: both sides invalid: both reported, exit 3" \
-	'[ "$RC" = 3 ] && printf "%s\n" "$ERR" | grep -q "^broken:specs/ml-prod.yaml:" && printf "%s\n" "$ERR" | grep -q "^specs/ml-prod.yaml:[0-9]*:[0-9]*: error"'
+	'[ "$RC" = 3 ] && printf "%s\n" "$ERR" | gq "^broken:specs/ml-prod.yaml:" && printf "%s\n" "$ERR" | gq "^specs/ml-prod.yaml:[0-9]*:[0-9]*: error"'
 g checkout -q -- specs
 
 # ---- 8. bad revisions, usage errors, bare repositories -------------------------------
 gf --base no-such-branch specs/ml-prod.yaml
 check "8: unknown --base: exit > 1, message names the option and the revision" \
-	'[ "$RC" -gt 1 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | grep -q -- "--base.*no-such-branch"'
+	'[ "$RC" -gt 1 ] && [ -z "$OUT" ] && printf "%s\n" "$ERR" | gq -- "--base.*no-such-branch"'
 gf --base HEAD --head no-such-branch specs/ml-prod.yaml
 check "8: unknown --head: exit > 1, message names it" \
-	'[ "$RC" -gt 1 ] && printf "%s\n" "$ERR" | grep -q -- "--head.*no-such-branch"'
+	'[ "$RC" -gt 1 ] && printf "%s\n" "$ERR" | gq -- "--head.*no-such-branch"'
 OUT=$(cd "$tmp" && "$GPUFORM" diff --base HEAD --repo "$tmp/nowhere" specs/ml-prod.yaml 2>&1)
 RC=$?
 check "8: --repo that is no repository: exit 4" '[ "$RC" = 4 ]'
 gf --base HEAD --live specs/ml-prod.yaml
-check "8: --base with --live: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | grep -q "cannot be combined"'
+check "8: --base with --live: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | gq "cannot be combined"'
 gf specs/ml-prod.yaml
-check "8: neither --base nor --live: usage error naming both" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | grep -q -- "--base REV.*--live"'
+check "8: neither --base nor --live: usage error naming both" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | gq -- "--base REV.*--live"'
 gf --base HEAD
 check "8: no intent file: usage error" '[ "$RC" = 2 ]'
 gf --base HEAD --format yaml specs/ml-prod.yaml
-check "8: unknown format: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | grep -q "unknown output format '"'"'yaml'"'"' (text, markdown or json)"'
+check "8: unknown format: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$ERR" | gq "unknown output format '"'"'yaml'"'"' (text, markdown or json)"'
 gf --base HEAD ../outside.yaml
 check "8: a path leaving the repository: usage error" '[ "$RC" = 2 ]'
 gf --base HEAD --help
-check "8: --help prints the usage, exit 0" '[ "$RC" = 0 ] && printf "%s\n" "$OUT" | grep -q "^usage: gpuform diff --base REV"'
+check "8: --help prints the usage, exit 0" '[ "$RC" = 0 ] && printf "%s\n" "$OUT" | gq "^usage: gpuform diff --base REV"'
 git clone -q --bare "$REPO" "$tmp/bare.git" 2>>"$LOG"
 OUT=$("$GPUFORM" diff --repo "$tmp/bare.git" --base "$C1" --head "$C2" --format json specs/ml-prod.yaml 2>>"$LOG")
 RC=$?
 check "8: bare repository with --head: works" '[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq .summary.modified)" = 1 ]'
 OUT=$("$GPUFORM" diff --repo "$tmp/bare.git" --base "$C1" specs/ml-prod.yaml 2>&1)
 RC=$?
-check "8: bare repository without --head: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$OUT" | grep -q "bare repository"'
+check "8: bare repository without --head: usage error" '[ "$RC" = 2 ] && printf "%s\n" "$OUT" | gq "bare repository"'
 
 # ---- 9. add-ons: compared by key --------------------------------------------------
 # turning on time-slicing adds NodeOverlays and flips the Karpenter gate that makes
@@ -384,28 +384,28 @@ C9=$(g rev-parse HEAD)
 sed -i 's/^      maxGpus: 4$/      maxGpus: 4\n      sharing: {timeSlicing: 4}/' "$REPO/specs/minimal.yaml"
 gf --base "$C9" specs/minimal.yaml
 check "9: time-slicing on: the nodeOverlay gate change in the text diff, with its impact" \
-	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -qx "add-on addons/karpenter-values.yaml: settings.featureGates.nodeOverlay: false -> true" &&
-	 printf "%s\n" "$OUT" | grep -qx "  Karpenter feature gate nodeOverlay: needed by the NodeOverlays this change adds; roll out the Helm release first" &&
-	 printf "%s\n" "$OUT" | tail -1 | grep -q "; 2 add-on settings changed$"'
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | gq -x "add-on addons/karpenter-values.yaml: settings.featureGates.nodeOverlay: false -> true" &&
+	 printf "%s\n" "$OUT" | gq -x "  Karpenter feature gate nodeOverlay: needed by the NodeOverlays this change adds; roll out the Helm release first" &&
+	 printf "%s\n" "$OUT" | tail -1 | gq "; 2 add-on settings changed$"'
 gf --base "$C9" -o markdown specs/minimal.yaml
 check "9: time-slicing on: the gate change in the markdown diff (Add-ons table)" \
-	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -q "^#### Add-ons$" &&
-	 printf "%s\n" "$OUT" | grep -qF "| \`addons/karpenter-values.yaml\` | \`settings.featureGates.nodeOverlay\` | \`false\` | \`true\` | Karpenter feature gate nodeOverlay: needed by the NodeOverlays this change adds"'
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | gq "^#### Add-ons$" &&
+	 printf "%s\n" "$OUT" | gq -F "| \`addons/karpenter-values.yaml\` | \`settings.featureGates.nodeOverlay\` | \`false\` | \`true\` | Karpenter feature gate nodeOverlay: needed by the NodeOverlays this change adds"'
 g checkout -q specs/minimal.yaml
 sed -i 's/^spec:$/spec:\n  nodeRepair: false/' "$REPO/specs/minimal.yaml"
 gf --base "$C9" specs/minimal.yaml
 # (node repair off also drops the node monitoring agent's values file, rendered only with it)
 check "9: only add-ons change (nodeRepair off): exit 1, not 'no changes'" \
 	'[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | tail -1)" = "0 objects changed: 0 added, 0 removed, 0 modified; 2 add-on settings changed" ] &&
-	 printf "%s\n" "$OUT" | grep -q "^add-on addons/karpenter-values.yaml: settings.featureGates.nodeRepair: true -> false$" &&
-	 printf "%s\n" "$OUT" | grep -q "^add-on addons/eks-node-monitoring-agent-values.yaml: (file): present -> (absent)$"'
+	 printf "%s\n" "$OUT" | gq "^add-on addons/karpenter-values.yaml: settings.featureGates.nodeRepair: true -> false$" &&
+	 printf "%s\n" "$OUT" | gq "^add-on addons/eks-node-monitoring-agent-values.yaml: (file): present -> (absent)$"'
 gf --base "$C9" -o json specs/minimal.yaml
 check "9: only add-ons change: json .addons" \
 	'[ "$RC" = 1 ] && [ "$(printf "%s" "$OUT" | jq -c "[.addons[] | select(.file == \"karpenter-values.yaml\") | [.file, .key, .before, .after]]")" = "[[\"karpenter-values.yaml\",\"settings.featureGates.nodeRepair\",true,false]]" ] &&
 	 [ "$(printf "%s" "$OUT" | jq -r "[.addons[].file] | sort | join(\",\")")" = "eks-node-monitoring-agent-values.yaml,karpenter-values.yaml" ]'
 g checkout -q specs/minimal.yaml
 gf --base "$C9" specs/minimal.yaml
-check "9: nothing changed: exit 0, no add-on line" '[ "$RC" = 0 ] && ! printf "%s\n" "$OUT" | grep -q "^add-on"'
+check "9: nothing changed: exit 0, no add-on line" '[ "$RC" = 0 ] && ! printf "%s\n" "$OUT" | gq "^add-on"'
 
 # ---- the sanitizers saw nothing ------------------------------------------------------
 if grep -q -e 'runtime error:' -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' "$LOG"; then

@@ -99,7 +99,7 @@ rm -rf "$W/b/build/dist"
 RC=0
 OUT=$(cd "$W/b" && make --no-print-directory dist 2>&1) || RC=$?
 check "make dist with uncommitted changes: refused, names the reason, writes nothing" \
-	'[ $RC != 0 ] && printf "%s" "$OUT" | grep -q "uncommitted changes" && [ ! -e "$W/b/build/dist" ]'
+	'[ $RC != 0 ] && printf "%s" "$OUT" | gq "uncommitted changes" && [ ! -e "$W/b/build/dist" ]'
 git -C "$W/b" checkout -q README.md
 
 # the release: HEAD tagged vVERSION
@@ -152,7 +152,7 @@ cat >"$W/shim/apt-get" <<'EOF'
 shift
 for p; do
 	case $p in -*) continue ;; esac
-	dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed' || { echo "apt-get shim: $p is not installed" >&2; exit 100; }
+	dpkg -s "$p" 2>/dev/null | gq '^Status: install ok installed' || { echo "apt-get shim: $p is not installed" >&2; exit 100; }
 done
 EOF
 chmod +x "$W/shim/sudo" "$W/shim/apt-get"
@@ -175,7 +175,7 @@ step() { # STEP-FILE [VAR=VALUE...]: run a workflow step in the user's repositor
 RC=0
 OUT=$(step "$W/steps/diff-build.sh" GPUFORM_SHA256="$(printf '%064d' 0)" 2>&1) || RC=$?
 check "CI build step with a wrong GPUFORM_SHA256: fails at the checksum, nothing unpacked or built" \
-	'[ $RC != 0 ] && printf "%s" "$OUT" | grep -q "FAILED" && [ ! -e "$W/runner/gpuform-src/Makefile" ] && [ ! -e "$W/runner/gpuform" ]'
+	'[ $RC != 0 ] && printf "%s" "$OUT" | gq "FAILED" && [ ! -e "$W/runner/gpuform-src/Makefile" ] && [ ! -e "$W/runner/gpuform" ]'
 rm -rf "$W/runner"/*
 t_note "running the CI build step: make from the release tarball (takes a while)"
 RC=0
@@ -187,7 +187,7 @@ check "CI build step: verifies, builds and installs gpuform from the tarball, on
 check "  ... there is no .git in what it built from" '[ ! -e "$d/.git" ]'
 OUT=$("$W/runner/gpuform/bin/gpuform" version 2>&1)
 check "gpuform version of that build: $version, commit $commit, release v$version" \
-	'printf "%s\n" "$OUT" | head -2 | tr "\n" "|" | grep -qx "gpuform $version|commit: $commit (release v$version)|"'
+	'printf "%s\n" "$OUT" | head -2 | tr "\n" "|" | gq -x "gpuform $version|commit: $commit (release v$version)|"'
 OUT=$("$W/runner/gpuform/bin/gpuform" version -o json 2>&1)
 check "  ... and in JSON" \
 	'[ "$(printf "%s" "$OUT" | python3 -c "import json,sys; j=json.load(sys.stdin); print(j[\"commit\"], j[\"release\"])")" = "$commit v$version" ]'
@@ -215,7 +215,7 @@ RC=0
 OUT=$(cd "$d" && nice make --no-print-directory -j2 build/rel/tests/unit/run 2>&1 | tail -5 &&
 	./build/rel/tests/unit/run 2>&1 | grep -E "^[0-9]+%: Checks|:[FE]:") || RC=$?
 check "the unit suite passes in the unpacked tarball" \
-	'[ $RC = 0 ] && printf "%s\n" "$OUT" | grep -q "^100%: Checks: [1-9][0-9]*, Failures: 0, Errors: 0$"'
+	'[ $RC = 0 ] && printf "%s\n" "$OUT" | gq "^100%: Checks: [1-9][0-9]*, Failures: 0, Errors: 0$"'
 RC=0
 OUT=$(cd "$d" && sh tests/check-layering.sh 2>&1) || RC=$?
 check "the layering check passes there (and sees the files: no git ls-files)" \
@@ -224,7 +224,7 @@ for s in golden invalid; do
 	RC=0
 	OUT=$(cd "$d" && T_COUNTS= GPUFORM=$d/gpuform sh "tests/$s.sh" 2>&1) || RC=$?
 	check "tests/$s.sh passes in the unpacked tarball" \
-		'[ $RC = 0 ] && printf "%s\n" "$OUT" | tail -1 | grep -q "^[1-9][0-9]* passed, 0 failed$"'
+		'[ $RC = 0 ] && printf "%s\n" "$OUT" | tail -1 | gq "^[1-9][0-9]* passed, 0 failed$"'
 done
 
 # a development build from the work tree's own Git: the commit, not a release

@@ -45,13 +45,13 @@ has_err() { grep -qF -- "$1" <<<"$ERR"; }  # no pipe: grep -q would SIGPIPE prin
 doc "$SPEC"
 check "no controllers: exit 0, warnings that nothing could be checked" \
 	'[ "$RC" = 0 ] && has_err "warning: no Karpenter controller Deployment found" &&
-	 has_err "warning: no Kueue controller Deployment found" && printf "%s" "$OUT" | grep -q "^ok"'
+	 has_err "warning: no Kueue controller Deployment found" && printf "%s" "$OUT" | gq "^ok"'
 
 # ---- seeded: a version skew, a disabled gate, a missing integration ------------------
 "$GPUFORM" render --output-dir "$WORK/out" "$SPEC" >/dev/null 2>&1 || t_abort "render $SPEC"
 # the rendered Kueue configuration: the block scalar of kueue-values.yaml
 conf=$(sed -n '/controllerManagerConfigYaml: |/,$p' "$WORK/out/addons/kueue-values.yaml" | sed '1d; s/^    //')
-printf '%s\n' "$conf" | grep -q 'kind: Configuration' || t_abort "the rendered Kueue configuration"
+printf '%s\n' "$conf" | gq 'kind: Configuration' || t_abort "the rendered Kueue configuration"
 printf '%s\n' "$conf" | grep -v 'kubeflow.org/pytorchjob' >"$WORK/conf-nopytorch.yaml"
 printf '%s\n' "$conf" >"$WORK/conf.yaml"
 
@@ -88,7 +88,7 @@ t_setup "seeded Karpenter 1.6.2 with NodeOverlay=false, Kueue v0.19.2 without py
 
 t_audit_mark
 doc "$SPEC"
-check "skew: exit 1" '[ "$RC" = 1 ] && printf "%s" "$OUT" | grep -q "^3 findings"'
+check "skew: exit 1" '[ "$RC" = 1 ] && printf "%s" "$OUT" | gq "^3 findings"'
 check "skew: the version finding names target and running release, with the fix" \
 	'has_err "error: the intent targets Karpenter v1.14.1 but Deployment kube-system/karpenter runs v1.6.2" &&
 	 has_err "set spec.targets.karpenter: v1.6.2 (render for what runs), or upgrade Karpenter"'
@@ -106,7 +106,7 @@ sed 's/^spec:/spec:\n  targets: {karpenter: v1.7.0}/' "$SPEC" >"$WORK/targets.ya
 seed 1.7.0 "NodeRepair=true,NodeOverlay=false" v0.19.2 "$WORK/conf.yaml" || t_abort "re-seed"
 doc "$WORK/targets.yaml"
 check "targets v1.7.0, Karpenter 1.7.0 running with NodeOverlay=false: exactly the gate finding" \
-	'[ "$RC" = 1 ] && printf "%s" "$OUT" | grep -q "^1 finding$" && has_err "has NodeOverlay=false" &&
+	'[ "$RC" = 1 ] && printf "%s" "$OUT" | gq "^1 finding$" && has_err "has NodeOverlay=false" &&
 	 ! has_err "runs v1.7.0"'
 # a gate left out of FEATURE_GATES takes the release default (NodeOverlay: off)
 seed 1.14.1 "NodeRepair=true" v0.19.2 "$WORK/conf.yaml" || t_abort "re-seed"
@@ -116,7 +116,7 @@ check "NodeOverlay not in FEATURE_GATES: off by default, a finding" '[ "$RC" = 1
 seed 1.14.1 "NodeRepair=true,NodeOverlay=true,SpotToSpotConsolidation=false" v0.19.2 "$WORK/conf.yaml" || t_abort "re-seed"
 doc "$SPEC"
 check "controllers match the render: exit 0, no finding" \
-	'[ "$RC" = 0 ] && ! has_err "error:" && printf "%s" "$OUT" | grep -q "^ok"'
+	'[ "$RC" = 0 ] && ! has_err "error:" && printf "%s" "$OUT" | gq "^ok"'
 # Kueue older than the target
 seed 1.14.1 "NodeRepair=true,NodeOverlay=true" v0.13.4 "$WORK/conf.yaml" || t_abort "re-seed"
 doc "$SPEC"
@@ -188,7 +188,7 @@ OUT=$(timeout 120 "$GPUFORM" doctor --kubeconfig "$WORK/kubeconfig-sa" "$SPEC" 2
 check "install --doctor: the ServiceAccount reads the controllers, finds the disabled gate" \
 	'[ "$RC" = 1 ] && has_err "has NodeOverlay=false" && ! has_err "cannot be read"'
 check "install --doctor: get by name only (no list, no other Deployments)" \
-	'! grep -A12 "kind: Role" "$WORK/install.yaml" | grep -B2 -A8 "deployments" | grep -qE "^  - (list|watch)$" &&
+	'! grep -A12 "kind: Role" "$WORK/install.yaml" | grep -B2 -A8 "deployments" | gq -E "^  - (list|watch)$" &&
 	 [ "$(grep -c "^  - kueue-controller-manager$\|^  - karpenter$\|^  - kueue-manager-config$" "$WORK/install.yaml")" = 4 ]'
 
 # ---- diff --live as the installed ServiceAccount of the intent's cluster ----------------

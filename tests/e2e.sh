@@ -189,7 +189,7 @@ check_spec() {
 	if ((rc != 0)); then
 		ok=0; detail+="kubectl exit status $rc"$'\n'
 	fi
-	if grep -v ' serverside-applied (server dry run)$' "$log.apply" | grep -qE 'error|Error|Invalid|Warning'; then
+	if grep -v ' serverside-applied (server dry run)$' "$log.apply" | gq -E 'error|Error|Invalid|Warning'; then
 		ok=0; detail+="kubectl reported errors or warnings"$'\n'
 	fi
 	if ((got != want)); then
@@ -228,7 +228,7 @@ control() {
 	printf 'resources:\n- objects.yaml\n' >"$dir/kustomization.yaml"
 	dry_run "$dir" "$dir/log"; rc=$?
 	if [[ -z $expect ]]; then
-		if ((rc == 0)) && ! grep -v 'serverside-applied (server dry run)$' "$dir/log" | grep -qE 'error|Error|Invalid|Warning'; then
+		if ((rc == 0)) && ! grep -v 'serverside-applied (server dry run)$' "$dir/log" | gq -E 'error|Error|Invalid|Warning'; then
 			t_pass "control: $case accepted"
 		else
 			t_fail "control: $case must be accepted" "$(cat "$dir/log")"

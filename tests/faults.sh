@@ -86,7 +86,7 @@ gf() {
 	printf '%s\n' "--- gpuform reconcile $* (rc=$RC, ${MS} ms)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
 }
 jv() { printf '%s\n' "$OUT" | jq -r "$1" 2>/dev/null; }
-has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
+has_err() { printf '%s\n' "$ERR" | gq -F -- "$1"; }
 # check (tests/lib.sh) shows this on a failure
 t_detail() {
 	printf 'condition: %s\nrc=%s (%s ms)\n--- stdout\n%s\n--- stderr\n%s\n--- proxy log\n%s\n' \
@@ -357,7 +357,7 @@ fault "every LIST of clusterqueues truncated" 4 "truncate" \
 FAULT_ANY_MSG=1 fault "short_list_never_forgets_inventory_entries: LIST nodepools answered with items: []" 4 "items-empty" \
 	'GET /nodepools? 1 items-empty' \
 	'has_err "the LIST answer was incomplete" && has_err "nodepool.karpenter.sh/chat-serving" && [[ -z $FAULT_WRITES ]] &&
-	 inventory_text "$S" | grep -q "\"NodePool\",\"name\":\"chat-serving\",\"uid\":\"[0-9a-f-]\{36\}\""'
+	 inventory_text "$S" | gq "\"NodePool\",\"name\":\"chat-serving\",\"uid\":\"[0-9a-f-]\{36\}\""'
 FAULT_ANY_MSG=1 fault "list_items_null_is_refused: LIST clusterqueues answered with items: null" 4 "items-null" \
 	'GET /clusterqueues? 1 items-null' \
 	'has_err "\"items\": null" && [[ -z $FAULT_WRITES ]]'
@@ -370,7 +370,7 @@ k get configmap -n "$INV_NS" "$INV" -o json |
 	jq -c '.data.inventory |= (fromjson | map(if .kind == "NodePool" and .name == "chat-serving"
 		then .apiVersion = "karpenter.sh/v1beta1" else . end) | tojson)' >"$WORK/inv-v1beta1.json"
 k replace -f "$WORK/inv-v1beta1.json" >/dev/null 2>&1 &&
-	k get configmap -n "$INV_NS" "$INV" -o jsonpath='{.data.inventory}' | grep -q 'karpenter.sh/v1beta1' ||
+	k get configmap -n "$INV_NS" "$INV" -o jsonpath='{.data.inventory}' | gq 'karpenter.sh/v1beta1' ||
 	t_abort "the inventory entry of NodePool chat-serving rewritten to karpenter.sh/v1beta1"
 gf "$KC" -o json --prune "$SPEC_B"
 STATE=B
@@ -378,7 +378,7 @@ S=$(snap)
 check "prune_through_served_version: the entry at karpenter.sh/v1beta1 is pruned through karpenter.sh/v1: exit 0, $N_GONE pruned, NodePool chat-serving gone, the inventory holds no v1beta1" \
 	'[[ $RC == 0 && $(jv .counts.pruned) == "$N_GONE" ]] &&
 	 ! jq -e ".[] | select(.kind == \"NodePool\" and .metadata.name == \"chat-serving\")" <<<"$S" >/dev/null &&
-	 ! inventory_text "$S" | grep -q v1beta1'
+	 ! inventory_text "$S" | gq v1beta1'
 gf "$KC" -o json --prune "$SPEC_B"
 check "  the run after that: exit 0, 0 writes" '[[ $RC == 0 && $(jv .requests.writes) == 0 ]]'
 
@@ -411,7 +411,7 @@ fault "inventory write before the objects: 500 every time" 4 "status 500" \
 fault "inventory write after the prune: 503 Retry-After 60" 4 "status 503" \
 	'PATCH /configmaps/gpuform-ml-prod!dryRun 2+ status 503 60' \
 	'[[ $(printf "%s\n" "$FAULT_WRITES" | grep -c "^delete	") == "$N_GONE" ]] &&
-	 inventory_text "$S" | grep -q chat-serving'
+	 inventory_text "$S" | gq chat-serving'
 # mid-prune: two objects deleted, then every DELETE and the closing inventory write fail
 fault "mid-prune: DELETEs from the 3rd on and the closing inventory write answer 503 Retry-After 60" 4 "status 503" \
 	'DELETE * 3+ status 503 60
@@ -425,7 +425,7 @@ check "  mid-prune: the clean run deleted exactly the $((N_GONE - 2)) objects le
 fault "mid-prune: every DELETE of ResourceFlavor chat-serving dropped (the closing inventory write succeeds)" 4 "drop" \
 	'DELETE /resourceflavors/chat-serving * drop' \
 	'has_err "could not be pruned" && [[ $(jv .counts.pruned) == $((N_GONE - 1)) && $(jv .counts.failed) == 1 ]] &&
-	 inventory_text "$S" | grep -q "\"ResourceFlavor\",\"name\":\"chat-serving\""'
+	 inventory_text "$S" | gq "\"ResourceFlavor\",\"name\":\"chat-serving\""'
 RC=- ERR= OUT="clean run deleted $CONV_DELS"
 check "  ... the clean run deleted exactly that one ResourceFlavor, nothing else" '[[ $CONV_DELS == 1 ]]'
 fi # api
@@ -559,7 +559,7 @@ g commit --repo "$H" --push="$URL" "$WORK/gf.yaml"
 C2=$(stip)
 check "force-pushed branch between two commit --push: exit 0, the commit redone on the forced tip" \
 	'[[ $RC == 0 && $X != "$C1" && -n $C2 && $C2 != "$X" ]] && git --git-dir="$SRV" merge-base --is-ancestor "$X" "$C2" &&
-	 git --git-dir="$SRV" show "$C2:clusters/gitfault/nodepool-gf-api.yaml" | grep -q "nvidia.com/gpu: \"8\""'
+	 git --git-dir="$SRV" show "$C2:clusters/gitfault/nodepool-gf-api.yaml" | gq "nvidia.com/gpu: \"8\""'
 check "  nothing lost: the forced commit (README) is on main, the local branch equals the server's, fsck clean" \
 	'[[ $(git --git-dir="$SRV" show main:README.md) == "rewritten history" && $(stip "$H") == "$C2" ]] &&
 	 git --git-dir="$SRV" fsck --no-progress >/dev/null 2>&1 && git --git-dir="$H" fsck --no-progress >/dev/null 2>&1'

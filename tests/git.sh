@@ -81,9 +81,9 @@ ssh_env() { # [KNOWN_HOSTS [KEY]]
 		"LSAN_OPTIONS=suppressions=$SUPP_SSH"
 		"ASAN_OPTIONS=$ASAN_OPTIONS:fast_unwind_on_malloc=0")
 }
-has() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
-has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
-no_secret() { ! printf '%s\n%s\n' "$OUT" "$ERR" | grep -qF -- "$HTTP_PASS"; }
+has() { printf '%s\n' "$OUT" | gq -F -- "$1"; }
+has_err() { printf '%s\n' "$ERR" | gq -F -- "$1"; }
+no_secret() { ! printf '%s\n%s\n' "$OUT" "$ERR" | gq -F -- "$HTTP_PASS"; }
 # check NAME 'CONDITION' (tests/lib.sh): pass, or fail showing the last run
 tip() { git --git-dir="$1" rev-parse -q --verify "refs/heads/${2:-main}" 2>/dev/null; }
 # same_tree REPO REV PATH DIR: the files under PATH in REV are exactly DIR's, byte for byte
@@ -173,17 +173,17 @@ check "  files outside clusters/alpha/ are untouched (same blob ids)" \
 	'[[ $(git --git-dir="$L" rev-parse main:README.md) == "$readme_id" &&
 	   $(git --git-dir="$L" rev-parse main:clusters/other/keep.yaml) == "$keep_id" ]]'
 check "  only clusters/alpha changed (git diff --name-only)" \
-	'! git --git-dir="$L" diff --name-only main^ main | grep -qv "^clusters/alpha/"'
+	'! git --git-dir="$L" diff --name-only main^ main | gq -v "^clusters/alpha/"'
 msg=$(git --git-dir="$L" log -1 --format=%B main)
 trailers=$(printf '%s\n' "$msg" | git interpret-trailers --parse)
 check "  subject 'gpuform: render alpha', body lists added and removed files" \
 	'[[ $(printf "%s\n" "$msg" | head -n1) == "gpuform: render alpha" ]] &&
-	 printf "%s\n" "$msg" | grep -qE "^  added: +nodepool-batch\.yaml$" &&
-	 printf "%s\n" "$msg" | grep -qE "^  removed: +stale\.yaml$" &&
-	 printf "%s\n" "$msg" | grep -qxF "Changed under clusters/alpha/:"'
+	 printf "%s\n" "$msg" | gq -E "^  added: +nodepool-batch\.yaml$" &&
+	 printf "%s\n" "$msg" | gq -E "^  removed: +stale\.yaml$" &&
+	 printf "%s\n" "$msg" | gq -xF "Changed under clusters/alpha/:"'
 check "  trailers: Gpuform-Intent with the blob id git hash-object computes, Gpuform-Version" \
-	'printf "%s\n" "$trailers" | grep -qxF "Gpuform-Intent: $WORK/in/alpha.yaml $(git hash-object "$WORK/in/alpha.yaml")" &&
-	 printf "%s\n" "$trailers" | grep -qxF "Gpuform-Version: $VERSION"'
+	'printf "%s\n" "$trailers" | gq -xF "Gpuform-Intent: $WORK/in/alpha.yaml $(git hash-object "$WORK/in/alpha.yaml")" &&
+	 printf "%s\n" "$trailers" | gq -xF "Gpuform-Version: $VERSION"'
 check "  author and committer from git config" \
 	'[[ $(git --git-dir="$L" log -1 --format="%an <%ae>|%cn <%ce>" main) == "Gpuform Test <gpuform-test@example.com>|Gpuform Test <gpuform-test@example.com>" ]]'
 
@@ -201,8 +201,8 @@ check "a removed workload: committed, its files are gone, subtree equals render 
 msg=$(git --git-dir="$L" log -1 --format=%B main)
 check "  -m sets the subject; the body lists the removed files and the modified one" \
 	'[[ $(printf "%s\n" "$msg" | head -n1) == "drop the batch workload" ]] &&
-	 printf "%s\n" "$msg" | grep -qE "^  removed: +nodepool-batch\.yaml$" &&
-	 printf "%s\n" "$msg" | grep -qE "^  modified: kustomization\.yaml$"'
+	 printf "%s\n" "$msg" | gq -E "^  removed: +nodepool-batch\.yaml$" &&
+	 printf "%s\n" "$msg" | gq -E "^  modified: kustomization\.yaml$"'
 check "  files outside the path still untouched" \
 	'[[ $(git --git-dir="$L" rev-parse main:README.md) == "$readme_id" &&
 	   $(git --git-dir="$L" rev-parse main:clusters/other/keep.yaml) == "$keep_id" ]]'
@@ -221,7 +221,7 @@ gf commit --repo "$L" --branch fleet --path fleet "$WORK/in/beta-small.yaml"
 check "two clusters committed, then one (--path fleet): that one is fleet/beta/, fleet/alpha/ still there, unchanged" \
 	'[[ $RC == 0 ]] && has "fleet/beta/ (" && [[ $(git --git-dir="$L" rev-parse fleet:fleet/alpha) == "$fleet_alpha" ]] &&
 	 same_tree "$L" fleet fleet/beta "$WORK/r-beta-small" &&
-	 ! git --git-dir="$L" diff --name-only fleet^ fleet | grep -qv "^fleet/beta/" &&
+	 ! git --git-dir="$L" diff --name-only fleet^ fleet | gq -v "^fleet/beta/" &&
 	 [[ -z $(git --git-dir="$L" ls-tree --name-only fleet fleet/ | grep -v -e "^fleet/alpha$" -e "^fleet/beta$") ]]'
 gf commit --repo "$L" --branch fleet --path fleet "$WORK/in/alpha.yaml" "$WORK/in/beta-small.yaml"
 check "  both again: nothing to commit (exit 0, 'no changes')" \
@@ -301,7 +301,7 @@ check "non-bare repository, branch checked out: committed, work tree and index f
 	'[[ $RC == 0 && -z $(git -C "$W" status --porcelain) ]] &&
 	 cmp -s "$W/clusters/alpha/nodepool-batch.yaml" "$WORK/r-alpha/nodepool-batch.yaml"'
 check "  Gpuform-Intent names the intent relative to the work tree, with its blob id in HEAD~" \
-	'git -C "$W" log -1 --format=%B | grep -qxF "Gpuform-Intent: alpha.yaml $(git -C "$W" rev-parse HEAD~:alpha.yaml)"'
+	'git -C "$W" log -1 --format=%B | gq -xF "Gpuform-Intent: alpha.yaml $(git -C "$W" rev-parse HEAD~:alpha.yaml)"'
 echo '# local edit' >>"$W/clusters/alpha/kustomization.yaml"
 before=$(git -C "$W" rev-parse HEAD)
 gf commit --repo "$W" "$WORK/in/alpha-small.yaml"
@@ -351,7 +351,7 @@ check "no credentials: exit 4, names the variables, server unchanged, local comm
 gf GPUFORM_GIT_USERNAME=$HTTP_USER GPUFORM_GIT_PASSWORD=wrong-Pw-0000 commit --repo "$H" --push "$WORK/in/alpha.yaml"
 check "wrong password: exit 4, 'authentication failed', neither password in the output" \
 	'[[ $RC == 4 ]] && has_err "authentication failed" && no_secret &&
-	 ! printf "%s\n%s\n" "$OUT" "$ERR" | grep -qF wrong-Pw-0000 && [[ $(tip "$SRV") == "$srv_before" ]]'
+	 ! printf "%s\n%s\n" "$OUT" "$ERR" | gq -F wrong-Pw-0000 && [[ $(tip "$SRV") == "$srv_before" ]]'
 gf "${HTTP_ENV[@]}" commit --repo "$H" --push "$WORK/in/alpha.yaml"
 check "right password: exit 0, 'pushed main to origin', server main == local main" \
 	'[[ $RC == 0 ]] && has "pushed main to origin" && [[ $(tip "$SRV") == "$(tip "$H")" ]] && no_secret'
@@ -378,7 +378,7 @@ check "  a credential file for another host is not used: exit 4, 'requires authe
 gf GPUFORM_GIT_PASSWORD=wrong-Pw-1111 commit --repo "$H" \
 	--push="http://$HTTP_USER:url-Pw-2222@127.0.0.1:$GS_HTTP_PORT/git/srv.git" "$WORK/in/alpha.yaml"
 check "a URL with user:password: never printed (userinfo scrubbed), exit 4" \
-	'[[ $RC == 4 ]] && ! printf "%s\n%s\n" "$OUT" "$ERR" | grep -qE "url-Pw-2222|wrong-Pw-1111" &&
+	'[[ $RC == 4 ]] && ! printf "%s\n%s\n" "$OUT" "$ERR" | gq -E "url-Pw-2222|wrong-Pw-1111" &&
 	 has_err "127.0.0.1:$GS_HTTP_PORT/git/srv.git"'
 gf "${HTTP_ENV[@]}" commit --repo "$H" --push "$HURL/srv.git" "$WORK/in/alpha.yaml"
 check "'--push URL INTENT' (remote as the next argument): pushed to that URL" \
@@ -464,12 +464,12 @@ cat "$WORK/locked_key.pub" >>"$SDIR/authorized_keys"
 ssh_env "$SDIR/known_hosts" "$WORK/locked_key"
 gf "${SSH_ENV[@]}" GPUFORM_GIT_SSH_PASSPHRASE=wrong-Kp-0000 commit --repo "$S" --push "$WORK/in/delta.yaml"
 check "a passphrase-protected key with the wrong passphrase: exit 4, no passphrase in the output" \
-	'[[ $RC == 4 ]] && ! printf "%s\n%s\n" "$OUT" "$ERR" | grep -qE "Kp-7d1e-phrase|wrong-Kp-0000" &&
+	'[[ $RC == 4 ]] && ! printf "%s\n%s\n" "$OUT" "$ERR" | gq -E "Kp-7d1e-phrase|wrong-Kp-0000" &&
 	 [[ $(tip "$SRV") == "$srv_before" ]]'
 gf "${SSH_ENV[@]}" GPUFORM_GIT_SSH_PASSPHRASE=Kp-7d1e-phrase commit --repo "$S" --branch locked --push "$WORK/in/delta.yaml"
 check "  with the right passphrase (GPUFORM_GIT_SSH_PASSPHRASE): pushed, passphrase not in the output" \
 	'[[ $RC == 0 ]] && [[ $(tip "$SRV" locked) == "$(tip "$S" locked)" ]] &&
-	 ! printf "%s\n%s\n" "$OUT" "$ERR" | grep -qF "Kp-7d1e-phrase"'
+	 ! printf "%s\n%s\n" "$OUT" "$ERR" | gq -F "Kp-7d1e-phrase"'
 ssh_env
 gf "GPUFORM_GIT_SSH_KNOWN_HOSTS=$SDIR/known_hosts" "${SSH_ENV[@]:2}" \
 	commit --repo "$S" --push "$WORK/in/delta.yaml"

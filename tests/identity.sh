@@ -44,7 +44,7 @@ gf() {
 	ERR=$(cat "$WORK/stderr")
 	printf '%s\n' "--- gpuform $* (rc=$RC)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
 }
-has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
+has_err() { printf '%s\n' "$ERR" | gq -F -- "$1"; }
 t_detail() { printf 'condition: %s\nrc=%s\n--- stdout\n%s\n--- stderr\n%s\n' "$1" "$RC" "$(printf '%s\n' "$OUT" | tail -n 5)" "$(printf '%s\n' "$ERR" | head -n 10)"; }
 # the writes of the last run but its run lock's (the Lease is taken before the
 # inventory is read, and released at the end)
@@ -116,7 +116,7 @@ check "2: ... and names the way out (--context, --rebind-cluster)" 'has_err "Che
 gf diff --live --kubeconfig "$KC" "$SPEC"
 check "2: diff --live on B: exit 6 (a diff against the wrong cluster misleads)" '[ "$RC" = 6 ] && [ -z "$(all_writes)" ]'
 check "2: no object of the intent was created on B" \
-	'! k get nodepools.karpenter.sh -o name | grep -q . && ! k get namespace api >/dev/null 2>&1'
+	'! k get nodepools.karpenter.sh -o name | gq . && ! k get namespace api >/dev/null 2>&1'
 
 # ---- 3. re-binding on purpose -----------------------------------------------------------
 gf reconcile --kubeconfig "$KC" --rebind-cluster "$SPEC"

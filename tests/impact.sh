@@ -51,8 +51,8 @@ LOG=$WORK/all-runs.log
 : >"$LOG"
 
 # check NAME 'CONDITION' (tests/lib.sh): eval'd; on failure shows the last run
-has() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
-has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
+has() { printf '%s\n' "$OUT" | gq -F -- "$1"; }
+has_err() { printf '%s\n' "$ERR" | gq -F -- "$1"; }
 jv() { printf '%s\n' "$OUT" | jq -r "$1" 2>/dev/null; }
 
 # The intent: the frontier example (two EFA training pools, interruption none, window
@@ -105,7 +105,7 @@ check "1: AMI bump, json: every EC2NodeClass is 'replaces nodes' for exactly the
 	[ "$(jv ".summary | [.replacesNodes, (.replacedPools | join(\",\"))] | join(\" \")")" = "1 b200-pretrain,ckpt,h200-pretrain" ]'
 gd --base HEAD specs/frontier.yaml
 check "1: AMI bump, text: the impact line names the pools and the rule; the summary leads with it" \
-	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | grep -qx "node impact: replaces nodes \[pools b200-pretrain, ckpt, h200-pretrain\]: dynamic drift: AMI ($OLD_AMI -> $NEW_AMI)" &&
+	'[ "$RC" = 1 ] && printf "%s\n" "$OUT" | gq -x "node impact: replaces nodes \[pools b200-pretrain, ckpt, h200-pretrain\]: dynamic drift: AMI ($OLD_AMI -> $NEW_AMI)" &&
 	[ "$(printf "%s\n" "$OUT" | tail -n 1)" = "1 node-replacing change (pools b200-pretrain, ckpt, h200-pretrain), 0 may disrupt, 0 no node effect; 1 object changed: 0 added, 0 removed, 1 modified" ]'
 
 # the PR comment lists node-replacing changes first, whatever the render order: h200-pretrain
@@ -150,19 +150,19 @@ sed -i '/^          - id: cr-0123456789abcdef0$/a\          - id: cr-0fedcba9876
 gd --base HEAD --format json specs/reserved.yaml
 check "1: reservation term added: no node effect, and the rule says why" \
 	'[ "$RC" = 1 ] && [ "$(jv ".objects[] | select(.kind == \"EC2NodeClass\") | .impact.class")" = "no node effect" ] &&
-	jv ".objects[] | select(.kind == \"EC2NodeClass\") | .impact.rules[]" | grep -qF "capacity reservation terms only added"'
+	jv ".objects[] | select(.kind == \"EC2NodeClass\") | .impact.rules[]" | gq -F "capacity reservation terms only added"'
 g checkout -q -- specs
 sed -i '/^          - id: cr-0123456789abcdef0$/d' "$RES"
 gd --base HEAD --format json specs/reserved.yaml
 check "1: reservation term removed: 'replaces nodes' for the pool of the reserved EC2NodeClass" \
 	'[ "$RC" = 1 ] && [ "$(jv ".objects[] | select(.kind == \"EC2NodeClass\") | \"\(.name) \(.impact.class) \(.impact.pools | join(\",\"))\"")" = "gpu-reserved-chat replaces nodes chat" ] &&
-	jv ".objects[] | select(.kind == \"EC2NodeClass\") | .impact.rules[]" | grep -qF "dynamic drift: capacity reservations"'
+	jv ".objects[] | select(.kind == \"EC2NodeClass\") | .impact.rules[]" | gq -F "dynamic drift: capacity reservations"'
 g checkout -q -- specs
 sed -i 's/^        whenExhausted: on-demand$/        whenExhausted: wait/' "$RES"
 gd --base HEAD --format json specs/reserved.yaml
 check "1: whenExhausted on-demand -> wait: capacity types narrowed to reserved, on-demand nodes replaced" \
 	'[ "$RC" = 1 ] && [ "$(jv ".objects[] | select(.kind == \"NodePool\") | .impact.class")" = "replaces nodes" ] &&
-	jv ".objects[] | select(.kind == \"NodePool\") | .impact.rules[]" | grep -qF "karpenter.sh/capacity-type"'
+	jv ".objects[] | select(.kind == \"NodePool\") | .impact.rules[]" | gq -F "karpenter.sh/capacity-type"'
 # ==== 1b. placement (issue 12) ==============================================================
 # h200-pretrain moves from us-east-1a to us-east-1b: its zone requirement narrows to a zone its
 # nodes are not in (dynamic drift). b200-pretrain gets a placement group: a new EC2NodeClass
@@ -174,7 +174,7 @@ gd --base HEAD --format json specs/frontier.yaml
 check "1b: placement: zone moved = requirements drift; placement group = new class + nodeClassRef drift" \
 	'[ "$RC" = 1 ] &&
 	[ "$(jv ".objects[] | select(.name == \"h200-pretrain\") | .impact.class")" = "replaces nodes" ] &&
-	jv ".objects[] | select(.name == \"h200-pretrain\") | .impact.rules[0]" | grep -qF "no longer satisfy topology.kubernetes.io/zone" &&
+	jv ".objects[] | select(.name == \"h200-pretrain\") | .impact.rules[0]" | gq -F "no longer satisfy topology.kubernetes.io/zone" &&
 	[ "$(jv ".objects[] | select(.name == \"b200-pretrain\") | .impact.rules[0]")" = "static drift: NodePool template hash (spec.template.spec.nodeClassRef)" ] &&
 	[ "$(jv ".objects[] | select(.kind == \"EC2NodeClass\") | \"\(.name) \(.change) \(.impact.class)\"")" = "gpu-efa-pg-frontier-cpg added no node effect" ] &&
 	[ "$(jv ".summary.replacedPools | join(\",\")")" = "b200-pretrain,h200-pretrain" ]'
@@ -286,7 +286,7 @@ t_audit_sync 1
 check "2: reconcile --dry-run: exit 1, 'replaces nodes' with live counts for every pool on gpu-efa" \
 	'[ "$RC" = 1 ] && has "ec2nodeclass.karpenter.k8s.aws/gpu-efa configured (dry run)" &&
 	has "  node impact: replaces nodes [pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods]: dynamic drift: AMI ($OLD_AMI -> $NEW_AMI)" &&
-	printf "%s\n" "$OUT" | tail -n 1 | grep -q "^dry run for frontier: 1 node-replacing change (pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods), 0 may disrupt, 0 no node effect; 0 created, 1 configured"'
+	printf "%s\n" "$OUT" | tail -n 1 | gq "^dry run for frontier: 1 node-replacing change (pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods), 0 may disrupt, 0 no node effect; 0 created, 1 configured"'
 check "2: reconcile --dry-run outside the window: stderr says what a real run would hold back; nothing written" \
 	'has_err "would be held back: EC2NodeClass gpu-efa (dynamic drift: AMI ($OLD_AMI -> $NEW_AMI)) replaces the nodes of pool h200-pretrain (interruption: none; 4 NodeClaims, 3 do-not-disrupt pods)" &&
 	has_err "pool b200-pretrain (interruption: none; 2 NodeClaims, 1 do-not-disrupt pod)" &&
@@ -298,11 +298,11 @@ check "2: -o json: per-pool counts, exactly one NodeClaim LIST and one Pod LIST 
 	'[ "$RC" = 1 ] && [ "$(jv "[.nodeImpact.pools[] | \"\(.name)=\(.nodeClaims)/\(.doNotDisruptPods)\"] | join(\",\")")" = "b200-pretrain=2/1,ckpt=1/0,h200-pretrain=4/3" ] &&
 	[ "$(jv "[.items[] | select(.kind == \"EC2NodeClass\") | .impact.class] | join(\",\")")" = "replaces nodes" ] &&
 	[ "$(lists_of nodeclaims)" = 1 ] && [ "$(lists_of /pods)" = 1 ] &&
-	t_audit_tsv | grep -q "labelSelector=karpenter.sh%2Fnodepool"'
+	t_audit_tsv | gq "labelSelector=karpenter.sh%2Fnodepool"'
 gf diff --live "$INTENT"
 check "2: diff --live: the impact line with counts and when it takes effect before the diff, the summary last" \
 	'[ "$RC" = 1 ] && [ "$(printf "%s\n" "$OUT" | head -n 1)" = "node impact: replaces nodes [pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods]: dynamic drift: AMI ($OLD_AMI -> $NEW_AMI); takes effect at the next opening of the maintenance window \"0 0 * * sun\" (8h); drift is blocked outside it" ] &&
-	printf "%s\n" "$OUT" | sed -n 2p | grep -q "^--- live/ec2nodeclass.karpenter.k8s.aws/gpu-efa" &&
+	printf "%s\n" "$OUT" | sed -n 2p | gq "^--- live/ec2nodeclass.karpenter.k8s.aws/gpu-efa" &&
 	[ "$(printf "%s\n" "$OUT" | tail -n 1)" = "1 node-replacing change (pools b200-pretrain, ckpt, h200-pretrain: 7 NodeClaims, 4 do-not-disrupt pods), 0 may disrupt, 0 no node effect" ]'
 
 BEFORE=$(snapshot)
@@ -330,8 +330,8 @@ check "2: AMI bump + quota change outside the window: exit 5, the AMI held back 
 	'[ "$RC" = 5 ] && has "ec2nodeclass.karpenter.k8s.aws/gpu-efa skipped: held back" &&
 	has "nodepool.karpenter.sh/ckpt configured" && [ "$(ami)" = "$OLD_AMI" ] &&
 	has_err "1 change was held back" && has_err "everything else was applied" &&
-	t_audit_writes | grep -q "^patch	200	/apis/karpenter.sh/v1/nodepools/ckpt?" &&
-	! t_audit_writes | grep -q "ec2nodeclasses/gpu-efa"'
+	t_audit_writes | gq "^patch	200	/apis/karpenter.sh/v1/nodepools/ckpt?" &&
+	! t_audit_writes | gq "ec2nodeclasses/gpu-efa"'
 
 # the CronJob's mode (issue 26): the same hold is recorded (Event, status, metrics) and
 # exits 0, so the Job succeeds instead of failing every 5 minutes until the window opens
@@ -342,7 +342,7 @@ HELD_ST=$(k get configmap -n gpuform-system gpuform-frontier -o json |
 	jq -r '.metadata.annotations["gpuform.io/last-result"]')
 check "2: --events --held-exit-code 0 (the CronJob): the hold exits 0, AMI still held back; Event NodeReplacementHeld, last-result held, metrics held" \
 	'[ "$RC" = 0 ] && has_err "1 change was held back" && [ "$(ami)" = "$OLD_AMI" ] &&
-	printf "%s\n" "$HELD_EV" | grep -q "^Warning gpuform-frontier held back: " && [ "$HELD_ST" = held ] &&
+	printf "%s\n" "$HELD_EV" | gq "^Warning gpuform-frontier held back: " && [ "$HELD_ST" = held ] &&
 	grep -qx "gpuform_last_run_held{cluster=\"frontier\"} 1" "$WORK/held.prom" &&
 	grep -qx "gpuform_runs_total{cluster=\"frontier\",result=\"held\"} 1" "$WORK/held.prom" &&
 	grep -qx "gpuform_runs_total{cluster=\"frontier\",result=\"failed\"} 0" "$WORK/held.prom"'
@@ -370,7 +370,7 @@ mapfile -t argv < <(jq -r '.items[] | select(.kind == "CronJob") |
 # (through libgit2: its known leaks suppressed, as in tests/incluster.sh)
 LSAN_OPTIONS="suppressions=$root/tests/git-servers/lsan.supp:${LSAN_OPTIONS:-}" gf "${argv[@]}"
 check "2: the CronJob's command line (reconcile --git ... --events --held-exit-code 0) with the change held: exit 0, AMI held back" \
-	'[ "${argv[0]}" = reconcile ] && printf "%s\n" "${argv[@]}" | grep -qx -- --held-exit-code &&
+	'[ "${argv[0]}" = reconcile ] && printf "%s\n" "${argv[@]}" | gq -x -- --held-exit-code &&
 	[ "$RC" = 0 ] && has_err "1 change was held back" && [ "$(ami)" = "$OLD_AMI" ]'
 # the Job the CronJob creates: the API server accepts it as the CronJob templates it
 # (restartPolicy OnFailure: a container that exits 0 completes the pod and the Job)
@@ -483,7 +483,7 @@ else
 	check "2: no permission to list NodeClaims (403): counts unknown, not a failure (exit 1 = changes)" \
 		'[ "$RC" = 1 ] && [ "$(jv .nodeImpact.replacesNodes)" = 1 ] &&
 		[ "$(jv "[.nodeImpact.pools[].nodeClaims] | unique | map(tostring) | join(\",\")")" = "null" ] &&
-		jv .nodeImpact.countsUnknown | grep -q "403" && [ -z "$(jv ".error // empty")" ]'
+		jv .nodeImpact.countsUnknown | gq "403" && [ -z "$(jv ".error // empty")" ]'
 	# (the account may not write Leases: no run lock)
 	GF_KC=$WORK/kc-sa gf reconcile --no-lock "$INTENT"
 	GF_KC=

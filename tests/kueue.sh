@@ -218,7 +218,7 @@ done
 ((ready)) || t_abort "Kueue $KUEUE_VERSION ready on 127.0.0.1:$hport (readyz)" "$(grep -v '"level":"info"' "$tmp/kueue/kueue.log" | tail -n 20)"
 t_note "Kueue $KUEUE_VERSION ready in $((SECONDS - kstart)) s (pid $kpid; health 127.0.0.1:$hport, webhooks https://127.0.0.1:$wport)"
 check "Kueue loaded the rendered configuration (waitForPodsReady blockAdmission false, requeuing backoff $BACKOFF_BASE s)" \
-	"grep -q '\"Configuration loaded\"' '$tmp/kueue/kueue.log' && grep 'Configuration loaded' '$tmp/kueue/kueue.log' | grep -q 'blockAdmission: false'"
+	"grep -q '\"Configuration loaded\"' '$tmp/kueue/kueue.log' && grep 'Configuration loaded' '$tmp/kueue/kueue.log' | gq 'blockAdmission: false'"
 
 # Kueue's webhooks (config/components/webhook/manifests.yaml, with the namespaceSelector
 # its kustomization adds to the job webhooks) at https://127.0.0.1:$wport

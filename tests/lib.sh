@@ -23,6 +23,10 @@
 #   t_gpuform              GPUFORM (default ./gpuform) as an absolute path;
 #                          t_abort unless it is an executable
 #   t_need CMD...          t_abort unless every CMD is on PATH
+#   gq GREP-ARGS...        grep -q that reads all of its input: `X | grep -q P`
+#                          lets grep exit at the first match, and a writer still
+#                          writing dies of SIGPIPE, which under pipefail fails the
+#                          pipeline at random (seen in incluster.sh); use `X | gq P`
 #   t_isolate              no proxy, no developer kubeconfig, LC_ALL=C, the
 #                          sanitizers' defaults (leaks detected, stack traces)
 #   t_git_isolate          the git CLI without the developer's configuration, with
@@ -127,6 +131,11 @@ t_gpuform() {
 	case $GPUFORM in /*) ;; *) GPUFORM=$(pwd)/$GPUFORM ;; esac
 	[ -f "$GPUFORM" ] && [ -x "$GPUFORM" ] ||
 		t_abort "GPUFORM is an executable (GPUFORM='$GPUFORM'; build it with make)"
+}
+
+# gq: grep -q without the early exit (see the top of this file)
+gq() {
+	grep "$@" >/dev/null
 }
 
 t_need() {

@@ -45,7 +45,7 @@ gf() {
 	ERR=$(cat "$WORK/stderr")
 	printf '%s\n' "--- gpuform $* (rc=$RC)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
 }
-has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
+has_err() { printf '%s\n' "$ERR" | gq -F -- "$1"; }
 # check (tests/lib.sh) shows this on a failure
 t_detail() {
 	printf 'condition: %s\nrc=%s\n--- stdout\n%s\n--- stderr\n%s\n%s\n' \

@@ -69,8 +69,8 @@ gf() { # SUBCOMMAND ARGS...: stdout $OUT, stderr $ERR, status $RC; marks the aud
 	printf '%s\n' "--- gpuform $sub $* (rc=$RC)" "$OUT" "--- stderr" "$ERR" >>"$ALL_LOG"
 }
 jv() { printf '%s\n' "$OUT" | jq -r "$1" 2>/dev/null; }
-has() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
-has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
+has() { printf '%s\n' "$OUT" | gq -F -- "$1"; }
+has_err() { printf '%s\n' "$ERR" | gq -F -- "$1"; }
 # (check, t_audit_*: tests/lib.sh; the audit log is read 0.3 s after a run)
 T_AUDIT_SETTLE=0.3
 audit_deletes() { t_audit_writes | awk -F'\t' '$1 == "delete"'; }
@@ -264,7 +264,7 @@ set_inventory kinds "$odd"
 gf reconcile -o json --prune "$KDIR"
 check "kinds: inventory entries of kinds the server does not serve: exit 0, forgotten, nothing deleted" \
 	'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 0 ] && [ "$(audit_deletes | wc -l)" = 0 ] &&
-	! inventory kinds | grep -q -e Widget -e Odd'
+	! inventory kinds | gq -e Widget -e Odd'
 
 # ==== adopt: objects that existed before the first run ======================================
 wipe
@@ -291,12 +291,12 @@ check "adopt: diff --live shows the conflicts too (exit 4), nothing written" \
 gf reconcile --dry-run --adopt "$WORK/pre.yaml"
 check "adopt: --adopt --dry-run: the NodePool's nodeClassRef change is node-replacing (compared with live), not 'new NodePool'" \
 	'[ "$RC" = 1 ] && has "nodepool.karpenter.sh/api configured (dry run): adopted" &&
-	printf "%s\n" "$OUT" | grep -A1 "nodepool.karpenter.sh/api configured" | grep -q "node impact: replaces nodes" &&
-	! printf "%s\n" "$OUT" | grep -A1 "nodepool.karpenter.sh/api" | grep -q "no nodes yet"'
+	printf "%s\n" "$OUT" | grep -A1 "nodepool.karpenter.sh/api configured" | gq "node impact: replaces nodes" &&
+	! printf "%s\n" "$OUT" | grep -A1 "nodepool.karpenter.sh/api" | gq "no nodes yet"'
 gf reconcile --adopt "$WORK/pre.yaml"
 check "adopt: --adopt: exit 0, both adopted (configured) with their original UIDs, someone's ConfigMap untouched" \
 	'[ "$RC" = 0 ] && [ "$(uid_of nodepool api)" = "$NP_UID" ] && [ "$(uid_of namespace pre-ns)" = "$NS_UID" ] &&
-	inventory pre | grep -q "^NodePool//api	$NP_UID" && exists configmap someones-data -n pre-ns &&
+	inventory pre | gq "^NodePool//api	$NP_UID" && exists configmap someones-data -n pre-ns &&
 	[ "$(k get nodepool api -o jsonpath="{.spec.template.spec.nodeClassRef.name}")" = gpu ]'
 gf reconcile -o json "$WORK/pre.yaml"
 check "adopt: the next run: all unchanged, no write" \
@@ -335,7 +335,7 @@ gf reconcile -o json --prune --force-prune "$WORK/pre2.yaml"
 check "prune: an inventory entry without a UID is never pruned (NodePool api kept, reported 'no UID')" \
 	'[ "$RC" = 0 ] && exists nodepool api &&
 	[ "$(jv ".items[] | select(.kind == \"NodePool\" and .name == \"api\") | .result")" = skipped ] &&
-	jv ".items[] | select(.kind == \"NodePool\" and .name == \"api\") | .detail" | grep -q "no UID"'
+	jv ".items[] | select(.kind == \"NodePool\" and .name == \"api\") | .detail" | gq "no UID"'
 # a label removed between the LIST and the DELETE: the delete's resourceVersion precondition
 gf reconcile "$WORK/pre.yaml" # api wanted again: its UID is recorded again
 gf reconcile "$WORK/pre2.yaml"
@@ -354,8 +354,8 @@ k label nodepool api applyset.kubernetes.io/part-of- >/dev/null
 wait "$race"; RC=$?
 OUT=$(cat "$WORK/race.out") ERR=$(cat "$WORK/race.err")
 check "prune: part-of label removed after the LIST: the DELETE fails its precondition (409 in the audit log), NodePool api kept, reported" \
-	'[ "$held" = 0 ] && [ "$RC" = 0 ] && exists nodepool api && t_audit_tsv | grep -q "^delete	409	.*/nodepools/api" &&
-	jv ".items[] | select(.kind == \"NodePool\" and .name == \"api\") | .detail" | grep -q "precondition failed"'
+	'[ "$held" = 0 ] && [ "$RC" = 0 ] && exists nodepool api && t_audit_tsv | gq "^delete	409	.*/nodepools/api" &&
+	jv ".items[] | select(.kind == \"NodePool\" and .name == \"api\") | .detail" | gq "precondition failed"'
 
 # ==== inventory: damaged or deleted ==========================================================
 # (NodePool api lost its label above: adopted again first)
@@ -371,14 +371,14 @@ check "inventory: --rebuild-inventory --dry-run: exit 0/1, nothing written" \
 	'[ "$RC" -le 1 ] && [ "$(t_audit_writes | wc -l)" = 0 ]'
 gf reconcile --rebuild-inventory -o json "$WORK/pre.yaml"
 check "inventory: --rebuild-inventory: exit 0; the inventory lists the objects gpuform applied, with UIDs, and not the hand-labelled ones" \
-	'[ "$RC" = 0 ] && inventory pre | grep -q "^NodePool//api	$NP_UID" &&
-	! inventory pre | grep -q "by-hand" && [ "$(inventory pre | awk -F"\t" "\$2 == \"\"" | wc -l)" = 0 ]'
+	'[ "$RC" = 0 ] && inventory pre | gq "^NodePool//api	$NP_UID" &&
+	! inventory pre | gq "by-hand" && [ "$(inventory pre | awk -F"\t" "\$2 == \"\"" | wc -l)" = 0 ]'
 k delete configmap -n "$INV_NS" gpuform-pre >/dev/null
 gf reconcile "$WORK/pre.yaml"
 check "inventory: deleted while labelled objects exist: exit 4, names the count and --rebuild-inventory, nothing written" \
 	'[ "$RC" = 4 ] && has_err "does not exist, but" && has_err "--rebuild-inventory" && [ "$(t_audit_writes | wc -l)" = 0 ]'
 gf reconcile --rebuild-inventory "$WORK/pre.yaml"
-check "inventory: --rebuild-inventory recreates it" '[ "$RC" = 0 ] && inventory pre | grep -q "^NodePool//api	$NP_UID"'
+check "inventory: --rebuild-inventory recreates it" '[ "$RC" = 0 ] && inventory pre | gq "^NodePool//api	$NP_UID"'
 wipe
 intent "$WORK/fresh.yaml" fresh fresh-a fresh
 gf reconcile "$WORK/fresh.yaml"
@@ -408,7 +408,7 @@ rm "$BDIR"/ec2nodeclass-gpu.yaml
 gf reconcile -o json "$BDIR"
 check "clusters: objects equal apart from the owner labels are shared: exit 0, Namespace, WPC, device-plugin ConfigMap 'shared', not written" \
 	'[ "$RC" = 0 ] && [ "$(jv "[.items[] | select(.detail // \"\" | test(\"^shared\"))] | length")" = 3 ] &&
-	! t_audit_writes | grep -qE "/(namespaces/shared|ec2nodeclasses/gpu|workloadpriorityclasses/gpuform-inference)\?" &&
+	! t_audit_writes | gq -E "/(namespaces/shared|ec2nodeclasses/gpu|workloadpriorityclasses/gpuform-inference)\?" &&
 	[ "$(k get namespace shared -o jsonpath="{.metadata.labels.gpuform\.io/cluster}")" = team-a ]'
 check "clusters: team-b's inventory records them as shared with team-a" \
 	'[ "$(inventory team-b | awk -F"\t" "\$3 == \"team-a\"" | wc -l)" = 3 ]'
@@ -418,7 +418,7 @@ intent "$WORK/team-a2.yaml" team-a api-a only-a
 gf reconcile -o json --prune --prune-namespaces --force-prune "$WORK/team-a2.yaml"
 check "clusters: team-a prunes: its LocalQueue goes, the shared Namespace stays (team-b lists it), reported" \
 	'[ "$RC" = 0 ] && ! exists localqueue api-a -n shared && exists namespace shared && exists localqueue api-b -n shared &&
-	jv ".items[] | select(.kind == \"Namespace\" and .name == \"shared\") | .detail" | grep -q "another gpuform inventory"'
+	jv ".items[] | select(.kind == \"Namespace\" and .name == \"shared\") | .detail" | gq "another gpuform inventory"'
 # team-b's tampered inventory lists team-a's NodePool (with its UID): never pruned
 A_NP_UID=$(uid_of nodepool api-a)
 tb=$(k get configmap -n "$INV_NS" gpuform-team-b -o jsonpath='{.data.inventory}' |
@@ -439,8 +439,8 @@ rm "$B2DIR"/ec2nodeclass-gpu.yaml
 gf reconcile -o json --prune --prune-namespaces --force-prune "$B2DIR"
 check "clusters: team-b releases the shared Namespace (not deleted: team-a owns it); WPC and ConfigMap stay shared" \
 	'[ "$RC" = 0 ] && exists namespace shared && [ "$(audit_deletes | grep -c "/namespaces/shared?")" = 0 ] &&
-	jv ".items[] | select(.kind == \"Namespace\" and .name == \"shared\") | .detail" | grep -q "released" &&
-	! inventory team-b | grep -q "^Namespace//shared" &&
+	jv ".items[] | select(.kind == \"Namespace\" and .name == \"shared\") | .detail" | gq "released" &&
+	! inventory team-b | gq "^Namespace//shared" &&
 	[ "$(inventory team-b | awk -F"\t" "\$3 == \"team-a\"" | wc -l)" = 2 ]'
 gf reconcile -o json --prune --prune-namespaces --force-prune "$WORK/team-a2.yaml"
 check "clusters: now no other inventory lists Namespace shared: team-a prunes it" \
@@ -492,14 +492,14 @@ check "owner: labelled before the first run: exit 4, the refusal names the objec
 # the operator follows the (old) advice anyway: --rebuild-inventory imports it
 gf reconcile --rebuild-inventory -o json "$WORK/own.yaml"
 check "owner: --rebuild-inventory records the forged NodePool (its label names manager gpuform) — without a proof" \
-	'[ "$RC" = 0 ] && inventory own | grep -q "^NodePool//victim	$VICTIM_UID" &&
+	'[ "$RC" = 0 ] && inventory own | gq "^NodePool//victim	$VICTIM_UID" &&
 	! k get configmap -n "$INV_NS" gpuform-own -o jsonpath="{.data.inventory}" | jq -e ".[] | select(.name == \"victim\") | .proof" >/dev/null &&
 	k get configmap -n "$INV_NS" gpuform-own -o jsonpath="{.data.inventory}" | jq -e ".[] | select(.name == \"own-a\") | .proof" >/dev/null'
 # (a) the next --prune, with own-b no longer desired: own-b (gpuform's, proven) goes, victim stays
 gf reconcile -o json --prune --force-prune "$WORK/own2.yaml"
 check "prune: --field-manager=gpuform, imported by --rebuild-inventory: victim not deleted (audit), reported; own-b (proven) pruned" \
 	'[ "$RC" = 0 ] && [ "$(uid_of nodepool victim)" = "$VICTIM_UID" ] && [ "$(audit_np_deletes victim)" = 0 ] &&
-	jv ".items[] | select(.kind == \"NodePool\" and .name == \"victim\") | .detail" | grep -q "no valid ownership proof" &&
+	jv ".items[] | select(.kind == \"NodePool\" and .name == \"victim\") | .detail" | gq "no valid ownership proof" &&
 	! exists nodepool own-b && [ "$(audit_np_deletes own-b)" = 1 ]'
 # (c) a tampered entry: victim2 with its UID and a proof copied from own-a's entry
 jq '.metadata.name = "victim2"' "$WORK/pre-np.json" | k create -f - >/dev/null
@@ -512,7 +512,7 @@ for fp in "" --force-prune; do
 	gf reconcile -o json --prune $fp "$WORK/own2.yaml"
 	check "prune: a tampered entry with victim2's UID and a proof copied from another entry, --prune ${fp:-(no --force-prune)}: not deleted (audit), reported" \
 		'[ "$RC" = 0 ] && [ "$(uid_of nodepool victim2)" = "$V2_UID" ] && [ "$(audit_np_deletes victim2)" = 0 ] &&
-		jv ".items[] | select(.kind == \"NodePool\" and .name == \"victim2\") | .detail" | grep -q "no valid ownership proof"'
+		jv ".items[] | select(.kind == \"NodePool\" and .name == \"victim2\") | .detail" | gq "no valid ownership proof"'
 done
 check "owner: the key Secret gpuform-own-owner-key exists in $INV_NS, 32 bytes" \
 	'[ "$(k get secret -n "$INV_NS" gpuform-own-owner-key -o jsonpath="{.data.key}" | base64 -d | wc -c)" = 32 ]'
@@ -568,9 +568,9 @@ gf reconcile "$WORK/lk.yaml"
 # (the others with -v), and the default run lock is taken without a word (it is our own)
 check "conventions: a creating run prints node impact only under Karpenter objects, and nothing about its own run lock" \
 	'[ "$RC" = 0 ] && [ "$(printf "%s\n" "$OUT" | grep -c " created$")" -ge 3 ] &&
-	printf "%s\n" "$OUT" | grep -A1 "^nodepool.karpenter.sh/lk-a created$" | grep -q "^  node impact: " &&
+	printf "%s\n" "$OUT" | grep -A1 "^nodepool.karpenter.sh/lk-a created$" | gq "^  node impact: " &&
 	[ "$(printf "%s\n" "$OUT" | grep -B1 "^  node impact: " | grep -v "^  node impact: " | grep -v "^--$" | grep -vc "karpenter")" = 0 ] &&
-	! printf "%s\n" "$OUT" | grep -q "not a Karpenter object" && ! printf "%s\n" "$ERR" | grep -q "run lock"'
+	! printf "%s\n" "$OUT" | gq "not a Karpenter object" && ! printf "%s\n" "$ERR" | gq "run lock"'
 intent "$WORK/lk-small.yaml" lk lk-b lk
 # the run that takes the lock is held by the fault proxy once the server answered its first
 # request past the lock ('hold-after'), until the other run has ended: a long run
@@ -617,8 +617,8 @@ rc_more=$RC
 wait "$p1"; rc1=$?
 RC="$rc1 $rc_more" OUT=$(cat "$WORK/nl1") ERR=$(cat "$WORK/nl1.err")
 check "lock: --no-lock, a second writer adds NodePool lk-c while the first is held at its first DELETE: the first's inventory write merges it (nothing dropped)" \
-	'[ "$held" = 0 ] && [ "$rc1" = 0 ] && [ "$rc_more" = 0 ] && exists nodepool lk-c && inventory lk | grep -q "^NodePool//lk-c	." &&
-	inventory lk | grep -q "^NodePool//lk-a	."'
+	'[ "$held" = 0 ] && [ "$rc1" = 0 ] && [ "$rc_more" = 0 ] && exists nodepool lk-c && inventory lk | gq "^NodePool//lk-c	." &&
+	inventory lk | gq "^NodePool//lk-a	."'
 
 # ==== http: credentials never over plain http ===============================================
 wipe
@@ -683,7 +683,7 @@ if [[ -n ${GPUFORM_OLD:-} && -x ${GPUFORM_OLD:-} ]]; then
 	gf reconcile -o json --prune "$WORK/up2.yaml"
 	check "upgrade: --prune keeps the 4 objects that were stale before the upgrade (their entries carry no proof), reported; up-b stays" \
 		'[ "$RC" = 0 ] && [ "$(jv .counts.pruned)" = 0 ] && exists nodepool up-a && exists nodepool up-b &&
-		jv ".items[] | select(.kind == \"NodePool\" and .name == \"up-a\") | .detail" | grep -q "no valid ownership proof"'
+		jv ".items[] | select(.kind == \"NodePool\" and .name == \"up-a\") | .detail" | gq "no valid ownership proof"'
 else
 	printf 'skip upgrade: set GPUFORM_OLD to a previous gpuform binary to test an upgrade\n'
 fi

@@ -70,8 +70,8 @@ gf() {
 }
 # jv JQ-EXPR: a value from the last run's -o json output
 jv() { printf '%s\n' "$OUT" | jq -r "$1" 2>/dev/null; }
-has() { printf '%s\n' "$OUT" | grep -qF -- "$1"; }
-has_err() { printf '%s\n' "$ERR" | grep -qF -- "$1"; }
+has() { printf '%s\n' "$OUT" | gq -F -- "$1"; }
+has_err() { printf '%s\n' "$ERR" | gq -F -- "$1"; }
 # shown_out: the last run's stdout for a failure report (-o json: the counts, the requests
 # and the items that are not "unchanged", one a line)
 shown_out() {
@@ -157,7 +157,7 @@ gf reconcile "$SPEC"
 check "1: text output: one line per object and the summary" \
 	'[ "$RC" = 0 ] && has "nodepool.karpenter.sh/llm-pretrain unchanged" &&
 	has "localqueue.kueue.x-k8s.io/llm-pretrain -n research unchanged" &&
-	printf "%s\n" "$OUT" | grep -qE "^reconciled $CLUSTER: 0 created, 0 configured, $N_OBJ unchanged, 0 pruned \([0-9]+ API requests, 0 writes\)$" &&
+	printf "%s\n" "$OUT" | gq -E "^reconciled $CLUSTER: 0 created, 0 configured, $N_OBJ unchanged, 0 pruned \([0-9]+ API requests, 0 writes\)$" &&
 	[ "$(printf "%s\n" "$OUT" | wc -l)" = $((N_OBJ + 1)) ]'
 
 # ==== 2. drift from an imperative edit ======================================================
@@ -168,9 +168,9 @@ t_audit_sync
 check "2: diff --live: exit 1 and a unified diff of spec.limits (999 -> 128) for llm-pretrain only" \
 	'[ "$RC" = 1 ] && has "--- live/nodepool.karpenter.sh/llm-pretrain" &&
 	has "+++ desired/nodepool.karpenter.sh/llm-pretrain" &&
-	printf "%s\n" "$OUT" | grep -qx -- "-    nvidia.com/gpu: \"999\"" &&
-	printf "%s\n" "$OUT" | grep -qx -- "+    nvidia.com/gpu: \"128\"" &&
-	printf "%s\n" "$OUT" | grep -q "^@@ " && [ "$(printf "%s\n" "$OUT" | grep -c "^--- ")" = 1 ]'
+	printf "%s\n" "$OUT" | gq -x -- "-    nvidia.com/gpu: \"999\"" &&
+	printf "%s\n" "$OUT" | gq -x -- "+    nvidia.com/gpu: \"128\"" &&
+	printf "%s\n" "$OUT" | gq "^@@ " && [ "$(printf "%s\n" "$OUT" | grep -c "^--- ")" = 1 ]'
 check "2: diff --live wrote nothing (audit)" '[ "$(t_audit_nwrites)" = 0 ]'
 
 gf reconcile --dry-run "$SPEC"
@@ -187,7 +187,7 @@ check "2: reconcile takes the field back: exit 0, exactly 1 item configured (llm
 	[ "$(gpu_limit llm-pretrain)" = 128 ]'
 check "2: the audit log shows exactly 1 real PATCH to nodepools (llm-pretrain)" \
 	'[ "$(t_audit_writes | awk -F"\t" "\$3 ~ /\\/nodepools\\//" | wc -l)" = 1 ] &&
-	t_audit_writes | awk -F"\t" "\$3 ~ /\\/nodepools\\//" | grep -q "^patch	.*/nodepools/llm-pretrain?"'
+	t_audit_writes | awk -F"\t" "\$3 ~ /\\/nodepools\\//" | gq "^patch	.*/nodepools/llm-pretrain?"'
 gf diff --live "$SPEC"
 check "2: afterwards diff --live: exit 0, no output" '[ "$RC" = 0 ] && [ -z "$OUT" ] && [ -z "$ERR" ]'
 
@@ -244,7 +244,7 @@ sed "s/$TOOL_TOKEN/$BAD_TOKEN/" "$KC" >"$WORK/kc-bad"
 GF_KC=$WORK/kc-bad gf reconcile "$SPEC"
 check "5: a wrong token: exit 4, '401' and the user 'tool' named, no token in the output" \
 	'[ "$RC" = 4 ] && has_err "401" && has_err "'"'tool'"'" &&
-	! printf "%s\n%s\n" "$OUT" "$ERR" | grep -qF -e "$BAD_TOKEN" -e "$TOOL_TOKEN" -e "$ADMIN_TOKEN"'
+	! printf "%s\n%s\n" "$OUT" "$ERR" | gq -F -e "$BAD_TOKEN" -e "$TOOL_TOKEN" -e "$ADMIN_TOKEN"'
 
 SA_NS=gpuform-e2e-authz
 cat >"$WORK/rbac.yaml" <<EOF
@@ -301,7 +301,7 @@ else
 	t_audit_sync "$(run_total)" "$SA_USER"
 	check "5: read-only ServiceAccount, a write needed: exit 4, '403', verb 'patch', resource 'nodepools' named, no token" \
 		'[ "$RC" = 4 ] && has_err "403" && has_err "patch" && has_err "nodepools" && has_err "llm-pretrain" &&
-		! printf "%s\n%s\n" "$OUT" "$ERR" | grep -qF -e "$SA_TOKEN" -e "$TOOL_TOKEN"'
+		! printf "%s\n%s\n" "$OUT" "$ERR" | gq -F -e "$SA_TOKEN" -e "$TOOL_TOKEN"'
 	check "5: ... and nothing was written (audit: 0 writes by $SA_USER, value still 999)" \
 		'[ "$(t_audit_tsv "$SA_USER" | wc -l)" -ge 1 ] && [ "$(t_audit_nwrites "$SA_USER")" = 0 ] &&
 		[ "$(gpu_limit llm-pretrain)" = 999 ]'
@@ -350,7 +350,7 @@ check "dir: back to the intent: the drift is fixed (exit 0, value 128)" \
 
 # ==== 3. prune ==============================================================================
 sed '/^    - name: chat-serving$/,$d' "$SPEC" >"$WORK/no-chat.yaml"
-if ! out=$("$GPUFORM" validate "$WORK/no-chat.yaml" 2>&1) || grep -q chat-serving "$WORK/no-chat.yaml"; then
+if ! out=$("$GPUFORM" validate "$WORK/no-chat.yaml" 2>&1) || gq chat-serving "$WORK/no-chat.yaml"; then
 	t_fail "3: the intent without chat-serving validates" "$out"
 fi
 STALE=$(comm -23 <(printf '%s\n' "$DESIRED") <(desired_keys "$WORK/no-chat.yaml"))
@@ -388,7 +388,7 @@ k create -f "$WORK/wpc.json" >/dev/null 2>&1
 NEW_UID=$(k get workloadpriorityclass "$WPC" -o jsonpath='{.metadata.uid}' 2>/dev/null)
 RC=- OUT="stale: $STALE" ERR="uids: $OLD_UID $NEW_UID"
 t_setup "3: 7 objects leave the desired set (incl. $WPC), $WPC recreated by hand with a new UID" \
-	'[ "$(printf "%s\n" "$STALE" | grep -c .)" = 7 ] && printf "%s\n" "$STALE" | grep -qx "WorkloadPriorityClass//$WPC" &&
+	'[ "$(printf "%s\n" "$STALE" | grep -c .)" = 7 ] && printf "%s\n" "$STALE" | gq -x "WorkloadPriorityClass//$WPC" &&
 	[ -n "$OLD_UID" ] && [ -n "$NEW_UID" ] && [ "$OLD_UID" != "$NEW_UID" ]'
 
 gf reconcile -o json "$WORK/no-chat.yaml"
@@ -405,7 +405,7 @@ PRUNED=$(jv '.items[] | select(.result == "pruned") | "\(.kind)/\(.namespace // 
 want_pruned=$(printf '%s\n' "$STALE" | grep -v -e '^Namespace/' -e "^WorkloadPriorityClass//$WPC\$")
 check "3: --prune: exit 0; NodePool, ResourceFlavor, ClusterQueue, LocalQueue (and EC2NodeClass gpu) of chat-serving pruned" \
 	'[ "$RC" = 0 ] && [ "$PRUNED" = "$want_pruned" ] && [ "$(jv .counts.pruned)" = 5 ] &&
-	printf "%s\n" "$PRUNED" | grep -qx "LocalQueue/serving/chat-serving"'
+	printf "%s\n" "$PRUNED" | gq -x "LocalQueue/serving/chat-serving"'
 check "3: --prune: they are gone (kubectl get fails); the audit log shows exactly 5 deletes" \
 	'! exists nodepool chat-serving && ! exists resourceflavor chat-serving &&
 	! exists clusterqueue chat-serving && ! exists localqueue -n serving chat-serving && ! exists ec2nodeclass gpu &&
@@ -415,7 +415,7 @@ check "3: --prune: Namespace serving is not deleted without --prune-namespaces (
 check "3: --prune: $WPC, recreated by someone else (new UID), is not pruned" \
 	'[ "$(k get workloadpriorityclass "$WPC" -o jsonpath="{.metadata.uid}")" = "$NEW_UID" ] &&
 	[ "$(jv ".items[] | select(.name == \"$WPC\") | .result")" = skipped ] &&
-	jv ".items[] | select(.name == \"$WPC\") | .detail" | grep -q "recreated by someone else"'
+	jv ".items[] | select(.name == \"$WPC\") | .detail" | gq "recreated by someone else"'
 check "3: --prune: NodePools made with kubectl survive, with and without gpuform's labels" \
 	'exists nodepool e2e-unmanaged && exists nodepool e2e-labelled && ! has "e2e-"'
 
@@ -444,7 +444,7 @@ gf reconcile -o json "$SPEC"
 t_audit_sync "$(run_total)"
 check "3: the full intent again: $WPC (recreated by someone else) is a conflict, exit 4, nothing written" \
 	'[ "$RC" = 4 ] && [ "$(jv ".items[] | select(.name == \"$WPC\") | .result")" = conflict ] &&
-	jv ".items[] | select(.name == \"$WPC\") | .detail" | grep -q -- "--adopt" && [ "$(t_audit_nwrites)" = 0 ]'
+	jv ".items[] | select(.name == \"$WPC\") | .detail" | gq -- "--adopt" && [ "$(t_audit_nwrites)" = 0 ]'
 gf reconcile -o json --adopt "$SPEC"
 t_audit_sync "$(run_total)"
 check "3: reconcile the full intent again with --adopt: exit 0, everything back" \

@@ -98,7 +98,7 @@ resources_of() {
 dry_run() {
 	k apply --server-side --dry-run=server --field-manager=gpuform -k "$1" >"$2" 2>&1
 }
-clean() { ! grep -v ' serverside-applied (server dry run)$' "$1" | grep -qE 'error|Error|Invalid|Warning'; }
+clean() { ! grep -v ' serverside-applied (server dry run)$' "$1" | gq -E 'error|Error|Invalid|Warning'; }
 # pruned DIR LOG: custom-resource fields sent but missing or changed in what the server
 # returns (a 1.20 server prunes unknown fields silently)
 pruned() {
