@@ -970,7 +970,7 @@ static int render_contract(cJSON *addons, const struct plan_pool *pool,
 			   const struct tmpl_set *t, struct err *err)
 {
 	const struct workload *w = pool->w;
-	cJSON *ctx, *l, *res;
+	cJSON *ctx, *l, *res, *req;
 	char *file;
 	int r;
 
@@ -1019,6 +1019,19 @@ static int render_contract(cJSON *addons, const struct plan_pool *pool,
 		snprintf(qty, sizeof(qty), "%ldMi", w->hugepages_mi);
 		cJSON_AddStringToObject(res, "hugepages-2Mi", qty);
 	}
+	/* the requests: the same, and with hugepages a memory request as
+	 * large as the pages (a floor, no limit): the API server refuses a
+	 * container with hugepages and neither cpu nor memory ("HugePages
+	 * require cpu or memory", kubernetes pkg/apis/core/validation
+	 * ValidateResourceRequirements; tests/kueue.sh met it creating the
+	 * Job); memory is in the ClusterQueue's covered resources */
+	req = cJSON_Duplicate(res, 1);
+	if (w->hugepages_mi) {
+		char qty[32];
+		snprintf(qty, sizeof(qty), "%ldMi", w->hugepages_mi);
+		cJSON_AddStringToObject(req, "memory", qty);
+	}
+	cJSON_AddItemToObject(ctx, "requests", req);
 	file = xasprintf("pod-contract-%s.yaml", w->name);
 	r = add_addon(addons, t, "pod-contract", file, ctx, err);
 	free(file);
