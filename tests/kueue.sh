@@ -9,7 +9,9 @@
 # current) and ONE Kueue process on loopback with Kueue's webhooks registered at a
 # loopback URL with their own certificate, and the Kueue configuration gpuform renders
 # (addons/kueue-values.yaml; only what must differ on loopback is changed, and
-# waitForPodsReady's timeouts are shortened to KUEUE_PODS_READY_TIMEOUT, default 30 s).
+# waitForPodsReady's timeouts are shortened to KUEUE_PODS_READY_TIMEOUT, default 60 s:
+# a scenario checks the job admitted after an eviction inside that window, and 30 s was
+# too short when the 17 scenarios ran beside other suites).
 # Then it applies the Kueue objects of every example in specs/ (namespaces, priority
 # classes, ResourceFlavors, ClusterQueues, LocalQueues) through Kueue's webhooks and,
 # for every workload of every example, in parallel, submits Jobs built from its pod
@@ -32,7 +34,7 @@
 # docs/kueue-suite.md explains it (what the webhooks, the missing controllers and the
 # test configuration leave out).
 KUEUE_VERSION=v0.19.2
-PODS_READY_TIMEOUT=${KUEUE_PODS_READY_TIMEOUT:-30}
+PODS_READY_TIMEOUT=${KUEUE_PODS_READY_TIMEOUT:-60}
 
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 {
@@ -197,15 +199,33 @@ kubectl create namespace kueue-system >/dev/null || t_abort "create namespace ku
 # Kueue without internal cert management reads its metrics certificate from the fixed path
 # /etc/kueue/metrics/certs (cmd/kueue/main.go) even with metrics off: it runs in a mount
 # namespace of its own, where /etc is an overlay holding that path (the host's /etc is
-# not touched).
+# not touched); where no mount namespace or overlay may be made, the path is made on the
+# host for the run and removed after it.
 mkdir -p "$tmp/kueue/etc-up" "$tmp/kueue/etc-work"
+kueue_cmd=("$KUEUE" --config "$tmp/kueue/config.json" --feature-gates=VisibilityOnDemand=false --zap-log-level=2)
+mkdir -p "$tmp/kueue/probe-up" "$tmp/kueue/probe-work"
 # shellcheck disable=SC2016 # expanded by the inner sh
-setsid unshare -m --propagation private sh -c '
-	mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/etc-up,workdir=$1/etc-work" /etc &&
-	mkdir -p /etc/kueue/metrics/certs && cp "$1/certs/tls.crt" "$1/certs/tls.key" /etc/kueue/metrics/certs/ &&
-	shift && exec "$@"' sh "$tmp/kueue" \
-	"$KUEUE" --config "$tmp/kueue/config.json" --feature-gates=VisibilityOnDemand=false --zap-log-level=2 \
-	</dev/null >"$tmp/kueue/kueue.log" 2>&1 &
+if unshare -m --propagation private sh -c \
+	'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/probe-up,workdir=$1/probe-work" /etc' \
+	sh "$tmp/kueue" 2>/dev/null; then
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	setsid unshare -m --propagation private sh -c '
+		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/etc-up,workdir=$1/etc-work" /etc &&
+		mkdir -p /etc/kueue/metrics/certs && cp "$1/certs/tls.crt" "$1/certs/tls.key" /etc/kueue/metrics/certs/ &&
+		shift && exec "$@"' sh "$tmp/kueue" "${kueue_cmd[@]}" \
+		</dev/null >"$tmp/kueue/kueue.log" 2>&1 &
+elif [[ ! -e /etc/kueue ]] && mkdir -p /etc/kueue/metrics/certs 2>/dev/null; then
+	# no mount namespace here (a container without CAP_SYS_ADMIN): the path on the host,
+	# made by this run and removed when it ends (never when it was there before)
+	t_on_exit "rm -rf /etc/kueue"
+	cp "$tmp/kueue/certs/tls.crt" "$tmp/kueue/certs/tls.key" /etc/kueue/metrics/certs/ ||
+		t_abort "copy Kueue's certificate to /etc/kueue/metrics/certs"
+	t_note "no mount namespace (unshare -m refused): Kueue's certificate path made on the host, removed at exit"
+	setsid "${kueue_cmd[@]}" </dev/null >"$tmp/kueue/kueue.log" 2>&1 &
+else
+	t_abort "a place for Kueue's fixed certificate path /etc/kueue/metrics/certs" \
+		"unshare -m is refused and /etc/kueue exists or cannot be made (run as root, or with CAP_SYS_ADMIN)"
+fi
 kpid=$!
 t_on_exit "kill $kpid 2>/dev/null; for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $kpid 2>/dev/null || break; sleep 0.5; done; kill -9 $kpid 2>/dev/null; cp '$tmp/kueue/kueue.log' '${KUEUE_LOG:-/dev/null}' 2>/dev/null"
 kstart=$SECONDS
