@@ -113,6 +113,8 @@ START_TEST(test_pfrun_read)
 	ck_assert_int_eq(pfrun_read(&r, paths, mem, 1, "other"), PFRUN_INVALID);
 	ck_assert(has_diag(&r.d, "this intent describes cluster 'ml-prod', "
 				 "not 'other'"));
+	/* only that: nothing of the plan (it ran through pipeline_run) */
+	ck_assert_uint_eq(r.d.nr, 1);
 	ck_assert(!r.files[0].have_plan);
 	pfrun_release(&r);
 	/* an invalid one next to a valid one: invalid, nothing planned for it */
