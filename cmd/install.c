@@ -9,14 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "generator/inputs.h"
 #include "generator/install.h"
 #include "generator/intent.h"
-#include "generator/preflight.h"
 #include "generator/render.h"
-#include "git/gitpath.h"
-#include "util/fs.h"
-#include "util/xalloc.h"
+#include "reconcile/installrun.h"
 
 enum { OPT_GIT = 4000, OPT_REF, OPT_PATH, OPT_CLUSTER, OPT_SCHEDULE, OPT_IMAGE,
        OPT_SECRET, OPT_NS, OPT_CRONJOB_API, OPT_PUSHGW, OPT_PRUNE, OPT_TIMEOUT,
@@ -97,17 +93,6 @@ const struct cmd_opt install_opts[] = {
 	CMD_OPT_HELP,
 	CMD_OPT_END,
 };
-
-/* split "clusters/ml-prod" into "clusters" and "ml-prod" ("ml-prod": "."
- * and "ml-prod") */
-static void split_last(const char *path, char **parent, char **last)
-{
-	const char *slash = strrchr(path, '/');
-
-	*last = xstrdup(slash ? slash + 1 : path);
-	*parent = slash && slash > path ? xstrndup(path, (size_t)(slash - path))
-					: xstrdup(".");
-}
 
 /* the command line of install */
 struct install_cli {
@@ -239,84 +224,40 @@ static int install_parse(struct install_cli *ic, int argc, char **argv)
 	return 0;
 }
 
-/* --path and --cluster as the job gets them (the deprecated --path of one
- * cluster's directory split, with a warning); 0 or a usage error's code */
+/* --path and --cluster as the job gets them (reconcile/installrun.h); 0 or
+ * a usage error's code */
 static int install_where(struct install_cli *ic)
 {
-	struct install_opts *io = &ic->io;
+	struct err err = ERR_INIT;
+	char *warning;
+	int code = 0;
 
-	ic->path = git_path_clean(io->git_path ? io->git_path : "clusters");
-	if (!io->cluster) {
-		/* the spelling before: --path was the cluster's directory;
-		 * the job gets the new one */
-		char *parent;
-		split_last(ic->path, &parent, &ic->cluster);
-		fprintf(stderr,
-			"gpuform install: warning: --path %s names one cluster's "
-			"directory: that spelling is deprecated; use --path %s "
-			"--cluster %s\n",
-			ic->path, parent, ic->cluster);
-		free(ic->path);
-		ic->path = parent;
-		io->cluster = ic->cluster;
-	} else {
-		const char *slash = strrchr(ic->path, '/');
-		const char *last = slash ? slash + 1 : ic->path;
-		if (!strcmp(last, io->cluster))
-			return cmd_usage_error(
-				"install",
-				"--path '%s' ends in the directory of cluster '%s' "
-				"and --cluster names it too: drop '/%s' from "
-				"--path (--path %.*s --cluster %s)",
-				ic->path, io->cluster, last,
-				slash ? (int)(slash - ic->path) : 1,
-				slash ? ic->path : ".", io->cluster);
-	}
-	io->git_path = ic->path;
-	return 0;
+	if (installrun_where(&ic->io, &ic->path, &ic->cluster, &warning,
+			     &err) < 0)
+		code = cmd_usage_error("install", "%s", err_msg(&err));
+	else if (warning)
+		fprintf(stderr, "gpuform install: warning: %s\n", warning);
+	free(warning);
+	err_release(&err);
+	return code;
 }
 
 /* render the manifests to stdout or -o DIR; the exit code */
 static int install_write(struct install_cli *ic)
 {
-	struct rendered r = RENDERED_INIT;
-	struct fs_tree tree = FS_TREE_INIT;
-	struct tmpl_set *t = NULL;
 	struct err err = ERR_INIT;
 	struct buf out = BUF_INIT;
-	int code = EXIT_OK;
+	int code = EXIT_OK, n = 0;
 
-	if (tmpl_set_load(&t, ic->templates, &err) < 0 ||
-	    install_render(&r.docs, &ic->io, t, &err) < 0) {
+	if (installrun_write(&ic->io, ic->templates, ic->aws_policy, ic->fmt,
+			     ic->dir, &out, &n, &err) < 0)
 		code = report_err(&err);
-		goto out;
-	}
-	if (ic->aws_policy)
-		cJSON_AddItemToArray(r.docs,
-				     pf_iam_policy_configmap(ic->io.namespace_));
-	if (ic->dir) {
-		r.cluster = xstrdup(ic->io.cluster);
-		r.addons = cJSON_CreateObject();
-		if (render_tree(&tree, &r, "", t, ic->fmt, &err) < 0 ||
-		    fs_tree_write_atomic(&tree, ic->dir, RENDER_OWNER_FILE,
-					 RENDER_OWNER_PREFIX, &err) < 0) {
-			code = report_err(&err);
-			goto out;
-		}
+	else if (ic->dir)
 		fprintf(stderr, "install manifests for cluster %s: %d objects -> %s\n",
-			ic->io.cluster, cJSON_GetArraySize(r.docs), ic->dir);
-		goto out;
-	}
-	if (render_stream(&out, &r, ic->fmt, &err) < 0) {
-		code = report_err(&err);
-		goto out;
-	}
-	fwrite(out.ptr ? out.ptr : "", 1, out.len, stdout);
-out:
+			ic->io.cluster, n, ic->dir);
+	else
+		fwrite(out.ptr ? out.ptr : "", 1, out.len, stdout);
 	buf_release(&out);
-	fs_tree_release(&tree);
-	rendered_release(&r);
-	tmpl_set_free(t);
 	err_release(&err);
 	return code;
 }

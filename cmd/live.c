@@ -12,27 +12,6 @@
 #include "util/buf.h"
 #include "util/xalloc.h"
 
-void live_print_item(const struct recon_item *it)
-{
-	struct buf b = BUF_INIT;
-
-	nodeimpact_item_text(&b, it);
-	fputs(buf_cstr(&b), stdout);
-	buf_release(&b);
-}
-
-/* the node impact of an item that is (or would be) written; the ones of
- * objects that are not Karpenter's with -v */
-void live_print_impact(const struct nodeimpact *ni,
-		       const struct recon_item *it, const char *indent)
-{
-	struct buf b = BUF_INIT;
-
-	nodeimpact_impact_text(&b, ni, it, indent, cmd_verbosity > 0);
-	fputs(buf_cstr(&b), stdout);
-	buf_release(&b);
-}
-
 void live_init(struct live *l, const char *cmd)
 {
 	const struct cluster_opts co = CLUSTER_OPTS_INIT;

@@ -81,10 +81,4 @@ int live_code(struct live *l);
  * the exit code */
 int live_finish(struct live *l, int code);
 
-/* "nodepool.karpenter.sh/a configured (dry run): ..." */
-void live_print_item(const struct recon_item *it);
-/* "<indent>node impact: ..." for an item that is (or would be) written */
-void live_print_impact(const struct nodeimpact *ni,
-		       const struct recon_item *it, const char *indent);
-
 #endif

@@ -11,36 +11,6 @@
 #include "cmd/live.h"
 #include "generator/validate.h"
 
-static void print_summary(const struct recon_report *r,
-			  const struct nodeimpact *ni, int failed, FILE *f)
-{
-	fprintf(f, "%s %s: ",
-		failed      ? "reconcile failed for"
-		: r->dry_run ? "dry run for"
-			     : "reconciled",
-		r->cluster ? r->cluster : "?");
-	if (ni->n) {
-		struct buf b = BUF_INIT;
-		nodeimpact_summary(&b, ni);
-		fprintf(f, "%s; ", buf_cstr(&b));
-		buf_release(&b);
-	}
-	fprintf(f, "%zu created, %zu configured, %zu unchanged, %zu pruned",
-		r->counts[RA_CREATED], r->counts[RA_CONFIGURED],
-		r->counts[RA_UNCHANGED], r->counts[RA_PRUNED]);
-	if (r->counts[RA_SKIPPED])
-		fprintf(f, ", %zu skipped", r->counts[RA_SKIPPED]);
-	if (r->counts[RA_CONFLICT])
-		fprintf(f, ", %zu conflicts", r->counts[RA_CONFLICT]);
-	if (r->counts[RA_FAILED])
-		fprintf(f, ", %zu failed", r->counts[RA_FAILED]);
-	fprintf(f, " (%ld API requests, %ld writes)", r->stats.requests,
-		r->stats.writes);
-	if (r->source_commit)
-		fprintf(f, " from commit %s", r->source_commit);
-	fputc('\n', f);
-}
-
 const struct cmd_opt reconcile_opts[] = {
 	{ "dry-run", 0, OPT_DRY_RUN, CMD_ARG_OPTIONAL, "server",
 	  "show what would change, from server-side dry runs (so "
@@ -321,11 +291,11 @@ int cmd_reconcile(int argc, char **argv)
 	if (l.json) {
 		live_json(&l);
 	} else {
-		for (size_t i = 0; i < l.rep.nr; i++) {
-			live_print_item(&l.rep.items[i]);
-			live_print_impact(&l.ni, &l.rep.items[i], "  ");
-		}
-		print_summary(&l.rep, &l.ni, l.rc < 0, stdout);
+		struct buf b = BUF_INIT;
+		nodeimpact_run_text(&b, &l.ni, &l.rep, cmd_verbosity > 0);
+		nodeimpact_summary_text(&b, &l.ni, &l.rep, l.rc < 0);
+		fputs(buf_cstr(&b), stdout);
+		buf_release(&b);
 	}
 	return live_finish(&l, live_code(&l));
 }

@@ -58,6 +58,7 @@ static int run(struct pipeline *out, const char *file, const char *data,
 	if (upto >= PIPELINE_PLAN || check) {
 		/* the plan too when only validating: its warnings
 		 * (spot-to-spot consolidation, ...) are the ones render gives */
+		out->plan_from = d->nr;
 		if ((ret = plan_build(&out->plan, &out->in, cat, d, err)) < 0)
 			return ret; /* an internal failure: no acknowledging */
 		out->done = PIPELINE_PLAN;

@@ -40,6 +40,7 @@ struct pipeline {
 	int read;                 /* intent_read succeeded (in may still be
 				   * invalid) */
 	size_t ack_from;          /* the first diagnostic of this intent */
+	size_t plan_from;         /* the first diagnostic of the plan stage */
 	struct intent in;         /* >= PIPELINE_INTENT */
 	struct plan plan;         /* >= PIPELINE_PLAN */
 	struct rendered r;        /* PIPELINE_RENDER */

@@ -456,6 +456,34 @@ void nodeimpact_run_text(struct buf *out, const struct nodeimpact *ni,
 	}
 }
 
+void nodeimpact_summary_text(struct buf *out, const struct nodeimpact *ni,
+			     const struct recon_report *r, int failed)
+{
+	buf_addf(out, "%s %s: ",
+		 failed      ? "reconcile failed for"
+		 : r->dry_run ? "dry run for"
+			      : "reconciled",
+		 r->cluster ? r->cluster : "?");
+	if (ni->n) {
+		nodeimpact_summary(out, ni);
+		buf_adds(out, "; ");
+	}
+	buf_addf(out, "%zu created, %zu configured, %zu unchanged, %zu pruned",
+		 r->counts[RA_CREATED], r->counts[RA_CONFIGURED],
+		 r->counts[RA_UNCHANGED], r->counts[RA_PRUNED]);
+	if (r->counts[RA_SKIPPED])
+		buf_addf(out, ", %zu skipped", r->counts[RA_SKIPPED]);
+	if (r->counts[RA_CONFLICT])
+		buf_addf(out, ", %zu conflicts", r->counts[RA_CONFLICT]);
+	if (r->counts[RA_FAILED])
+		buf_addf(out, ", %zu failed", r->counts[RA_FAILED]);
+	buf_addf(out, " (%ld API requests, %ld writes)", r->stats.requests,
+		 r->stats.writes);
+	if (r->source_commit)
+		buf_addf(out, " from commit %s", r->source_commit);
+	buf_addc(out, '\n');
+}
+
 void nodeimpact_diff_text(struct buf *out, const struct nodeimpact *ni,
 			  const struct recon_report *rep, int verbose)
 {

@@ -109,6 +109,12 @@ void nodeimpact_run_text(struct buf *out, const struct nodeimpact *ni,
 void nodeimpact_diff_text(struct buf *out, const struct nodeimpact *ni,
 			  const struct recon_report *rep, int verbose);
 
+/* nodeimpact_summary_text: reconcile's last line, "reconciled <cluster>:
+ * [<nodeimpact_summary>; ]2 created, ... (N API requests, M writes)[ from
+ * commit C]\n" ("dry run for", "reconcile failed for" when failed) */
+void nodeimpact_summary_text(struct buf *out, const struct nodeimpact *ni,
+			     const struct recon_report *rep, int failed);
+
 /* nodeimpact_report_json: recon_report_json with each changed item's
  * "impact", the run's "nodeImpact" and "error" (when not NULL) */
 cJSON *nodeimpact_report_json(const struct nodeimpact *ni,

@@ -7,9 +7,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "generator/catalog.h"
 #include "generator/preflight.h"
-#include "generator/validate.h"
 #include "aws/awscreds.h"
 #include "reconcile/preflight.h"
 #include "util/fs.h"
@@ -30,9 +28,7 @@ void pfrun_init(struct pfrun *r)
 void pfrun_release(struct pfrun *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		if (r->files[i].have_plan)
-			plan_release(&r->files[i].plan);
-		intent_release(&r->files[i].in);
+		pipeline_release(&r->files[i].p);
 		buf_release(&r->files[i].data);
 	}
 	free(r->files);
@@ -48,9 +44,9 @@ void pfrun_release(struct pfrun *r)
 static int read_one(struct pfrun_file *o, const struct buf *mem,
 		    const char *cluster, struct diags *d)
 {
-	const struct catalog *cat = catalog_builtin();
-	size_t before = d->errors;
+	const struct intent *in = &o->p.in;
 	struct err e = ERR_INIT;
+	int rc;
 
 	if (mem) {
 		/* read already (reconcile --git: from the commit) */
@@ -59,25 +55,32 @@ static int read_one(struct pfrun_file *o, const struct buf *mem,
 		diags_add(d, DIAG_ERROR, o->path, 0, 0, NULL, "%s",
 			  err_msg(&e));
 		err_release(&e);
-		memset(&o->in, 0, sizeof(o->in));
+		memset(&o->p, 0, sizeof(o->p));
 		return PFRUN_UNREADABLE;
 	}
-	if (intent_read(&o->in, o->path, buf_cstr(&o->data), o->data.len,
-			d) < 0 ||
-	    (validate_intent(&o->in, cat, d), d->errors != before))
+	rc = pipeline_run(&o->p, o->path, buf_cstr(&o->data), o->data.len,
+			  NULL, PIPELINE_PLAN | PIPELINE_NO_ACK, d, &e);
+	if (o->p.done < PIPELINE_INTENT) {
+		err_release(&e);
 		return PFRUN_INVALID;
-	if (cluster && o->in.name && strcmp(o->in.name, cluster)) {
-		/* the intent must be the one of the cluster reconciled */
-		diags_add(d, DIAG_ERROR, o->path, o->in.name_pos.line,
-			  o->in.name_pos.col,
+	}
+	if (cluster && in->name && strcmp(in->name, cluster)) {
+		/* the intent must be the one of the cluster reconciled; what
+		 * its plan said is not reported, as before it was planned */
+		while (d->nr > o->p.plan_from)
+			diags_drop(d, d->nr - 1);
+		err_release(&e);
+		diags_add(d, DIAG_ERROR, o->path, in->name_pos.line,
+			  in->name_pos.col,
 			  "name the intent file of this cluster with "
 			  "--preflight-intent",
 			  "this intent describes cluster '%s', not '%s' "
 			  "(the cluster being reconciled)",
-			  o->in.name, cluster);
+			  in->name, cluster);
 		return PFRUN_INVALID;
 	}
-	if (plan_build(&o->plan, &o->in, cat, d, &e) < 0) {
+	if (rc < 0) {
+		/* the plan failed (an internal failure, not the intent's) */
 		diags_add(d, DIAG_ERROR, o->path, 0, 0, NULL, "%s",
 			  err_msg(&e));
 		err_release(&e);
@@ -117,14 +120,14 @@ int pfrun_ask(struct pfrun *r, const char *region, const char *k8s,
 		struct pfrun_file *o = &r->files[i];
 		struct pf_facts facts;
 
-		pf_questions(&facts, &o->plan, k8s);
+		pf_questions(&facts, &o->p.plan, k8s);
 		facts.now = now;
-		if (preflight_ask(&r->aws, &o->plan, &facts, err) < 0) {
+		if (preflight_ask(&r->aws, &o->p.plan, &facts, err) < 0) {
 			r->failed_path = o->path;
 			pf_facts_release(&facts);
 			return -1;
 		}
-		pf_evaluate(&r->f, &o->plan, &facts, o->path, k8s);
+		pf_evaluate(&r->f, &o->p.plan, &facts, o->path, k8s);
 		pf_facts_release(&facts);
 	}
 	return 0;

@@ -12,6 +12,7 @@
 
 #include "generator/intent.h"
 #include "generator/lint.h"
+#include "generator/pipeline.h"
 #include "generator/plan.h"
 #include "aws/aws.h"
 #include "kube/kube.h"
@@ -22,8 +23,8 @@
 struct pfrun_file {
 	const char *path;
 	struct buf data;
-	struct intent in;
-	struct plan plan;
+	struct pipeline p; /* up to the plan; not copied (plan.in points
+			    * into it) */
 	int have_plan;
 };
 

@@ -445,18 +445,20 @@ START_TEST(never_share_a_none_gang)
 }
 END_TEST
 
-static const char *reserved =
-	"    - name: ft\n"
-	"      type: training\n"
-	"      gpu: h100\n"
-	"      gpusPerPod: 8\n"
-	"      interruption: %s\n"
-	"      maxGpus: 32\n"
-	"      capacity:\n"
-	"        instances: %s\n"
-	"        reservations:\n"
-	"          - id: cr-0123456789abcdef0\n"
-	"        whenExhausted: on-demand   # the overflow\n";
+/* a reserved workload: its interruption class and capacity.instances (a
+ * macro, so the format stays a literal for -Wformat-nonliteral) */
+#define RESERVED_FMT \
+	"    - name: ft\n" \
+	"      type: training\n" \
+	"      gpu: h100\n" \
+	"      gpusPerPod: 8\n" \
+	"      interruption: %s\n" \
+	"      maxGpus: 32\n" \
+	"      capacity:\n" \
+	"        instances: %s\n" \
+	"        reservations:\n" \
+	"          - id: cr-0123456789abcdef0\n" \
+	"        whenExhausted: on-demand   # the overflow\n"
 
 START_TEST(spot_for_checkpointed_overflow)
 {
@@ -465,7 +467,7 @@ START_TEST(spot_for_checkpointed_overflow)
 	struct err err = ERR_INIT;
 	/* 1 reserved p5.48xlarge holds 8 units; the peak 24 passed it: the
 	 * overflow ran on on-demand; checkpointed takes spot */
-	buf_addf(&wl, reserved, "checkpointed", "1");
+	buf_addf(&wl, RESERVED_FMT, "checkpointed", "1");
 	decide(&fx, buf_cstr(&wl), obs_of(24, 90, 60000, 81920), DAYS14);
 	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_SPOT);
 	ck_assert_int_eq(fx.r.recs[0].new_max, 32);
@@ -524,7 +526,7 @@ START_TEST(never_spot_for_interruption_none)
 	struct fx fx;
 	struct buf wl = BUF_INIT;
 	/* the same overflow, but 'interruption: none': on-demand stays */
-	buf_addf(&wl, reserved, "none", "1");
+	buf_addf(&wl, RESERVED_FMT, "none", "1");
 	decide(&fx, buf_cstr(&wl), obs_of(24, 90, 60000, 81920), DAYS14);
 	ck_assert_int_eq(fx.r.recs[0].kind, ADVISE_NONE);
 	ck_assert_ptr_null(fx.r.recs[0].note); /* not even tried */

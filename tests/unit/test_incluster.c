@@ -14,6 +14,7 @@
 #include "generator/kobj.h"
 #include "generator/pipeline.h"
 #include "generator/render.h"
+#include "reconcile/installrun.h"
 #include "reconcile/lease.h"
 #include "reconcile/metrics.h"
 #include "reconcile/notify.h"
@@ -892,6 +893,107 @@ START_TEST(test_notify_long_message_and_status)
 }
 END_TEST
 
+/* ---- install --path / --cluster (reconcile/installrun.c) ---------------- */
+
+/* one row: the options given, what the job gets, the warning or error */
+struct where_row {
+	const char *path, *cluster;   /* as given (NULL: not given) */
+	const char *want_path, *want_cluster;
+	const char *want_msg;         /* warning (rc 0) or error (rc -1) */
+	int rc;
+};
+
+START_TEST(test_install_where)
+{
+	static const struct where_row rows[] = {
+		{ NULL, "a", "clusters", "a", NULL, 0 },
+		{ "./gitops/clusters/", "a", "gitops/clusters", "a", NULL, 0 },
+		{ "clusters/a", NULL, "clusters", "a",
+		  "--path clusters/a names one cluster's directory: that "
+		  "spelling is deprecated; use --path clusters --cluster a", 0 },
+		{ "a", NULL, ".", "a",
+		  "--path a names one cluster's directory: that spelling is "
+		  "deprecated; use --path . --cluster a", 0 },
+		{ "x/clusters/a/", NULL, "x/clusters", "a",
+		  "--path x/clusters/a names one cluster's directory: that "
+		  "spelling is deprecated; use --path x/clusters --cluster a", 0 },
+		{ "clusters/a", "a", NULL, NULL,
+		  "--path 'clusters/a' ends in the directory of cluster 'a' and "
+		  "--cluster names it too: drop '/a' from --path (--path "
+		  "clusters --cluster a)", -1 },
+		{ "a", "a", NULL, NULL,
+		  "--path 'a' ends in the directory of cluster 'a' and --cluster "
+		  "names it too: drop '/a' from --path (--path . --cluster a)",
+		  -1 },
+		{ "clusters/ab", "a", "clusters/ab", "a", NULL, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct where_row *w = &rows[i];
+		struct install_opts io = { 0 };
+		struct err err = ERR_INIT;
+		char *path, *cluster, *warning;
+		int rc;
+
+		io.git_path = w->path;
+		io.cluster = w->cluster;
+		rc = installrun_where(&io, &path, &cluster, &warning, &err);
+		ck_assert_msg(rc == w->rc, "row %zu: rc %d", i, rc);
+		if (rc == 0) {
+			ck_assert_str_eq(io.git_path, w->want_path);
+			ck_assert_str_eq(io.cluster, w->want_cluster);
+			if (w->want_msg)
+				ck_assert_str_eq(warning, w->want_msg);
+			else
+				ck_assert_ptr_null(warning);
+		} else {
+			ck_assert_int_eq(err.code, ERR_INVALID);
+			ck_assert_str_eq(err_msg(&err), w->want_msg);
+			ck_assert_ptr_null(warning);
+		}
+		free(path);
+		free(cluster);
+		free(warning);
+		err_release(&err);
+	}
+}
+END_TEST
+
+/* render to a stream and to a directory: same objects, the count */
+START_TEST(test_install_write)
+{
+	struct install_opts io = { 0 };
+	struct err err = ERR_INIT;
+	struct buf out = BUF_INIT, plain = BUF_INIT;
+	char dir[] = "/tmp/gpuform-installrun-XXXXXX";
+	int n = -1, m = -1;
+
+	io.git_url = "https://x.test/r.git";
+	io.git_path = "clusters";
+	io.cluster = "a";
+	ck_assert_int_eq(installrun_write(&io, NULL, 0, RENDER_YAML, NULL,
+					  &plain, &n, &err), 0);
+	ck_assert_int_eq(n, -1);
+	ck_assert_ptr_null(strstr(plain.ptr, "gpuform-aws-iam-policy"));
+	ck_assert_int_eq(installrun_write(&io, NULL, 1, RENDER_YAML, NULL,
+					  &out, &n, &err), 0);
+	ck_assert_ptr_nonnull(strstr(out.ptr, "gpuform-aws-iam-policy"));
+	ck_assert_ptr_nonnull(strstr(out.ptr, "kind: CronJob"));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(installrun_write(&io, NULL, 1, RENDER_YAML, dir,
+					  &out, &m, &err), 0);
+	ck_assert_int_gt(m, 5);
+	ck_assert_int_eq(installrun_write(&io, "/nonexistent-templates", 0,
+					  RENDER_YAML, NULL, &out, &n, &err), -1);
+	ck_assert_ptr_nonnull(err_msg(&err));
+	ck_assert_int_eq(fs_remove_tree(dir, &err), 0);
+	buf_release(&out);
+	buf_release(&plain);
+	err_release(&err);
+}
+END_TEST
+
 Suite *incluster_suite(void)
 {
 	Suite *s = suite_create("incluster");
@@ -910,6 +1012,8 @@ Suite *incluster_suite(void)
 	tcase_add_test(inst, test_install_delivery_grants);
 	tcase_add_test(inst, test_install_ssh);
 	tcase_add_test(inst, test_install_image_and_cache);
+	tcase_add_test(inst, test_install_where);
+	tcase_add_test(inst, test_install_write);
 	tcase_add_test(lease, test_lease_judge);
 	tcase_add_test(lease, test_lease_time);
 	tcase_add_test(metrics, test_metrics_format);

@@ -186,6 +186,7 @@ END_TEST
 START_TEST(test_report_text)
 {
 	static char diff[] = "--- live\n+++ desired\n", detail[] = "field .data.a";
+	static char cl[] = "c", commit[] = "abc123";
 	struct recon_item items[] = {
 		{ { "karpenter.sh/v1", "NodePool", NULL, "gpu" }, RA_CONFIGURED,
 		  1, NULL, diff },
@@ -222,6 +223,39 @@ START_TEST(test_report_text)
 	nodeimpact_run_text(&b, &ni, &rep, 0);
 	ck_assert_ptr_nonnull(strstr(buf_cstr(&b), "configmap/same -n "
 						   "kube-system unchanged\n"));
+	/* the last line: the verb, the counts that are not 0, the commit */
+	buf_reset(&b);
+	rep.cluster = cl;
+	rep.dry_run = 1;
+	rep.counts[RA_CONFIGURED] = 1;
+	rep.counts[RA_PRUNED] = 1;
+	rep.counts[RA_CONFLICT] = 1;
+	rep.stats.requests = 7;
+	rep.stats.writes = 0;
+	nodeimpact_summary_text(&b, &ni, &rep, 0);
+	ck_assert_str_eq(buf_cstr(&b),
+			 "dry run for c: 0 created, 1 configured, 0 unchanged, "
+			 "1 pruned, 1 conflicts (7 API requests, 0 writes)\n");
+	buf_reset(&b);
+	rep.cluster = NULL;
+	rep.source_commit = commit;
+	rep.counts[RA_SKIPPED] = 2;
+	rep.counts[RA_FAILED] = 3;
+	rep.counts[RA_CONFLICT] = 0;
+	nodeimpact_summary_text(&b, &ni, &rep, 1);
+	ck_assert_str_eq(buf_cstr(&b),
+			 "reconcile failed for ?: 0 created, 1 configured, 0 "
+			 "unchanged, 1 pruned, 2 skipped, 3 failed (7 API "
+			 "requests, 0 writes) from commit abc123\n");
+	buf_reset(&b);
+	rep.dry_run = 0;
+	rep.cluster = cl;
+	rep.source_commit = NULL;
+	memset(rep.counts, 0, sizeof(rep.counts));
+	nodeimpact_summary_text(&b, &ni, &rep, 0);
+	ck_assert_str_eq(buf_cstr(&b),
+			 "reconciled c: 0 created, 0 configured, 0 unchanged, "
+			 "0 pruned (7 API requests, 0 writes)\n");
 	buf_release(&b);
 	nodeimpact_release(&ni);
 }

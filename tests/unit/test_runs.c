@@ -28,6 +28,7 @@ extern char **environ;
 
 static char tmp[64];
 static char ml_prod[] = "specs/ml-prod.yaml", bad_name[] = "bad.yaml";
+static char research_mig[] = "specs/research-mig.yaml";
 
 static void setup(void)
 {
@@ -113,8 +114,26 @@ START_TEST(test_pfrun_read)
 	ck_assert_int_eq(pfrun_read(&r, paths, mem, 1, "other"), PFRUN_INVALID);
 	ck_assert(has_diag(&r.d, "this intent describes cluster 'ml-prod', "
 				 "not 'other'"));
+	/* only that: nothing of the plan (it ran through pipeline_run) */
+	ck_assert_uint_eq(r.d.nr, 1);
 	ck_assert(!r.files[0].have_plan);
 	pfrun_release(&r);
+	/* another cluster's intent whose plan warns (spot-to-spot): its
+	 * intent's warnings, not the plan's (as before it was planned) */
+	{
+		char *mig[1] = { research_mig };
+		pfrun_init(&r);
+		ck_assert_int_eq(pfrun_read(&r, mig, NULL, 1, "other"),
+				 PFRUN_INVALID);
+		ck_assert(has_diag(&r.d, "not 'other'"));
+		ck_assert(has_diag(&r.d, "gang of 2 pods"));
+		ck_assert(!has_diag(&r.d, "spot-to-spot"));
+		pfrun_release(&r);
+		pfrun_init(&r);
+		ck_assert_int_eq(pfrun_read(&r, mig, NULL, 1, NULL), 0);
+		ck_assert(has_diag(&r.d, "spot-to-spot"));
+		pfrun_release(&r);
+	}
 	/* an invalid one next to a valid one: invalid, nothing planned for it */
 	buf_adds(&bad, "apiVersion: gpuform.io/v1alpha1\nkind: Nope\n");
 	mem[1] = bad;
