@@ -606,6 +606,8 @@ static int hugepages_only(const cJSON *doc)
  * Before NodeOverlay (Karpenter v1.7.0) the hugepages overlays cannot be
  * rendered, but the pools work without them for pods that do not request
  * hugepages: leave them out with a warning rather than refuse the intent
+ * (a workload whose contract requests them, hugepages2Mi, is refused in
+ * targets_apply)
  * (the overlays of time-slicing and MIG pools are refused in fit_doc:
  * without them those pools schedule nothing).
  */
@@ -650,6 +652,21 @@ int targets_apply(struct rendered *r, const struct intent *in,
 		refuse(&c, "capacity-blocks", who,
 		       "use capacity.type: reservation for an On-Demand "
 		       "Capacity Reservation");
+	}
+	/* pods that request hugepages get a node only through the hugepages
+	 * NodeOverlay (Karpenter's AWS instance types have no hugepages
+	 * capacity: render_hugepages_overlays); before NodeOverlay such a
+	 * workload cannot run at all */
+	for (size_t i = 0; i < in->nworkloads; i++) {
+		const struct workload *w = &in->workloads[i];
+		char who[200];
+		if (!w->hugepages_mi || targets_has(c.t, "nodeoverlay"))
+			continue;
+		snprintf(who, sizeof(who), "workload '%.100s' (hugepages2Mi)",
+			 w->name ? w->name : "?");
+		refuse(&c, "nodeoverlay", who,
+		       "drop hugepages2Mi (libfabric falls back to regular "
+		       "pages)");
 	}
 	drop_hugepages_overlays(&c, r);
 	cJSON_ArrayForEach(doc, r->docs)

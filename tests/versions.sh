@@ -56,18 +56,19 @@ v1.0.14 bottlerocket-sharing schema v1.5.0:volumeInitializationRate v1.7.0:NodeO
 v1.0.14 capacity-block-training schema v1.6.0:Capacity.Blocks v1.3.0:reserved.capacity
 v1.0.14 efa-gang-zone schema v1.11.0:placementGroupSelector v1.11.0:networkInterfaces
 v1.0.14 inference-al2023 schema v1.7.0:NodeOverlay
-v1.0.14 ml-prod schema v1.5.0:volumeInitializationRate
+v1.0.14 ml-prod schema v1.5.0:volumeInitializationRate v1.7.0:NodeOverlay
 v1.0.14 research-mig schema v1.7.0:NodeOverlay
 v1.0.14 reserved-inference schema v1.3.0:reserved.capacity
 v1.3.8 bottlerocket-sharing schema v1.5.0:volumeInitializationRate v1.7.0:NodeOverlay
 v1.3.8 capacity-block-training behaviour v1.6.0:Capacity.Blocks
 v1.3.8 efa-gang-zone schema v1.11.0:placementGroupSelector v1.11.0:networkInterfaces
 v1.3.8 inference-al2023 schema v1.7.0:NodeOverlay
-v1.3.8 ml-prod schema v1.5.0:volumeInitializationRate
+v1.3.8 ml-prod schema v1.5.0:volumeInitializationRate v1.7.0:NodeOverlay
 v1.3.8 research-mig schema v1.7.0:NodeOverlay
 v1.6.8 bottlerocket-sharing schema v1.7.0:NodeOverlay
 v1.6.8 efa-gang-zone schema v1.11.0:placementGroupSelector v1.11.0:networkInterfaces
 v1.6.8 inference-al2023 schema v1.7.0:NodeOverlay
+v1.6.8 ml-prod schema v1.7.0:NodeOverlay
 v1.6.8 research-mig schema v1.7.0:NodeOverlay
 v1.10.2 efa-gang-zone schema v1.11.0:placementGroupSelector v1.11.0:networkInterfaces
 '

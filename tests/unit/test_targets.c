@@ -333,6 +333,43 @@ START_TEST(drops_hugepages_overlays)
 }
 END_TEST
 
+/* ... but a workload whose pods request hugepages (hugepages2Mi) cannot
+ * run without the overlay: refused, naming the release that has it */
+START_TEST(refuses_hugepages_workload)
+{
+	static const char text[] =
+		"apiVersion: gpuform.io/v1alpha1\n"
+		"kind: ClusterIntent\n"
+		"metadata: {name: c1}\n"
+		"spec:\n"
+		"  targets: {karpenter: v1.6.8}\n"
+		"  nodeRole: r\n"
+		"  ami: bottlerocket@v1.38.0\n"
+		"  network: {efaSecurityGroup: sg-0123456789abcdef0}\n"
+		"  workloads:\n"
+		"    - {name: t, type: training, gpu: h100, gpusPerPod: 8,\n"
+		"       efa: true, hugepages2Mi: 5120Mi, maxGpus: 16,\n"
+		"       placement: {zone: us-east-1a}}\n";
+	struct out o;
+	const char *d;
+
+	memset(&o, 0, sizeof(o));
+	ck_assert_int_eq(tmpl_set_load(&o.t, NULL, &o.err), 0);
+	o.ret = pipeline_render(&o.r, "i.yaml", text, strlen(text), o.t, &o.d,
+				&o.err);
+	ck_assert_int_lt(o.ret, 0);
+	d = diag_text(&o.d);
+	ck_assert_msg(strstr(d, "i.yaml:5:24: error: Karpenter v1.6.8 has no "
+				"NodeOverlay (karpenter.sh/v1alpha1): it came "
+				"in Karpenter v1.7.0, and workload 't' "
+				"(hugepages2Mi) needs it"),
+		      "%s", d);
+	ck_assert_msg(strstr(d, "drop hugepages2Mi"), "%s", d);
+	ck_assert_ptr_null(o.r.docs);
+	done(&o);
+}
+END_TEST
+
 static const cJSON *kueue_config(const struct rendered *r, cJSON **owned)
 {
 	const cJSON *kv = cJSON_GetObjectItemCaseSensitive(r->addons,
@@ -466,6 +503,7 @@ Suite *targets_suite(void)
 	tcase_add_test(tc, default_unchanged);
 	tcase_add_test(tc, refuses_nodeoverlay);
 	tcase_add_test(tc, drops_hugepages_overlays);
+	tcase_add_test(tc, refuses_hugepages_workload);
 	tcase_add_test(tc, kueue_older_way);
 	tcase_add_test(tc, karpenter_gates);
 	suite_add_tcase(s, tc);
