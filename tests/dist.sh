@@ -152,7 +152,7 @@ cat >"$W/shim/apt-get" <<'EOF'
 shift
 for p; do
 	case $p in -*) continue ;; esac
-	dpkg -s "$p" 2>/dev/null | gq '^Status: install ok installed' || { echo "apt-get shim: $p is not installed" >&2; exit 100; }
+	dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed' || { echo "apt-get shim: $p is not installed" >&2; exit 100; }
 done
 EOF
 chmod +x "$W/shim/sudo" "$W/shim/apt-get"
