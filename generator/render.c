@@ -1013,25 +1013,23 @@ static int render_contract(cJSON *addons, const struct plan_pool *pool,
 					(double)pool->efa_per_pod);
 	/* requests == limits, as Kubernetes requires of hugepages; the pages
 	 * are there by the hugepages NodeOverlay (validate: EFA on
-	 * Bottlerocket, within every type's pages per pod) */
+	 * Bottlerocket, within every type's pages per pod). The requests
+	 * also carry memory as large as the pages (a floor, no limit): the
+	 * API server refuses a container with hugepages and neither cpu nor
+	 * memory ("HugePages require cpu or memory", kubernetes
+	 * pkg/apis/core/validation ValidateResourceRequirements; tests/kueue.sh
+	 * met it creating the Job); memory is in the ClusterQueue's covered
+	 * resources */
+	req = NULL;
 	if (w->hugepages_mi) {
 		char qty[32];
 		snprintf(qty, sizeof(qty), "%ldMi", w->hugepages_mi);
 		cJSON_AddStringToObject(res, "hugepages-2Mi", qty);
-	}
-	/* the requests: the same, and with hugepages a memory request as
-	 * large as the pages (a floor, no limit): the API server refuses a
-	 * container with hugepages and neither cpu nor memory ("HugePages
-	 * require cpu or memory", kubernetes pkg/apis/core/validation
-	 * ValidateResourceRequirements; tests/kueue.sh met it creating the
-	 * Job); memory is in the ClusterQueue's covered resources */
-	req = cJSON_Duplicate(res, 1);
-	if (w->hugepages_mi) {
-		char qty[32];
-		snprintf(qty, sizeof(qty), "%ldMi", w->hugepages_mi);
+		req = cJSON_Duplicate(res, 1);
 		cJSON_AddStringToObject(req, "memory", qty);
 	}
-	cJSON_AddItemToObject(ctx, "requests", req);
+	cJSON_AddItemToObject(ctx, "requests",
+			      req ? req : cJSON_Duplicate(res, 1));
 	file = xasprintf("pod-contract-%s.yaml", w->name);
 	r = add_addon(addons, t, "pod-contract", file, ctx, err);
 	free(file);
