@@ -297,30 +297,40 @@ START_TEST(refuses_nodeoverlay)
 }
 END_TEST
 
+/* an EFA training pool on Bottlerocket for Karpenter v1.6.8 (before
+ * NodeOverlay); %s: more keys of its workload */
+static void run_efa(struct out *o, const char *more)
+{
+	char text[1024];
+
+	memset(o, 0, sizeof(*o));
+	snprintf(text, sizeof(text),
+		 "apiVersion: gpuform.io/v1alpha1\n"
+		 "kind: ClusterIntent\n"
+		 "metadata: {name: c1}\n"
+		 "spec:\n"
+		 "  targets: {karpenter: v1.6.8}\n"
+		 "  nodeRole: r\n"
+		 "  ami: bottlerocket@v1.38.0\n"
+		 "  network: {efaSecurityGroup: sg-0123456789abcdef0}\n"
+		 "  workloads:\n"
+		 "    - {name: t, type: training, gpu: h100, gpusPerPod: 8,\n"
+		 "       efa: true,%s maxGpus: 16, placement: {zone: us-east-1a}}\n",
+		 more);
+	ck_assert_int_eq(tmpl_set_load(&o->t, NULL, &o->err), 0);
+	o->ret = pipeline_render(&o->r, "i.yaml", text, strlen(text), o->t,
+				 &o->d, &o->err);
+}
+
 /* the hugepages overlays of Bottlerocket EFA pools are left out (with a
  * warning) before NodeOverlay, not refused: the pool works for pods that
  * do not request hugepages */
 START_TEST(drops_hugepages_overlays)
 {
-	static const char text[] =
-		"apiVersion: gpuform.io/v1alpha1\n"
-		"kind: ClusterIntent\n"
-		"metadata: {name: c1}\n"
-		"spec:\n"
-		"  targets: {karpenter: v1.6.8}\n"
-		"  nodeRole: r\n"
-		"  ami: bottlerocket@v1.38.0\n"
-		"  network: {efaSecurityGroup: sg-0123456789abcdef0}\n"
-		"  workloads:\n"
-		"    - {name: t, type: training, gpu: h100, gpusPerPod: 8,\n"
-		"       efa: true, maxGpus: 16, placement: {zone: us-east-1a}}\n";
 	struct out o;
 	char *y;
 
-	memset(&o, 0, sizeof(o));
-	ck_assert_int_eq(tmpl_set_load(&o.t, NULL, &o.err), 0);
-	o.ret = pipeline_render(&o.r, "i.yaml", text, strlen(text), o.t, &o.d,
-				&o.err);
+	run_efa(&o, "");
 	ck_assert_msg(o.ret == 0, "%s", diag_text(&o.d));
 	y = all_yaml(&o.r);
 	ck_assert_ptr_null(strstr(y, "kind: NodeOverlay"));
@@ -337,26 +347,10 @@ END_TEST
  * run without the overlay: refused, naming the release that has it */
 START_TEST(refuses_hugepages_workload)
 {
-	static const char text[] =
-		"apiVersion: gpuform.io/v1alpha1\n"
-		"kind: ClusterIntent\n"
-		"metadata: {name: c1}\n"
-		"spec:\n"
-		"  targets: {karpenter: v1.6.8}\n"
-		"  nodeRole: r\n"
-		"  ami: bottlerocket@v1.38.0\n"
-		"  network: {efaSecurityGroup: sg-0123456789abcdef0}\n"
-		"  workloads:\n"
-		"    - {name: t, type: training, gpu: h100, gpusPerPod: 8,\n"
-		"       efa: true, hugepages2Mi: 5120Mi, maxGpus: 16,\n"
-		"       placement: {zone: us-east-1a}}\n";
 	struct out o;
 	const char *d;
 
-	memset(&o, 0, sizeof(o));
-	ck_assert_int_eq(tmpl_set_load(&o.t, NULL, &o.err), 0);
-	o.ret = pipeline_render(&o.r, "i.yaml", text, strlen(text), o.t, &o.d,
-				&o.err);
+	run_efa(&o, " hugepages2Mi: 5120Mi,");
 	ck_assert_int_lt(o.ret, 0);
 	d = diag_text(&o.d);
 	ck_assert_msg(strstr(d, "i.yaml:5:24: error: Karpenter v1.6.8 has no "
