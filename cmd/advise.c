@@ -85,7 +85,8 @@ struct advise_run {
 
 static int parse_args(struct advise_run *a, int argc, char **argv)
 {
-	int c;
+	static const char *const formats[] = { "text", "markdown", "json", NULL };
+	int c, f;
 	double v;
 
 	while ((c = cmd_getopt("advise", argc, argv)) != -1) {
@@ -131,18 +132,10 @@ static int parse_args(struct advise_run *a, int argc, char **argv)
 			a->r.prom.timeout_ms = (long)(v * 1000);
 			break;
 		case 'o':
-			if (!strcmp(optarg, "text"))
-				a->fmt = A_TEXT;
-			else if (!strcmp(optarg, "markdown"))
-				a->fmt = A_MARKDOWN;
-			else if (!strcmp(optarg, "json"))
-				a->fmt = A_JSON;
-			else
-				return cmd_usage_error(
-					"advise",
-					"unknown format '%s' (text, markdown "
-					"or json)",
-					optarg);
+			f = cmd_format("advise", optarg, formats, 0, NULL);
+			if (f < 0)
+				return EXIT_USAGE;
+			a->fmt = f;
 			break;
 		case OPT_WRITE:
 			a->write = 1;
